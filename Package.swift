@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "bellkeys",
+    products: [
+        .executable(name: "bellkeys", targets: ["bellkeys"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config (Debian: libsndfile1-dev, libsamplerate0-dev).
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+
+        // Everything the render thread runs. Pure Swift: no Foundation, no C.
+        .target(name: "BellkeysEngine"),
+        // File formats (map JSON, Standard MIDI Files). Pure Swift, no Foundation, no C, no I/O.
+        .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
+        // The only code that talks to C libraries and the file system.
+        .target(name: "BellkeysIO",
+                dependencies: ["BellkeysEngine", "BellkeysFormats", "CSndFile", "CSampleRate"]),
+        // The command line: parse, wire, report.
+        .executableTarget(name: "bellkeys", dependencies: [
+            "BellkeysEngine", "BellkeysFormats", "BellkeysIO",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells
+        .executableTarget(name: "make-bells", dependencies: ["BellkeysIO", "BellkeysFormats"],
+                          path: "Tools/make-bells"),
+
+        // Test-only: counts malloc calls on the calling thread (glibc interposition).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),
+        .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats"]),
+        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats"]),
+    ]
+)

@@ -1,0 +1,61 @@
+import Synchronization
+
+/// A bounded single-producer, single-consumer queue of `EngineEvent`s. Lock-free and
+/// allocation-free after `init`.
+///
+/// Non-copyable: it owns its slots, and its owner reaches it without reference counting.
+///
+/// Thread: exactly one producer thread calls `push`; exactly one consumer thread (the render
+/// thread) calls `peek` and `pop`. `count` may be read from anywhere.
+public struct EventQueue: ~Copyable, @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<EngineEvent>
+    private let mask: Int
+    /// Next slot to read; written only by the consumer.
+    private let head = Atomic<Int>(0)
+    /// Next slot to write; written only by the producer.
+    private let tail = Atomic<Int>(0)
+
+    /// Creates a queue holding at least `capacity` events (rounded up to a power of two).
+    public init(capacity: Int) {
+        precondition(capacity > 0)
+        var size = 1
+        while size < capacity { size <<= 1 }
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: EngineEvent(frame: 0, status: 0, data1: 0, data2: 0), count: size)
+        mask = size - 1
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Maximum number of queued events.
+    public var capacity: Int { mask + 1 }
+
+    /// Events waiting (approximate while both sides run).
+    public var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
+
+    /// Appends `event`; returns false, changing nothing, when the queue is full.
+    /// Thread: producer only. Real-time safe.
+    @_noLocks
+    public func push(_ event: EngineEvent) -> Bool {
+        let t = tail.load(ordering: .relaxed)
+        if t - head.load(ordering: .acquiring) > mask { return false }
+        slots[t & mask] = event
+        tail.store(t + 1, ordering: .releasing)
+        return true
+    }
+
+    /// The oldest event, without removing it. Thread: consumer only. Real-time safe.
+    @_noLocks
+    public func peek() -> EngineEvent? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        return slots[h & mask]
+    }
+
+    /// Removes the oldest event. Thread: consumer only, after `peek` returned one.
+    @_noLocks
+    public func pop() {
+        let h = head.load(ordering: .relaxed)
+        head.store(h + 1, ordering: .releasing)
+    }
+}

@@ -1,0 +1,116 @@
+/// What a note-off does to a key's bell.
+public enum NoteOffMode: Sendable, Equatable {
+    /// The bell rings out; note-off is ignored.
+    case ring
+    /// Note-off fades the bell to silence over `releaseSeconds`.
+    case damp(releaseSeconds: Double)
+}
+
+/// How note-on velocity becomes gain. All curves give gain 1 at velocity 127.
+public enum VelocityCurve: String, Sendable, CaseIterable {
+    /// gain = (v/127)²: 40·log10(v/127) dB, the curve of the MIDI DLS and General MIDI specs.
+    case square
+    /// gain = v/127.
+    case linear
+    /// gain = 1 for every velocity.
+    case fixed
+
+    /// Linear gain for `velocity` 0...127.
+    public func gain(velocity: Int) -> Float {
+        let v = Float(max(0, min(127, velocity))) / 127
+        switch self {
+        case .square: return v * v
+        case .linear: return v
+        case .fixed: return velocity > 0 ? 1 : 0
+        }
+    }
+}
+
+/// What happens to notes that the map does not name.
+public enum UnmappedNotes: String, Sendable, CaseIterable {
+    /// They are ignored (and counted).
+    case ignore
+    /// They are moved by octaves into the mapped range and play that key, if it is mapped,
+    /// so a full-size keyboard plays bells on every key.
+    case fold
+}
+
+/// One mapped key, as the engine needs it.
+public struct KeySettings: Sendable, Equatable {
+    /// MIDI note number 0...127.
+    public var note: Int
+    /// Index of the key's sample in the `SampleBank`.
+    public var sampleIndex: Int
+    /// Linear gain of this key.
+    public var gain: Float
+    public var noteOff: NoteOffMode
+    /// Keys with the same non-zero group silence each other (and earlier strikes of themselves).
+    public var chokeGroup: Int
+
+    public init(note: Int, sampleIndex: Int, gain: Float = 1, noteOff: NoteOffMode = .ring,
+                chokeGroup: Int = 0) {
+        self.note = note
+        self.sampleIndex = sampleIndex
+        self.gain = gain
+        self.noteOff = noteOff
+        self.chokeGroup = chokeGroup
+    }
+}
+
+/// The playable instrument: mapped keys and global playing settings.
+/// Thread: built on the control thread; the engine copies it into its own tables.
+public struct Instrument: Sendable {
+    public var keys: [KeySettings]
+    public var velocityCurve: VelocityCurve
+    public var unmappedNotes: UnmappedNotes
+    /// Master volume in decibels (0 = unity).
+    public var masterVolumeDecibels: Double
+
+    public init(keys: [KeySettings], velocityCurve: VelocityCurve = .square,
+                unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0) {
+        self.keys = keys
+        self.velocityCurve = velocityCurve
+        self.unmappedNotes = unmappedNotes
+        self.masterVolumeDecibels = masterVolumeDecibels
+    }
+
+    /// For each MIDI note 0...127: the index into `keys` that it plays, or nil.
+    public func keyIndexForEveryNote() -> [Int?] {
+        var table = [Int?](repeating: nil, count: 128)
+        for (i, key) in keys.enumerated() where (0...127).contains(key.note) { table[key.note] = i }
+        guard unmappedNotes == .fold, let low = keys.map(\.note).min(),
+              let high = keys.map(\.note).max() else { return table }
+        for note in 0...127 where table[note] == nil {
+            var folded = note
+            while folded < low { folded += 12 }
+            while folded > high { folded -= 12 }
+            if folded >= low, let index = table[folded] { table[note] = index }
+        }
+        return table
+    }
+}
+
+/// Linear gain for a level in decibels (control thread).
+public func linearGain(decibels: Double) -> Float {
+    // 10^(dB/20) without Foundation: exp2(dB * log2(10) / 20), exp2 by squaring.
+    if decibels <= -200 { return 0 }
+    return Float(exp2(decibels * 0.166_096_404_744_368_12))
+}
+
+/// 2^x for finite x, accurate to about 1e-15 relative (control thread).
+func exp2(_ x: Double) -> Double {
+    let whole = x.rounded(.down)
+    let fraction = x - whole                      // 0 ..< 1
+    // 2^f = e^(f ln2), Taylor series; converges fast for f ln2 < 0.7.
+    let y = fraction * 0.693_147_180_559_945_3
+    var term = 1.0, sum = 1.0
+    for n in 1...24 {
+        term *= y / Double(n)
+        sum += term
+    }
+    var result = sum
+    var e = Int(whole)
+    while e > 0 { result *= 2; e -= 1 }
+    while e < 0 { result /= 2; e += 1 }
+    return result
+}

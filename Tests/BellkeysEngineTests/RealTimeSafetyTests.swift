@@ -1,0 +1,52 @@
+import Synchronization
+import AllocationCounter
+import BellkeysEngine
+import Testing
+
+@Suite struct RealTimeSafety {
+    /// Thousands of blocks with voices starting, stealing, damping, choking, sustaining and
+    /// volume moving: the render thread must not allocate once.
+    @Test func renderingNeverAllocates() {
+        var samples: [[Float]] = []
+        for k in 0..<13 {
+            let sawtooth: [Float] = (0..<9_600).map { i in Float((i * (k + 3)) % 200 - 100) / 200 }
+            samples.append(sawtooth)
+        }
+        let keys = (0..<13).map {
+            KeySettings(note: 60 + $0, sampleIndex: $0, gain: 0.7,
+                        noteOff: $0 % 2 == 0 ? .ring : .damp(releaseSeconds: 0.05),
+                        chokeGroup: $0 == 12 ? 1 : 0)
+        }
+        let e = makeEngine(samples: samples, keys: keys, polyphony: 24)
+        let block = 64
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer { output.deallocate() }
+        var frame: Int64 = 0
+        bellkeys_allocations_start()
+        for b in 0..<5_000 {
+            let note = 60 + (b * 7) % 13
+            e.enqueue(.noteOn(frame: frame + Int64(b % block), note: note, velocity: 1 + b % 127))
+            if b % 3 == 0 { e.enqueue(.noteOff(frame: frame + 5, note: note)) }
+            if b % 50 == 0 { e.enqueue(.control(frame: frame, controller: 7, value: b % 128)) }
+            if b % 70 == 0 { e.enqueue(.control(frame: frame, controller: 64, value: (b / 70) % 2 * 127)) }
+            if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
+            if b % 900 == 0 { e.enqueue(.control(frame: frame, controller: 120, value: 0)) }
+            if b % 40 == 0 { e.setMasterVolume(decibels: -Double(b % 12)) }
+            e.render(into: output, frameCount: block)
+            frame += Int64(block)
+        }
+        let allocations = bellkeys_allocations_stop()
+        #expect(allocations == 0)
+        #expect(e.stolenVoices.load(ordering: .relaxed) > 0)
+        #expect(e.peakVoiceCount.load(ordering: .relaxed) > 24)
+    }
+
+    /// The counter itself works: otherwise the test above would prove nothing.
+    @Test func allocationCounterSeesAnAllocation() {
+        bellkeys_allocations_start()
+        let array = [Int](repeating: 1, count: Int.random(in: 100...200))
+        let count = bellkeys_allocations_stop()
+        #expect(array.count >= 100)
+        #expect(count >= 1)
+    }
+}
