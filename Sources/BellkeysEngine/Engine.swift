@@ -117,6 +117,8 @@ public final class Engine: @unchecked Sendable {
     private let velocityGains: UnsafeMutablePointer<Float>
     private let controllerGains: UnsafeMutablePointer<Float>
     private let voices: UnsafeMutablePointer<Voice>
+    /// What idle voice slots point at.
+    private let silence: UnsafeMutablePointer<Int16>
     private let slotCount: Int
     private let active: UnsafeMutablePointer<Int32>
     private var activeCount = 0
@@ -151,8 +153,8 @@ public final class Engine: @unchecked Sendable {
             case .damp(let seconds): (damp, release) = (true, seconds)
             }
             (keys + i).initialize(to: KeySlot(
-                frames: UnsafePointer(bank.storage.baseAddress! + bank.offsets[key.sampleIndex]),
-                frameCount: bank.frameCounts[key.sampleIndex],
+                frames: bank.frames(of: key.sampleIndex),
+                frameCount: bank.buffers[key.sampleIndex].count,
                 gain: key.gain * bank.scales[key.sampleIndex],
                 damp: damp,
                 releaseFrames: max(1, Int((release * rate).rounded())),
@@ -171,7 +173,9 @@ public final class Engine: @unchecked Sendable {
 
         // Twice the polyphony: a stolen voice keeps its slot while it fades out.
         slotCount = configuration.polyphony * 2
-        let idle = Voice(frames: UnsafePointer(bank.storage.baseAddress!), frameCount: 0,
+        silence = .allocate(capacity: 1)
+        silence.initialize(to: 0)
+        let idle = Voice(frames: UnsafePointer(silence), frameCount: 0,
                          gain: Ramp(0), serial: 0, releaseFrames: 1, chokeGroup: 0, channel: 0,
                          note: 0, damp: false)
         voices = .allocate(capacity: slotCount)
@@ -196,6 +200,7 @@ public final class Engine: @unchecked Sendable {
 
     deinit {
         keys.deallocate()
+        silence.deallocate()
         noteToKey.deallocate()
         velocityGains.deallocate()
         controllerGains.deallocate()

@@ -3,62 +3,83 @@
 /// Frames are kept as `Int16` with one power-of-two scale per sample: a voice reads half the
 /// bytes of `Float` storage (mixing many voices is bound by memory bandwidth), and because the
 /// scale is a power of two, `Float(stored) * scale` reproduces the stored value exactly.
-/// Each sample is quantised relative to its own peak, so quiet samples keep their resolution.
+/// Float samples are quantised relative to their own peak, so quiet samples keep their
+/// resolution; 16-bit files are stored as they are, with scale 2⁻¹⁵.
 ///
-/// Thread: built on the control thread before the engine starts; read-only afterwards.
+/// Thread: filled on the control thread before an engine uses it; read-only afterwards.
 public final class SampleBank {
-    /// Mono frames of every sample, back to back.
-    let storage: UnsafeMutableBufferPointer<Int16>
-    /// Per sample: first frame in `storage`, frame count, and the scale that turns a stored
-    /// value back into a linear amplitude.
-    public let offsets: [Int]
-    public let frameCounts: [Int]
-    public let scales: [Float]
+    /// One buffer of mono frames per sample.
+    private(set) var buffers: [UnsafeMutableBufferPointer<Int16>] = []
+    /// Per sample: the scale that turns a stored value back into a linear amplitude.
+    public private(set) var scales: [Float] = []
     /// Frames per second of every sample in the bank.
     public let sampleRate: Int
 
-    /// Quantises mono `Float` samples (nominal range -1...1) into the bank.
-    /// - Precondition: every value is finite and every sample has at least one frame.
-    public init(samples: [[Float]], sampleRate: Int) {
+    /// An empty bank; add samples with `append`.
+    public init(sampleRate: Int) {
         precondition(sampleRate > 0)
-        let total = samples.reduce(0) { $0 + $1.count }
-        storage = .allocate(capacity: max(total, 1))
-        storage.initialize(repeating: 0)
-        var offsets: [Int] = [], counts: [Int] = [], scales: [Float] = []
-        var offset = 0
-        for sample in samples {
-            precondition(!sample.isEmpty, "a sample needs at least one frame")
-            var peak: Float = 0
-            for x in sample {
-                precondition(x.isFinite, "sample values must be finite")
-                peak = max(peak, abs(x))
-            }
-            let scale = SampleBank.powerOfTwoScale(peak: peak)
-            for (i, x) in sample.enumerated() {
-                let q = (x / scale).rounded()
-                storage[offset + i] = Int16(max(-32767, min(32767, q)))
-            }
-            offsets.append(offset)
-            counts.append(sample.count)
-            scales.append(scale)
-            offset += sample.count
-        }
-        self.offsets = offsets
-        self.frameCounts = counts
-        self.scales = scales
         self.sampleRate = sampleRate
     }
 
-    deinit { storage.deallocate() }
+    /// A bank of mono `Float` samples (nominal range -1...1).
+    public convenience init(samples: [[Float]], sampleRate: Int) {
+        self.init(sampleRate: sampleRate)
+        for sample in samples { append(sample) }
+    }
+
+    deinit { for buffer in buffers { buffer.deallocate() } }
+
+    /// Quantises and adds a sample; returns its index.
+    /// - Precondition: at least one frame, every value finite.
+    @discardableResult
+    public func append(_ frames: [Float]) -> Int {
+        precondition(!frames.isEmpty, "a sample needs at least one frame")
+        var peak: Float = 0
+        for x in frames {
+            precondition(x.isFinite, "sample values must be finite")
+            peak = max(peak, abs(x))
+        }
+        let scale = SampleBank.powerOfTwoScale(peak: peak)
+        return appendPCM16(frameCount: frames.count, scale: scale) { buffer in
+            for (i, x) in frames.enumerated() {
+                buffer[i] = Int16(max(-32767, min(32767, (x / scale).rounded())))
+            }
+        }
+    }
+
+    /// Adds a sample whose frames `fill` writes straight into the bank as 16-bit values that
+    /// mean `value × scale`; returns its index. `fill` may throw, and then nothing is added.
+    @discardableResult
+    public func appendPCM16<E: Error>(frameCount: Int, scale: Float,
+                                      fill: (UnsafeMutableBufferPointer<Int16>) throws(E) -> Void) throws(E) -> Int {
+        precondition(frameCount > 0, "a sample needs at least one frame")
+        let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: frameCount)
+        buffer.initialize(repeating: 0)
+        do {
+            try fill(buffer)
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        buffers.append(buffer)
+        scales.append(scale)
+        return buffers.count - 1
+    }
 
     /// Number of samples in the bank.
-    public var count: Int { offsets.count }
+    public var count: Int { buffers.count }
+
+    /// Frames of each sample.
+    public var frameCounts: [Int] { buffers.map(\.count) }
 
     /// Bytes of sample memory (for reports).
-    public var byteCount: Int { storage.count * MemoryLayout<Int16>.size }
+    public var byteCount: Int { buffers.reduce(0) { $0 + $1.count * MemoryLayout<Int16>.size } }
 
-    /// The whole storage, for locking it into memory.
-    public var rawStorage: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(storage) }
+    /// Each sample's memory, for locking it into RAM.
+    public var rawBuffers: [UnsafeMutableRawBufferPointer] { buffers.map { UnsafeMutableRawBufferPointer($0) } }
+
+    /// First frame of sample `index` (for the engine's key table).
+    func frames(of index: Int) -> UnsafePointer<Int16> { UnsafePointer(buffers[index].baseAddress!) }
 
     /// The smallest power of two `s` with `peak / s <= 32767`, so the peak uses 15 bits.
     static func powerOfTwoScale(peak: Float) -> Float {
@@ -71,6 +92,6 @@ public final class SampleBank {
 
     /// Frame `index` of sample `sample` as a linear amplitude (control thread, tests).
     public func value(sample: Int, frame index: Int) -> Float {
-        Float(storage[offsets[sample] + index]) * scales[sample]
+        Float(buffers[sample][index]) * scales[sample]
     }
 }

@@ -1,0 +1,310 @@
+/// A problem reading a Standard MIDI File.
+public struct MIDIFileError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    /// Byte offset in the file where the problem was found.
+    public var offset: Int?
+    public var message: String
+    public var fix: String
+
+    public var description: String {
+        let at = offset.map { " (at byte \($0))" } ?? ""
+        return "\(file): \(message)\(at)\n    fix: \(fix)"
+    }
+}
+
+/// How a MIDI file counts time.
+public enum MIDIDivision: Sendable, Equatable {
+    /// Ticks per quarter note; the tempo map gives quarter-note lengths.
+    case ticksPerQuarter(Int)
+    /// SMPTE: frames per second (24, 25, 29 meaning 29.97, or 30) and ticks per frame.
+    case smpte(framesPerSecond: Int, ticksPerFrame: Int)
+}
+
+/// A channel message at a tick.
+public struct MIDITimedEvent: Sendable, Equatable {
+    public var tick: Int
+    public var status: UInt8
+    public var data1: UInt8
+    public var data2: UInt8
+}
+
+/// A tempo change: from `tick` on, a quarter note lasts `microsecondsPerQuarter`.
+public struct MIDITempo: Sendable, Equatable {
+    public var tick: Int
+    public var microsecondsPerQuarter: Int
+}
+
+/// A Standard MIDI File (format 0 or 1) reduced to what a player needs: channel messages of
+/// all tracks merged in time order, the tempo map, and the length.
+public struct MIDIFile: Sendable {
+    public var format: Int
+    public var trackCount: Int
+    public var division: MIDIDivision
+    /// Channel messages of every track, sorted by tick; simultaneous events keep track order,
+    /// then file order.
+    public var events: [MIDITimedEvent]
+    /// Tempo changes in tick order; before the first, 120 beats per minute.
+    public var tempos: [MIDITempo]
+    /// The last tick of any track (its end-of-track event).
+    public var endTick: Int
+
+    /// The longest performance `render` accepts, so that a corrupt delta time cannot ask for
+    /// days of audio.
+    public static let maximumSeconds = 24 * 3600
+
+    /// Output frame of `tick`: round(seconds × sampleRate), computed exactly in integers.
+    public func frame(atTick tick: Int, sampleRate: Int) -> Int64 {
+        var converter = TickConverter(file: self, sampleRate: sampleRate)
+        return converter.frame(atTick: tick)
+    }
+
+    /// Every channel message with its output frame, and the frame of the end of the file.
+    public func scheduled(sampleRate: Int) -> (events: [(frame: Int64, event: MIDITimedEvent)], endFrame: Int64) {
+        var converter = TickConverter(file: self, sampleRate: sampleRate)
+        let events = self.events.map { (converter.frame(atTick: $0.tick), $0) }
+        return (events, converter.frame(atTick: endTick))
+    }
+}
+
+/// Converts ascending ticks to frames: time in units of 1/(ticksPerQuarter × 10⁶) s is an exact
+/// integer sum of ticks × tempo; frames are that × rate, divided and rounded half up.
+struct TickConverter {
+    let file: MIDIFile
+    let rate: Int128
+    var tempoIndex = 0
+    var segmentTick = 0
+    var segmentTime: Int128 = 0
+    var tempo = 500_000
+
+    init(file: MIDIFile, sampleRate: Int) {
+        self.file = file
+        rate = Int128(sampleRate)
+    }
+
+    mutating func frame(atTick tick: Int) -> Int64 {
+        switch file.division {
+        case .smpte(let fps, let ticksPerFrame):
+            // seconds = tick / (fps × ticksPerFrame); 29 means 30000/1001 frames per second.
+            let (num, den): (Int128, Int128) = fps == 29 ? (1001, 30_000 * Int128(ticksPerFrame))
+                                                          : (1, Int128(fps * ticksPerFrame))
+            return Int64(roundedDivision(Int128(tick) * rate * num, den))
+        case .ticksPerQuarter(let ppq):
+            if tick < segmentTick { self = TickConverter(file: file, sampleRate: Int(rate)) }
+            while tempoIndex < file.tempos.count, file.tempos[tempoIndex].tick <= tick {
+                let change = file.tempos[tempoIndex]
+                segmentTime += Int128(change.tick - segmentTick) * Int128(tempo)
+                segmentTick = change.tick
+                tempo = change.microsecondsPerQuarter
+                tempoIndex += 1
+            }
+            let time = segmentTime + Int128(tick - segmentTick) * Int128(tempo)
+            return Int64(roundedDivision(time * rate, Int128(ppq) * 1_000_000))
+        }
+    }
+
+    func roundedDivision(_ a: Int128, _ b: Int128) -> Int128 { (2 * a + b) / (2 * b) }
+}
+
+/// Reads a Standard MIDI File (also inside a RIFF RMID wrapper).
+/// - Parameter file: the name to use in messages.
+public func parseMIDIFile(_ bytes: [UInt8], file: String) throws(MIDIFileError) -> MIDIFile {
+    var reader = MIDIReader(bytes: bytes, file: file)
+    return try reader.read()
+}
+
+private struct MIDIReader {
+    let bytes: [UInt8]
+    let file: String
+    var position = 0
+
+    func fail(_ message: String, at offset: Int? = nil,
+              fix: String = "the file is damaged or incomplete: export or download it again") -> MIDIFileError {
+        MIDIFileError(file: file, offset: offset, message: message, fix: fix)
+    }
+
+    func tag(at offset: Int) -> String? {
+        guard offset + 4 <= bytes.count else { return nil }
+        return String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+    }
+
+    func be(_ offset: Int, _ count: Int) -> Int {
+        var v = 0
+        for i in 0..<count { v = v << 8 | Int(bytes[offset + i]) }
+        return v
+    }
+
+    mutating func read() throws(MIDIFileError) -> MIDIFile {
+        var start = 0
+        if tag(at: 0) == "RIFF", tag(at: 8) == "RMID" {
+            // RIFF MIDI: the SMF is the payload of the "data" chunk.
+            var offset = 12
+            while offset + 8 <= bytes.count, tag(at: offset) != "data" {
+                offset += 8 + (Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
+                    | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24)
+            }
+            guard offset + 8 <= bytes.count else { throw fail("RIFF MIDI file without a data chunk") }
+            start = offset + 8
+        }
+        guard tag(at: start) == "MThd" else {
+            throw fail(bytes.isEmpty ? "the file is empty" : "not a Standard MIDI File (it does not start with \"MThd\")",
+                       fix: "give a .mid file (Standard MIDI File, format 0 or 1)")
+        }
+        guard start + 14 <= bytes.count else { throw fail("truncated in the header", at: bytes.count) }
+        let headerLength = be(start + 4, 4)
+        guard headerLength >= 6, start + 8 + headerLength <= bytes.count else {
+            throw fail("the header length \(headerLength) is invalid", at: start + 4)
+        }
+        let format = be(start + 8, 2), declaredTracks = be(start + 10, 2), rawDivision = be(start + 12, 2)
+        guard format == 0 || format == 1 else {
+            throw fail(format == 2 ? "format 2 (independent sequences) is not supported" : "unknown format \(format)",
+                       at: start + 8, fix: "save the song as a format 0 or format 1 MIDI file")
+        }
+        let division: MIDIDivision
+        if rawDivision & 0x8000 != 0 {
+            let fps = 256 - (rawDivision >> 8), ticksPerFrame = rawDivision & 0xFF
+            guard [24, 25, 29, 30].contains(fps), ticksPerFrame > 0 else {
+                throw fail("SMPTE division \(fps) frames/s × \(ticksPerFrame) ticks is invalid", at: start + 12)
+            }
+            division = .smpte(framesPerSecond: fps, ticksPerFrame: ticksPerFrame)
+        } else {
+            guard rawDivision > 0 else { throw fail("the division (ticks per quarter note) is 0", at: start + 12) }
+            division = .ticksPerQuarter(rawDivision)
+        }
+        guard declaredTracks > 0 else { throw fail("the header declares no tracks", at: start + 10) }
+        if format == 0 && declaredTracks != 1 {
+            throw fail("a format 0 file must have one track, this one declares \(declaredTracks)", at: start + 10)
+        }
+
+        var events: [(event: MIDITimedEvent, track: Int, order: Int)] = []
+        var tempos: [(tempo: MIDITempo, track: Int, order: Int)] = []
+        var endTick = 0
+        position = start + 8 + headerLength
+        var track = 0
+        while track < declaredTracks {
+            guard position + 8 <= bytes.count else {
+                throw fail("the header declares \(declaredTracks) tracks but the file ends after \(track)",
+                           at: position)
+            }
+            let chunk = tag(at: position)
+            let length = be(position + 4, 4)
+            let body = position + 8
+            guard body + length <= bytes.count else {
+                throw fail("\(chunk == "MTrk" ? "track \(track + 1)" : "a chunk") claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
+                           at: position + 4)
+            }
+            position = body + length
+            guard chunk == "MTrk" else { continue }    // unknown chunks are skipped, as the spec says
+            let trackEnd = try readTrack(from: body, to: body + length, number: track, events: &events, tempos: &tempos)
+            endTick = max(endTick, trackEnd)
+            track += 1
+        }
+        events.sort { ($0.event.tick, $0.track, $0.order) < ($1.event.tick, $1.track, $1.order) }
+        tempos.sort { ($0.tempo.tick, $0.track, $0.order) < ($1.tempo.tick, $1.track, $1.order) }
+        let result = MIDIFile(format: format, trackCount: declaredTracks, division: division,
+                              events: events.map(\.event), tempos: tempos.map(\.tempo), endTick: endTick)
+        let seconds = Double(result.frame(atTick: endTick, sampleRate: 1_000)) / 1_000
+        if seconds > Double(MIDIFile.maximumSeconds) {
+            throw fail("the file lasts \(Int(seconds / 3600)) hours; bellkeys renders at most 24 hours",
+                       fix: "check the file: such a length usually comes from a corrupt delta time")
+        }
+        return result
+    }
+
+    /// Reads one MTrk body; returns its last tick.
+    mutating func readTrack(from start: Int, to end: Int, number: Int,
+                            events: inout [(event: MIDITimedEvent, track: Int, order: Int)],
+                            tempos: inout [(tempo: MIDITempo, track: Int, order: Int)]) throws(MIDIFileError) -> Int {
+        var p = start
+        var tick = 0
+        var runningStatus: UInt8 = 0
+        var order = 0
+        let name = "track \(number + 1)"
+        func byte() throws(MIDIFileError) -> UInt8 {
+            guard p < end else { throw fail("\(name) ends in the middle of an event (truncated)", at: p) }
+            defer { p += 1 }
+            return bytes[p]
+        }
+        func quantity() throws(MIDIFileError) -> Int {
+            var value = 0
+            for _ in 0..<4 {
+                let b = try byte()
+                value = value << 7 | Int(b & 0x7F)
+                if b & 0x80 == 0 { return value }
+            }
+            throw fail("\(name) has a variable-length number longer than 4 bytes", at: p)
+        }
+        while p < end {
+            tick += try quantity()
+            guard p < end else { throw fail("\(name) ends after a delta time, inside an event (truncated)", at: p) }
+            var status = bytes[p]
+            if status & 0x80 != 0 {
+                p += 1
+            } else {
+                guard runningStatus != 0 else {
+                    throw fail("\(name) has a data byte where a status byte was expected", at: p)
+                }
+                status = runningStatus
+            }
+            switch status {
+            case 0xFF:
+                let type = try byte()
+                let length = try quantity()
+                guard p + length <= end else { throw fail("\(name) ends inside a meta event (truncated)", at: p) }
+                if type == 0x2F { return tick }                   // end of track
+                if type == 0x51 {
+                    guard length == 3 else { throw fail("\(name) has a tempo event of length \(length), not 3", at: p) }
+                    let tempo = be(p, 3)
+                    guard tempo > 0 else { throw fail("\(name) sets a tempo of 0", at: p) }
+                    tempos.append((MIDITempo(tick: tick, microsecondsPerQuarter: tempo), number, order))
+                }
+                p += length
+            case 0xF0, 0xF7:
+                let length = try quantity()
+                guard p + length <= end else { throw fail("\(name) ends inside a system exclusive message (truncated)", at: p) }
+                p += length
+            case 0x80...0xEF:
+                runningStatus = status
+                let d1 = try byte()
+                let kind = status & 0xF0
+                let d2: UInt8 = (kind == 0xC0 || kind == 0xD0) ? 0 : try byte()
+                guard d1 < 0x80, d2 < 0x80 else {
+                    throw fail("\(name) has a status byte where a data byte was expected", at: p - 1)
+                }
+                events.append((MIDITimedEvent(tick: tick, status: status, data1: d1, data2: d2), number, order))
+            default:
+                throw fail("\(name) has an invalid status byte 0x\(String(status, radix: 16))", at: p - 1)
+            }
+            order += 1
+        }
+        return tick
+    }
+}
+
+/// Writes a format 1 Standard MIDI File (used by the sample generator and tests).
+/// `tracks` hold (tick, bytes) events in tick order; a tempo in µs per quarter goes first.
+public func makeMIDIFile(ticksPerQuarter: Int, microsecondsPerQuarter: Int = 500_000,
+                         tracks: [[(tick: Int, bytes: [UInt8])]], format: Int = 1) -> [UInt8] {
+    func be(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).reversed().map { UInt8((v >> ($0 * 8)) & 0xFF) } }
+    func vlq(_ v: Int) -> [UInt8] {
+        var out = [UInt8(v & 0x7F)]
+        var v = v >> 7
+        while v > 0 {
+            out.insert(UInt8(v & 0x7F) | 0x80, at: 0)
+            v >>= 7
+        }
+        return out
+    }
+    var file: [UInt8] = Array("MThd".utf8) + be(6, 4) + be(format, 2) + be(tracks.count, 2) + be(ticksPerQuarter, 2)
+    for (index, track) in tracks.enumerated() {
+        var body: [UInt8] = []
+        var last = 0
+        if index == 0 { body += [0x00, 0xFF, 0x51, 0x03] + be(microsecondsPerQuarter, 3) }
+        for event in track {
+            body += vlq(event.tick - last) + event.bytes
+            last = event.tick
+        }
+        body += [0x00, 0xFF, 0x2F, 0x00]
+        file += Array("MTrk".utf8) + be(body.count, 4) + body
+    }
+    return file
+}

@@ -1,0 +1,309 @@
+import BellkeysEngine
+
+/// One problem in a map file, pointing at the value that causes it.
+public struct MapProblem: Error, Sendable, CustomStringConvertible {
+    /// The map file as the user named it.
+    public var file: String
+    /// Position of the offending value (nil when the problem is the file as a whole).
+    public var line: Int?
+    public var column: Int?
+    /// JSON path of the offending value, like `keys[2].sample`.
+    public var path: String
+    /// What is wrong, naming the value.
+    public var message: String
+    /// How to fix it.
+    public var fix: String
+
+    public init(file: String, line: Int?, column: Int?, path: String, message: String, fix: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.path = path
+        self.message = message
+        self.fix = fix
+    }
+
+    public var description: String {
+        var place = file
+        if let line, let column { place += ":\(line):\(column)" }
+        return "\(place): \(path.isEmpty ? "" : path + ": ")\(message)\n    fix: \(fix)"
+    }
+}
+
+/// Every problem found in a map file (at least one).
+public struct MapFileError: Error, Sendable, CustomStringConvertible {
+    public var problems: [MapProblem]
+    public init(_ problems: [MapProblem]) { self.problems = problems }
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+/// A key of the map file, with the sample path still unresolved.
+public struct MapKey: Sendable {
+    /// MIDI note number.
+    public var note: Int
+    /// The tutorial tag the key was given by, if it was.
+    public var tag: Int?
+    /// Sample file path as written (relative paths are relative to the map file's folder).
+    public var sample: String
+    /// JSON path of the key (`keys[3]`) and position of its `sample` value, for load errors.
+    public var path: String
+    public var sampleLine: Int
+    public var sampleColumn: Int
+    public var gainDecibels: Double
+    public var noteOff: NoteOffMode
+    public var chokeGroup: Int
+}
+
+/// A validated map file.
+public struct MapFile: Sendable {
+    public var masterVolumeDecibels: Double
+    public var velocityCurve: VelocityCurve
+    public var polyphony: Int
+    public var unmappedNotes: UnmappedNotes
+    /// Keys in file order.
+    public var keys: [MapKey]
+
+    public static let defaultPolyphony = 128
+    public static let defaultReleaseSeconds = 0.15
+    public static let polyphonyRange = 1...65_536
+    public static let decibelRange = -60.0...12.0
+    public static let releaseRange = 0.001...10.0
+    public static let chokeGroupRange = 0...127
+}
+
+private let topFields = ["comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
+                         "unmappedNotes", "noteOff", "releaseSeconds", "keys"]
+private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "noteOff",
+                         "releaseSeconds", "chokeGroup"]
+
+/// Parses and validates a map file. Checks everything that can be checked without reading
+/// the sample files; problems are collected, not stopped at the first.
+/// - Parameter file: the name to use in messages (the path as the user gave it).
+public func parseMapFile(_ bytes: [UInt8], file: String) throws(MapFileError) -> MapFile {
+    let root: JSONNode
+    do {
+        root = try parseJSON(bytes)
+    } catch {
+        throw MapFileError([MapProblem(
+            file: file, line: error.line, column: error.column, path: "",
+            message: "not valid JSON: \(error.message)",
+            fix: "correct the JSON syntax at that position (README, section \"The map file\", has a full example)")])
+    }
+    var checker = MapChecker(file: file)
+    let map = checker.check(root)
+    if !checker.problems.isEmpty { throw MapFileError(checker.problems) }
+    return map!
+}
+
+private struct MapChecker {
+    let file: String
+    var problems: [MapProblem] = []
+
+    mutating func problem(_ node: JSONNode?, _ path: String, _ message: String, fix: String) {
+        problems.append(MapProblem(file: file, line: node?.line, column: node?.column, path: path,
+                                   message: message, fix: fix))
+    }
+
+    mutating func check(_ root: JSONNode) -> MapFile? {
+        guard case .object(let members) = root.value else {
+            problem(root, "", "the top level is \(root.kindName), not an object",
+                    fix: "write the map as { \"keys\": [ ... ] } (see README, \"The map file\")")
+            return nil
+        }
+        rejectUnknown(members, allowed: topFields, path: "")
+        let master = number(members, "masterVolumeDecibels", path: "", range: MapFile.decibelRange) ?? 0
+        let curve = choice(members, "velocityCurve", path: "", VelocityCurve.self) ?? .square
+        let polyphony = integer(members, "polyphony", path: "", range: MapFile.polyphonyRange)
+            ?? MapFile.defaultPolyphony
+        let unmapped = choice(members, "unmappedNotes", path: "", UnmappedNotes.self) ?? .ignore
+        let defaultMode = noteOffWord(members, path: "") ?? "ring"
+        let defaultRelease = number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
+            ?? MapFile.defaultReleaseSeconds
+
+        var keys: [MapKey] = []
+        guard let keysNode = member(members, "keys") else {
+            problem(root, "keys", "the map has no \"keys\" array",
+                    fix: "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
+            return nil
+        }
+        guard case .array(let entries) = keysNode.value else {
+            problem(keysNode, "keys", "is \(keysNode.kindName), not an array",
+                    fix: "write \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
+            return nil
+        }
+        if entries.isEmpty {
+            problem(keysNode, "keys", "is empty", fix: "map at least one key to a sample")
+        }
+        var firstPathForNote: [Int: String] = [:]
+        for (i, entry) in entries.enumerated() {
+            let path = "keys[\(i)]"
+            guard case .object(let fields) = entry.value else {
+                problem(entry, path, "is \(entry.kindName), not an object",
+                        fix: "write each key as { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }")
+                continue
+            }
+            rejectUnknown(fields, allowed: keyFields, path: path)
+            let note = keyNote(fields, entry: entry, path: path)
+            let sampleNode = member(fields, "sample")
+            var sample: String?
+            if let sampleNode {
+                if case .string(let s) = sampleNode.value, !s.isEmpty {
+                    sample = s
+                } else {
+                    problem(sampleNode, path + ".sample", "is \(describe(sampleNode)), not a file name",
+                            fix: "give the sample file's path, relative to the map file, e.g. \"bell-C4.wav\"")
+                }
+            } else {
+                problem(entry, path + ".sample", "the key has no \"sample\"",
+                        fix: "add \"sample\": \"FILE.wav\" (a path relative to the map file)")
+            }
+            let gain = number(fields, "gainDecibels", path: path, range: MapFile.decibelRange) ?? 0
+            let mode = noteOffWord(fields, path: path) ?? defaultMode
+            let release = number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)
+                ?? defaultRelease
+            let choke = integer(fields, "chokeGroup", path: path, range: MapFile.chokeGroupRange) ?? 0
+            guard let (midi, tag) = note, let sample, let sampleNode else { continue }
+            if let first = firstPathForNote[midi] {
+                problem(entry, path, "\(noteName(midi)) (MIDI \(midi)) is already mapped by \(first)",
+                        fix: "map each note once: remove one of the two entries or change its note")
+                continue
+            }
+            firstPathForNote[midi] = path
+            keys.append(MapKey(note: midi, tag: tag, sample: sample, path: path,
+                               sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
+                               gainDecibels: gain,
+                               noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
+                               chokeGroup: choke))
+        }
+        return MapFile(masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
+                       unmappedNotes: unmapped, keys: keys)
+    }
+
+    /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.
+    mutating func keyNote(_ fields: [(key: String, value: JSONNode)], entry: JSONNode,
+                          path: String) -> (Int, Int?)? {
+        let noteNode = member(fields, "note"), tagNode = member(fields, "tag")
+        let nameFix = "write a note name like \"C4\", \"C#4\" or \"Db4\" (C4 is middle C, MIDI 60), a MIDI number 0-127, or use \"tag\": 100-112"
+        switch (noteNode, tagNode) {
+        case (nil, nil):
+            problem(entry, path, "the key has neither \"note\" nor \"tag\"",
+                    fix: "add \"note\": \"C4\" (or a MIDI number), or \"tag\": 100 for the tutorial's first button")
+            return nil
+        case (.some, .some):
+            problem(tagNode, path + ".tag", "the key has both \"note\" and \"tag\"",
+                    fix: "keep one of them: a tag stands for a note (100 = C4 ... 112 = C5)")
+            return nil
+        case (let node?, nil):
+            switch node.value {
+            case .string(let name):
+                if let midi = midiNote(named: name) { return (midi, nil) }
+                problem(node, path + ".note", "\"\(name)\" is not a note name", fix: nameFix)
+            case .number(let n):
+                if n == n.rounded(), (0...127).contains(n) { return (Int(n), nil) }
+                problem(node, path + ".note", "\(formatNumber(n)) is not a MIDI note number 0-127", fix: nameFix)
+            default:
+                problem(node, path + ".note", "is \(describe(node)), not a note", fix: nameFix)
+            }
+            return nil
+        case (nil, let node?):
+            if case .number(let n) = node.value, n == n.rounded(), let midi = midiNote(tag: Int(n)) {
+                return (midi, Int(n))
+            }
+            problem(node, path + ".tag", "\(describe(node)) is not a tutorial button tag",
+                    fix: "tags run from 100 (C4) to 112 (C5); for other notes use \"note\"")
+            return nil
+        }
+    }
+
+    mutating func rejectUnknown(_ members: [(key: String, value: JSONNode)], allowed: [String], path: String) {
+        for (key, node) in members where !allowed.contains(key) {
+            let near = allowed.min { editDistance($0, key) < editDistance($1, key) }!
+            let hint = editDistance(near, key) <= max(2, key.count / 3) ? "did you mean \"\(near)\"? " : ""
+            problem(node, path.isEmpty ? key : path + "." + key, "unknown field \"\(key)\"",
+                    fix: "\(hint)fields here are: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    mutating func number(_ members: [(key: String, value: JSONNode)], _ name: String, path: String,
+                         range: ClosedRange<Double>) -> Double? {
+        guard let node = member(members, name) else { return nil }
+        let full = path.isEmpty ? name : path + "." + name
+        guard case .number(let n) = node.value else {
+            problem(node, full, "is \(describe(node)), not a number",
+                    fix: "write a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)), without quotes")
+            return nil
+        }
+        guard range.contains(n) else {
+            problem(node, full, "\(formatNumber(n)) is out of range",
+                    fix: "use a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound))")
+            return nil
+        }
+        return n
+    }
+
+    mutating func integer(_ members: [(key: String, value: JSONNode)], _ name: String, path: String,
+                          range: ClosedRange<Int>) -> Int? {
+        guard let node = member(members, name) else { return nil }
+        let full = path.isEmpty ? name : path + "." + name
+        guard case .number(let n) = node.value, n == n.rounded(), n >= Double(range.lowerBound),
+              n <= Double(range.upperBound) else {
+            problem(node, full, "\(describe(node)) is not a whole number from \(range.lowerBound) to \(range.upperBound)",
+                    fix: "write a whole number from \(range.lowerBound) to \(range.upperBound), without quotes")
+            return nil
+        }
+        return Int(n)
+    }
+
+    mutating func choice<T: RawRepresentable & CaseIterable>(
+        _ members: [(key: String, value: JSONNode)], _ name: String, path: String, _ type: T.Type
+    ) -> T? where T.RawValue == String {
+        guard let node = member(members, name) else { return nil }
+        let words = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if case .string(let s) = node.value, let value = T(rawValue: s) { return value }
+        problem(node, path.isEmpty ? name : path + "." + name, "\(describe(node)) is not one of \(words)",
+                fix: "use one of \(words)")
+        return nil
+    }
+
+    mutating func noteOffWord(_ members: [(key: String, value: JSONNode)], path: String) -> String? {
+        guard let node = member(members, "noteOff") else { return nil }
+        if case .string(let s) = node.value, s == "ring" || s == "damp" { return s }
+        problem(node, path.isEmpty ? "noteOff" : path + ".noteOff", "\(describe(node)) is not \"ring\" or \"damp\"",
+                fix: "use \"ring\" (the bell rings out, note-off is ignored) or \"damp\" (note-off fades it over releaseSeconds)")
+        return nil
+    }
+
+    func member(_ members: [(key: String, value: JSONNode)], _ name: String) -> JSONNode? {
+        members.first { $0.key == name }?.value
+    }
+
+    func describe(_ node: JSONNode) -> String {
+        switch node.value {
+        case .string(let s): "\"\(s)\""
+        case .number(let n): formatNumber(n)
+        case .bool(let b): "\(b)"
+        case .null: "null"
+        default: node.kindName
+        }
+    }
+}
+
+/// A number as a person would write it: no ".0" on whole numbers.
+public func formatNumber(_ n: Double) -> String {
+    if n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
+    return "\(n)"
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.lowercased()), b = Array(b.lowercased())
+    if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var row = [i] + [Int](repeating: 0, count: b.count)
+        for j in 1...b.count {
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = row
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,112 @@
+import Glibc
+
+/// A failed operation on a file, with the C library's message and a fix.
+public struct FileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var message: String
+    public var fix: String
+
+    public var description: String { "\(path): cannot \(operation): \(message)\n    fix: \(fix)" }
+}
+
+/// The message of a C `errno`.
+func errnoMessage(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+/// Reads a whole file, refusing files over `limit` bytes. Thread: control.
+public func readFile(_ path: String, limit: Int = 64 << 20, what: String = "file") throws(FileError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+        let code = errno
+        throw FileError(path: path, operation: "open the \(what)", message: errnoMessage(code),
+                        fix: code == ENOENT ? "check the path (it is taken relative to the current folder)"
+                            : "check that the file is readable by this user")
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+        throw FileError(path: path, operation: "inspect the \(what)", message: errnoMessage(errno), fix: "check the file")
+    }
+    if (info.st_mode & S_IFMT) == S_IFDIR {
+        throw FileError(path: path, operation: "read the \(what)", message: "it is a folder",
+                        fix: "name a file, not a folder")
+    }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw FileError(path: path, operation: "read the \(what)", message: errnoMessage(errno), fix: "check the file")
+        }
+        if n == 0 { return bytes }
+        bytes += chunk[0..<n]
+        if bytes.count > limit {
+            throw FileError(path: path, operation: "read the \(what)", message: "it is larger than \(limit >> 20) MiB",
+                            fix: "check that this is the right file")
+        }
+    }
+}
+
+/// The folder part of a path ("." when there is none).
+public func directoryName(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// `relative` taken from folder `base`, unless it is absolute.
+public func resolve(_ relative: String, from base: String) -> String {
+    if relative.hasPrefix("/") || base == "." { return relative }
+    return base.hasSuffix("/") ? base + relative : base + "/" + relative
+}
+
+/// Whether a regular file exists at `path`.
+public func fileExists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+}
+
+/// Where the default map lives: `$BELLKEYS_SAMPLES/tags.json` if set; otherwise
+/// `Samples/tags.json` in the folder of the running executable or any folder above it (a
+/// checkout's `.build/release/bellkeys` finds the checkout's Samples/ from anywhere); otherwise
+/// `../share/bellkeys/tags.json` beside an installed binary.
+public func defaultMapCandidates() -> [String] {
+    var candidates: [String] = []
+    if let dir = getenv("BELLKEYS_SAMPLES") { candidates.append(resolve("tags.json", from: String(cString: dir))) }
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    if n > 0 {
+        let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var dir = directoryName(exe)
+        candidates.append(dir + "/../share/bellkeys/tags.json")
+        for _ in 0..<6 {
+            candidates.append(dir == "/" ? "/Samples/tags.json" : dir + "/Samples/tags.json")
+            if dir == "/" { break }
+            dir = directoryName(dir)
+        }
+    }
+    return candidates
+}
+
+/// The first existing default map, or nil.
+public func findDefaultMap() -> String? { defaultMapCandidates().first(where: fileExists) }
+
+/// Seconds on the monotonic clock (for load-time reports).
+public func monotonicSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// Resident and peak resident memory of this process in bytes, from /proc/self/status.
+public func residentMemory() -> (current: Int, peak: Int) {
+    guard let bytes = try? readFile("/proc/self/status") else { return (0, 0) }
+    var current = 0, peak = 0
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count >= 2, let kb = Int(parts[1]) else { continue }
+        if parts[0] == "VmRSS:" { current = kb * 1024 }
+        if parts[0] == "VmHWM:" { peak = kb * 1024 }
+    }
+    return (current, peak)
+}

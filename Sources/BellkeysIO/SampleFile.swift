@@ -1,0 +1,208 @@
+import BellkeysEngine
+import CSampleRate
+import CSndFile
+import Glibc
+
+/// What was loaded from one sample file.
+public struct LoadedSample: Sendable {
+    /// Index of the sample in the bank.
+    public var index: Int
+    /// The file's own rate and channel count (channels are averaged to mono).
+    public var fileSampleRate: Int
+    public var channelCount: Int
+    /// Whether the sample ended abruptly and was given a 2 ms fade.
+    public var fadedEnd: Bool
+}
+
+/// Why a sample file could not be used: the libsndfile or libsamplerate message and a fix.
+public struct SampleError: Error, Sendable {
+    public var message: String
+    public var fix: String
+}
+
+/// Decodes a sound file in any format libsndfile reads (WAV, AIFF, FLAC, Ogg Vorbis, ...) into
+/// `bank`, at the bank's rate. Multi-channel files are averaged to mono; other rates are
+/// resampled here, once (libsamplerate). Mono 16-bit files at the bank's rate are read straight
+/// into the bank as integers, with no intermediate copy.
+/// Thread: control (wraps `sf_open`, `sf_readf_short`, `sf_readf_float`).
+public func loadSample(path: String, into bank: SampleBank) throws(SampleError) -> LoadedSample {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        let message = String(cString: sf_strerror(nil))
+        let missing = !fileExists(path)
+        throw SampleError(
+            message: missing ? "no such file" : "libsndfile cannot read it: \(message)",
+            fix: missing ? "check the file name; sample paths are relative to the map file's folder"
+                : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)")
+    }
+    defer { sf_close(file) }
+    guard info.frames > 0 else {
+        throw SampleError(message: "the file has no audio frames (zero length)",
+                          fix: "record or export the bell again; a sample needs at least one frame")
+    }
+    guard info.frames <= 48_000 * 600 else {
+        throw SampleError(message: "the file is longer than 10 minutes at 48 kHz",
+                          fix: "trim the sample: a bell needs a few seconds")
+    }
+    let frameCount = Int(info.frames), channels = Int(info.channels), rate = Int(info.samplerate)
+    let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
+    let sixteenBitsOrFewer = [SF_FORMAT_PCM_16, SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8].map { Int32($0) }.contains(subtype)
+    func readFailure() -> SampleError {
+        SampleError(message: "libsndfile could not read all frames: \(String(cString: sf_strerror(file)))",
+                    fix: "the file is damaged or truncated: export it again")
+    }
+
+    if channels == 1, rate == bank.sampleRate, sixteenBitsOrFewer {
+        var faded = false
+        let index = try bank.appendPCM16(frameCount: frameCount, scale: 1.0 / 32768) { (buffer) throws(SampleError) in
+            guard sf_readf_short(file, buffer.baseAddress, info.frames) == info.frames else { throw readFailure() }
+            let fade = abruptEndFade(lastValue: Float(buffer[frameCount - 1]) / 32768, frameCount: frameCount, sampleRate: rate)
+            for (k, gain) in fade.enumerated() {
+                let i = frameCount - fade.count + k
+                buffer[i] = Int16((Float(buffer[i]) * gain).rounded())
+            }
+            faded = !fade.isEmpty
+        }
+        return LoadedSample(index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded)
+    }
+
+    var interleaved = [Float](repeating: 0, count: frameCount * channels)
+    let read = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
+    guard read == info.frames else { throw readFailure() }
+    var mono: [Float]
+    if channels == 1 {
+        mono = interleaved
+    } else {
+        mono = [Float](repeating: 0, count: frameCount)
+        for i in 0..<frameCount {
+            var sum: Float = 0
+            for c in 0..<channels { sum += interleaved[i * channels + c] }
+            mono[i] = sum / Float(channels)
+        }
+    }
+    interleaved = []
+    if let bad = mono.firstIndex(where: { !$0.isFinite }) {
+        throw SampleError(message: "frame \(bad) is not a finite number (NaN or infinity)",
+                          fix: "export the sample again from a sound editor")
+    }
+    mono = try resample(mono, from: rate, to: bank.sampleRate)
+    let fade = abruptEndFade(lastValue: mono[mono.count - 1], frameCount: mono.count, sampleRate: bank.sampleRate)
+    for (k, gain) in fade.enumerated() { mono[mono.count - fade.count + k] *= gain }
+    let index = bank.append(mono)
+    return LoadedSample(index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: !fade.isEmpty)
+}
+
+/// Converts `frames` from one rate to another with libsamplerate's best sinc converter.
+/// Done once at load, never per voice. Thread: control (wraps `src_simple`).
+public func resample(_ frames: [Float], from sourceRate: Int, to targetRate: Int) throws(SampleError) -> [Float] {
+    if sourceRate == targetRate { return frames }
+    let ratio = Double(targetRate) / Double(sourceRate)
+    var input = frames
+    var output = [Float](repeating: 0, count: Int((Double(frames.count) * ratio).rounded(.up)) + 16)
+    var status: Int32 = 0
+    var produced = 0
+    input.withUnsafeMutableBufferPointer { inp in
+        output.withUnsafeMutableBufferPointer { out in
+            var data = SRC_DATA()
+            data.data_in = UnsafePointer(inp.baseAddress)
+            data.input_frames = inp.count
+            data.data_out = out.baseAddress
+            data.output_frames = out.count
+            data.src_ratio = ratio
+            status = src_simple(&data, Int32(SRC_SINC_BEST_QUALITY), 1)
+            produced = data.output_frames_gen
+        }
+    }
+    guard status == 0 else {
+        throw SampleError(message: "libsamplerate failed: \(String(cString: src_strerror(status)))",
+                          fix: "convert the sample to \(targetRate) Hz with a sound editor")
+    }
+    return Array(output[0..<max(produced, 1)])
+}
+
+/// A sample that stops abruptly (last frame louder than -60 dBFS) would click when its voice
+/// ends. Returns the gains of a raised-cosine fade over its last 2 ms (at most a quarter of its
+/// length), ending at exactly 0; empty for a sample that already ends in silence.
+public func abruptEndFade(lastValue: Float, frameCount: Int, sampleRate: Int) -> [Float] {
+    guard abs(lastValue) > 0.001 else { return [] }
+    let length = max(1, min(sampleRate / 500, frameCount / 4))
+    return (0..<length).map { k in
+        let x = Double(k + 1) / Double(length)
+        return Float(0.5 * (1 + cos(Double.pi * x)))
+    }
+}
+
+/// Sample formats for written files.
+public enum OutputSampleFormat: String, CaseIterable, Sendable {
+    case s16, s24, s32, f32
+
+    var sndfileSubtype: Int32 {
+        switch self {
+        case .s16: Int32(SF_FORMAT_PCM_16)
+        case .s24: Int32(SF_FORMAT_PCM_24)
+        case .s32: Int32(SF_FORMAT_PCM_32)
+        case .f32: Int32(SF_FORMAT_FLOAT)
+        }
+    }
+}
+
+/// Writes mono engine output to a WAV file, copied to every channel. The file is written
+/// under a temporary name and moved into place by `finish`, so a failed render never
+/// destroys an existing file. Output is deterministic (no PEAK chunk with a timestamp).
+/// Thread: control (wraps `sf_open`, `sf_writef_float`).
+public final class WAVWriter {
+    public let path: String
+    let partialPath: String
+    let channelCount: Int
+    var file: OpaquePointer?
+    var interleaved: [Float] = []
+
+    public init(path: String, sampleRate: Int, channelCount: Int, format: OutputSampleFormat) throws(FileError) {
+        self.path = path
+        self.channelCount = channelCount
+        partialPath = path + ".partial"
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channelCount)
+        info.format = Int32(SF_FORMAT_WAV) | format.sndfileSubtype
+        guard let file = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
+            throw FileError(path: path, operation: "create the WAV file", message: String(cString: sf_strerror(nil)),
+                            fix: "check that the folder exists and is writable")
+        }
+        self.file = file
+        sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+    }
+
+    deinit {
+        if let file {
+            sf_close(file)
+            unlink(partialPath)
+        }
+    }
+
+    /// Appends mono frames.
+    public func write(_ mono: UnsafeBufferPointer<Float>) throws(FileError) {
+        interleaved.removeAll(keepingCapacity: true)
+        interleaved.reserveCapacity(mono.count * channelCount)
+        for x in mono { for _ in 0..<channelCount { interleaved.append(x) } }
+        let written = interleaved.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(mono.count)) }
+        guard written == mono.count else {
+            throw FileError(path: path, operation: "write the WAV file", message: String(cString: sf_strerror(file)),
+                            fix: "check the free space on the disk")
+        }
+    }
+
+    /// Closes the file and moves it into place.
+    public func finish() throws(FileError) {
+        guard let file else { return }
+        self.file = nil
+        let status = sf_close(file)
+        guard status == 0, rename(partialPath, path) == 0 else {
+            let message = status != 0 ? String(cString: sf_error_number(status)) : errnoMessage(errno)
+            unlink(partialPath)
+            throw FileError(path: path, operation: "finish the WAV file", message: message,
+                            fix: "check the free space and permissions of the folder")
+        }
+    }
+}

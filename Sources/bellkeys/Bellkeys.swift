@@ -1,0 +1,88 @@
+import ArgumentParser
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+import Glibc
+
+@main
+struct Bellkeys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bellkeys",
+        abstract: "Church bells from a MIDI keyboard: 13 bells, C4 to C5, mapped by a JSON file.",
+        discussion: """
+            The bundled bells and their map live in Samples/ (Samples/tags.json). Without --map,
+            bellkeys finds that map beside its executable, wherever it is started from.
+            Set BELLKEYS_SAMPLES to use another folder's tags.json as the default.
+            """,
+        version: "bellkeys 0.1.0",
+        subcommands: [Render.self, Check.self])
+}
+
+/// Options shared by every command that loads an instrument.
+struct MapOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The map file (JSON) that names the bells.",
+                                            discussion: "Default: the bundled Samples/tags.json.",
+                                            valueName: "file"))
+    var map: String?
+
+    func mapPath() throws -> String {
+        if let map { return map }
+        guard let found = findDefaultMap() else {
+            throw Failure("cannot find the bundled map; looked at:\n    " + defaultMapCandidates().joined(separator: "\n    ")
+                          + "\n    fix: pass --map FILE, or set BELLKEYS_SAMPLES to the folder that holds tags.json")
+        }
+        return found
+    }
+
+    func load(sampleRate: Int?) throws -> LoadedInstrument {
+        let path = try mapPath()
+        do {
+            return try loadInstrument(mapPath: path, sampleRate: sampleRate)
+        } catch {
+            throw Failure(error.description)
+        }
+    }
+}
+
+/// An error already worded for the user: printed as is, exit status 1.
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func fail(_ message: String) -> Never {
+    printError("bellkeys: error: \(message)")
+    exit(1)
+}
+
+/// Writes a line to standard error (file descriptor 2).
+func printError(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning a `Failure` into a message on standard error and exit status 1.
+    func reporting(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let failure as Failure {
+            fail(failure.description)
+        }
+    }
+}
+
+func decibelsText(_ db: Double) -> String {
+    let rounded = (db * 10).rounded() / 10
+    return (rounded > 0 ? "+" : "") + (rounded == rounded.rounded() ? "\(Int(rounded)).0" : "\(rounded)") + " dB"
+}
+
+func secondsText(_ s: Double, digits: Int = 2) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let v = (s * scale).rounded() / scale
+    var text = "\(v)"
+    let decimals = text.split(separator: ".").last?.count ?? 0
+    if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+    return text
+}

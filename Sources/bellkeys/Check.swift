@@ -1,0 +1,70 @@
+import ArgumentParser
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate a map file, load its samples, and print the resolved key table.",
+        discussion: "Nothing is played. Exit status 0 when the map is valid, 1 with every problem listed when not.")
+
+    @OptionGroup var mapOptions: MapOptions
+
+    @Option(help: ArgumentHelp("Prepare the bank for this output rate in Hz (default: the samples' rate).",
+                               valueName: "hz"))
+    var rate: Int?
+
+    func validate() throws {
+        if let rate, !(8_000...384_000).contains(rate) {
+            throw ValidationError("--rate \(rate) is out of range; use 8000 to 384000 Hz")
+        }
+    }
+
+    func run() throws {
+        try reporting {
+            let loaded = try mapOptions.load(sampleRate: rate)
+            print(describe(loaded))
+        }
+    }
+}
+
+/// The resolved key table that `check` prints.
+func describe(_ loaded: LoadedInstrument) -> String {
+    let map = loaded.map
+    var lines: [String] = []
+    lines.append("map: \(loaded.mapPath)")
+    lines.append("  \(map.keys.count) keys, \(loaded.bank.count) sample files, \(loaded.sampleRate) Hz, "
+                 + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
+    lines.append("  master volume \(decibelsText(map.masterVolumeDecibels)), velocity curve \(map.velocityCurve.rawValue), "
+                 + "polyphony \(map.polyphony), unmapped notes: \(map.unmappedNotes.rawValue)")
+    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    lines.append("  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
+                 + pad("choke", 6) + pad("length", 8) + "sample")
+    let folder = directoryName(loaded.mapPath)
+    for (i, key) in map.keys.enumerated() {
+        let sampleIndex = loaded.instrument.keys[i].sampleIndex
+        let seconds = Double(loaded.bank.frameCounts[sampleIndex]) / Double(loaded.sampleRate)
+        let noteOff: String
+        switch key.noteOff {
+        case .ring: noteOff = "ring"
+        case .damp(let s): noteOff = "damp \(secondsText(s)) s"
+        }
+        var notes: [String] = []
+        if loaded.fileSampleRates[sampleIndex] != loaded.sampleRate {
+            notes.append("resampled from \(loaded.fileSampleRates[sampleIndex]) Hz")
+        }
+        if loaded.fadedEnds[sampleIndex] { notes.append("abrupt end faded over 2 ms") }
+        let shown = resolve(key.sample, from: folder)
+        lines.append("  " + pad(noteName(key.note), 5) + pad("\(key.note)", 5) + pad(key.tag.map { "\($0)" } ?? "-", 4)
+                     + pad(decibelsText(key.gainDecibels), 9) + pad(noteOff, 16)
+                     + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
+                     + pad(secondsText(seconds) + " s", 8) + shown
+                     + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"))
+    }
+    let mapped = Set(map.keys.map(\.note))
+    let folded = loaded.instrument.keyIndexForEveryNote().enumerated().filter { $0.element != nil && !mapped.contains($0.offset) }
+    if !folded.isEmpty {
+        lines.append("  other notes fold onto these keys: \(noteName(folded.first!.offset)) to \(noteName(folded.last!.offset))")
+    }
+    return lines.joined(separator: "\n")
+}

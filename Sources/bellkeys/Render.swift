@@ -1,0 +1,111 @@
+import ArgumentParser
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a Standard MIDI File to a WAV file with the bells (no sound card needed).",
+        discussion: """
+            Formats 0 and 1, tempo changes, running status, any ticks-per-quarter division and
+            SMPTE division. A note at time t starts at output frame round(t × rate) exactly.
+            Rendering goes on after the file's end until every bell has rung out. The same input
+            gives the same bytes. The file is written as OUT.wav.partial and renamed when done,
+            so an existing OUT.wav survives a failed render.
+            """)
+
+    @Argument(help: ArgumentHelp("The MIDI file to render (.mid).", valueName: "in.mid"))
+    var input: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
+    var output: String
+
+    @OptionGroup var mapOptions: MapOptions
+
+    @Option(help: ArgumentHelp("Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+                               discussion: "Samples at another rate are resampled once at load (libsamplerate).",
+                               valueName: "hz"))
+    var rate: Int?
+
+    @Option(help: ArgumentHelp("Sample format: s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
+    var format: String = "s16"
+
+    @Option(help: ArgumentHelp("Output channels; the mono bell mix is copied to each.", valueName: "n"))
+    var channels: Int = 2
+
+    @Option(help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
+                               valueName: "n"))
+    var polyphony: Int?
+
+    @Option(help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
+                               valueName: "db"))
+    var volume: Double?
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        if let rate, !(8_000...384_000).contains(rate) {
+            throw ValidationError("--rate \(rate) is out of range; use 8000 to 384000 Hz")
+        }
+        if OutputSampleFormat(rawValue: format) == nil {
+            throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
+        }
+        if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }
+        if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
+            throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
+        }
+        if let volume, !MapFile.decibelRange.contains(volume) {
+            throw ValidationError("--volume \(volume) is out of range; use -60 to 12 (dB)")
+        }
+    }
+
+    func run() throws {
+        try reporting {
+            let midiBytes: [UInt8]
+            let midi: MIDIFile
+            do {
+                midiBytes = try readFile(input, what: "MIDI file")
+                midi = try parseMIDIFile(midiBytes, file: input)
+            } catch let error as FileError {
+                throw Failure(error.description)
+            } catch let error as MIDIFileError {
+                throw Failure(error.description)
+            }
+            let loaded = try mapOptions.load(sampleRate: rate)
+            var instrument = loaded.instrument
+            if let volume { instrument.masterVolumeDecibels = volume }
+            let configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
+                                                    polyphony: polyphony ?? loaded.map.polyphony)
+            let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
+
+            let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
+            let events = schedule.events.map {
+                EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
+            }
+            let writer: WAVWriter
+            let frames: Int64
+            do {
+                writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
+                                       format: OutputSampleFormat(rawValue: format)!)
+                frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
+                    (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
+                }
+                try writer.finish()
+            } catch let error as FileError {
+                throw Failure(error.description)
+            }
+            if quiet { return }
+            let notes = events.filter { $0.status & 0xF0 == 0x90 && $0.data2 > 0 }.count
+            let seconds = Double(frames) / Double(loaded.sampleRate)
+            let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
+            print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
+                  + "\(loaded.sampleRate) Hz, \(channels) ch, \(format)")
+            print("  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
+                  + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
+                  + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
+                  + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
+                  + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped")
+        }
+    }
+}
