@@ -21,11 +21,12 @@ public func renderOffline<E: Error>(
         var target = now + Int64(chunkFrames)
         if next < events.count {
             target = min(target, max(events[next].frame, now + 1))       // queue full: render up to it
-        } else if engine.events.count == 0, now >= endFrame {
-            if engine.activeVoiceCount == 0 { break }
-            target = now + 64                                             // tail: stop soon after the last voice
         } else if now < endFrame {
             target = min(target, endFrame)
+        } else if engine.events.count == 0, engine.activeVoiceCount == 0 {
+            break
+        } else {
+            target = now + 64                                             // tail: stop soon after the last voice
         }
         let frames = Int(target - now)
         engine.render(into: buffer, frameCount: frames)

@@ -170,8 +170,11 @@ private struct JSONParser {
     }
 
     mutating func literal(_ word: String) throws(JSONSyntaxError) {
+        let start = column
         for b in word.utf8 {
-            guard current == b else { throw error("expected '\(word)'") }
+            guard current == b else {
+                throw JSONSyntaxError(line: line, column: start, message: "expected '\(word)'")
+            }
             index += 1
         }
     }

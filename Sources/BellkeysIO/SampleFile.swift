@@ -206,3 +206,18 @@ public final class WAVWriter {
         }
     }
 }
+
+/// Reads a sound file's frames (first channel) as floats, its rate and channel count.
+/// Thread: control (tests, tools).
+public func readSoundFile(path: String) throws(SampleError) -> (frames: [Float], sampleRate: Int, channels: Int) {
+    var info = SF_INFO()
+    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        throw SampleError(message: String(cString: sf_strerror(nil)), fix: "check the file")
+    }
+    defer { sf_close(file) }
+    let channels = Int(info.channels)
+    var interleaved = [Float](repeating: 0, count: Int(info.frames) * channels)
+    let read = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
+    let frames = (0..<Int(read)).map { interleaved[$0 * channels] }
+    return (frames, Int(info.samplerate), channels)
+}

@@ -1,0 +1,77 @@
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+import Foundation
+import Testing
+
+@Suite struct BundledBells {
+    @Test func defaultMapMapsTheTutorialTagsToThirteenBells() throws {
+        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        #expect(loaded.map.keys.map(\.note) == Array(60...72))
+        #expect(loaded.map.keys.map { $0.tag! } == Array(100...112))
+        #expect(loaded.sampleRate == 48_000)
+        #expect(loaded.bank.count == 13)
+        #expect(!loaded.resampled)
+        #expect(loaded.fadedEnds.allSatisfy { !$0 })
+    }
+
+    @Test(arguments: Array(60...72))
+    func eachBellIsWellFormed(note: Int) throws {
+        let name = ["C", "Cs", "D", "Ds", "E", "F", "Fs", "G", "Gs", "A", "As", "B"][note % 12] + "\(note / 12 - 1)"
+        let (frames, rate, channels) = try readWAV(samplesFolder + "/bell-\(name).wav")
+        #expect(rate == 48_000 && channels == 1)
+        #expect(frames.count <= 6 * 48_000)
+        let peak = frames.map(abs).max()!
+        #expect(peak <= 0.5 + 1e-4)          // -6 dBFS: headroom for chords, never clipping
+        #expect(peak > 0.3)
+        #expect(abs(frames[0]) > 0.01)       // the strike starts on the first frame
+        #expect(frames.suffix(48).allSatisfy { abs($0) < 1e-3 })  // and the bell ends in silence
+
+        // Pitch: the strongest partial is the nominal, one octave above the key, so the strike
+        // note (heard an octave below the nominal) is the key. Scan ±1 semitone in 1-cent steps.
+        let key = 440 * pow(2, Double(note - 69) / 12)
+        let window = frames[4_800..<52_800]
+        let nominal = magnitude(window, hertz: 2 * key, sampleRate: rate)
+        for ratio in [1.2, 1.5, 2.5, 3.0, 4.0] {
+            #expect(magnitude(window, hertz: ratio * key, sampleRate: rate) < nominal)
+        }
+        var bestCents = 0, best = 0.0
+        for cents in -100...100 {
+            let m = magnitude(window, hertz: 2 * key * pow(2, Double(cents) / 1200), sampleRate: rate)
+            if m > best { (best, bestCents) = (m, cents) }
+        }
+        #expect(abs(bestCents) <= 2, "nominal is \(bestCents) cents off")
+        // The hum and prime are in tune with the key too (true-harmonic tuning).
+        #expect(magnitude(window, hertz: key, sampleRate: rate) > 10 * magnitude(window, hertz: key * 1.06, sampleRate: rate))
+    }
+
+    /// Equal velocity must sound equally loud on every key. The generator matches A-weighted
+    /// energy; measure it back from the files: each partial's level in the first second
+    /// (Goertzel), weighted by the A curve, summed.
+    @Test func levelsAreMatchedAcrossTheOctave() throws {
+        let names = ["C4", "Cs4", "D4", "Ds4", "E4", "F4", "Fs4", "G4", "Gs4", "A4", "As4", "B4", "C5"]
+        let ratios = [0.5, 1, 1.2, 1.5, 2, 2.5, 2.667, 3, 4]
+        let levels = try names.enumerated().map { i, name -> Double in
+            let frames = try readWAV(samplesFolder + "/bell-\(name).wav").frames
+            let key = 440 * pow(2, Double(i - 9) / 12)
+            let energy = ratios.reduce(0.0) { sum, ratio in
+                let a = aWeighting(ratio * key) * magnitude(frames[0..<48_000], hertz: ratio * key, sampleRate: 48_000)
+                return sum + a * a
+            }
+            return 10 * log10(energy)
+        }
+        #expect(levels.max()! - levels.min()! < 1, "A-weighted levels in dB: \(levels)")
+    }
+
+    func aWeighting(_ f: Double) -> Double {
+        let f2 = f * f
+        return 12_194 * 12_194 * f2 * f2
+            / ((f2 + 20.6 * 20.6) * sqrt((f2 + 107.7 * 107.7) * (f2 + 737.9 * 737.9)) * (f2 + 12_194 * 12_194))
+    }
+
+    @Test func loadsFastAndSmall() throws {
+        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        #expect(loaded.bank.byteCount == 13 * 6 * 48_000 * 2)
+        #expect(loaded.loadSeconds < 0.5)   // generous for debug builds; README has the release figure
+    }
+}
