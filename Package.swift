@@ -37,5 +37,7 @@ let package = Package(
         .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats"]),
         .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats"]),
+        // Runs the built `bellkeys` binary as a user would.
+        .testTarget(name: "CommandLineTests", dependencies: ["bellkeys"]),
     ]
 )

@@ -217,8 +217,12 @@ private struct MapChecker {
 
     mutating func rejectUnknown(_ members: [(key: String, value: JSONNode)], allowed: [String], path: String) {
         for (key, node) in members where !allowed.contains(key) {
-            let near = allowed.min { editDistance($0, key) < editDistance($1, key) }!
-            let hint = editDistance(near, key) <= max(2, key.count / 3) ? "did you mean \"\(near)\"? " : ""
+            // Near a whole field name, or near its start ("gain" for "gainDecibels").
+            func distance(_ field: String) -> Int {
+                min(editDistance(field, key), editDistance(String(field.prefix(key.count)), key))
+            }
+            let near = allowed.min { distance($0) < distance($1) }!
+            let hint = key.count >= 3 && distance(near) <= max(2, key.count / 3) ? "did you mean \"\(near)\"? " : ""
             problem(node, path.isEmpty ? key : path + "." + key, "unknown field \"\(key)\"",
                     fix: "\(hint)fields here are: \(allowed.joined(separator: ", "))")
         }

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// The `bellkeys` binary built beside this test bundle.
+let binary: String = {
+    let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    return me.deletingLastPathComponent().appendingPathComponent("bellkeys").path
+}()
+
+let repository: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+struct Run {
+    var status: Int32
+    var output: String
+    var error: String
+}
+
+/// Runs bellkeys from a temporary folder (so nothing depends on the working directory).
+func bellkeys(_ arguments: [String], in folder: String? = nil) throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: folder ?? NSTemporaryDirectory())
+    var environment = ProcessInfo.processInfo.environment
+    environment.removeValue(forKey: "BELLKEYS_SAMPLES")
+    process.environment = environment
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+               error: String(decoding: errData, as: UTF8.self))
+}
+
+func temporaryFolder() -> String {
+    let path = NSTemporaryDirectory() + "bellkeys-cli-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Suite struct CommandLineUse {
+    @Test func checkFindsTheBundledMapFromAnyFolder() throws {
+        let run = try bellkeys(["check"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains(repository + "/Samples/tags.json"))
+        for name in ["C4   60   100", "C#4  61   101", "C5   72   112"] { #expect(run.output.contains(name)) }
+    }
+
+    @Test func renderWritesADeterministicWAV() throws {
+        let folder = temporaryFolder()
+        let a = try bellkeys(["render", repository + "/Samples/demo.mid", "-o", "a.wav"], in: folder)
+        let b = try bellkeys(["render", repository + "/Samples/demo.mid", "-o", "b.wav", "--quiet"], in: folder)
+        #expect(a.status == 0 && b.status == 0, "\(a.error)\(b.error)")
+        #expect(a.output.contains("0 samples clipped"))
+        #expect(b.output.isEmpty)
+        let dataA = try Data(contentsOf: URL(fileURLWithPath: folder + "/a.wav"))
+        let dataB = try Data(contentsOf: URL(fileURLWithPath: folder + "/b.wav"))
+        #expect(dataA == dataB)
+        #expect(dataA.count > 44 + 20 * 48_000 * 4)
+    }
+
+    @Test func brokenMapGivesOneClearErrorAndExitStatus1() throws {
+        let folder = temporaryFolder()
+        try #"{"keys": [{"note": "C4", "sample": "x.wav", "gian": 2}]}"#
+            .write(toFile: folder + "/bad.json", atomically: true, encoding: .utf8)
+        let run = try bellkeys(["check", "--map", "bad.json"], in: folder)
+        #expect(run.status == 1)
+        #expect(run.error.contains("bellkeys: error: bad.json:1:53: keys[0].gian: unknown field \"gian\""))
+        #expect(run.error.contains("did you mean \"gainDecibels\"?"))
+        #expect(!run.error.contains("Fatal error"))
+    }
+
+    @Test func corruptMIDIFileGivesAClearError() throws {
+        let folder = temporaryFolder()
+        try Data([0x4D, 0x54, 0x68, 0x64, 0, 0, 0, 6, 0, 0, 0, 1, 0, 96, 0x4D, 0x54, 0x72, 0x6B, 0, 0, 0, 50, 0])
+            .write(to: URL(fileURLWithPath: folder + "/cut.mid"))
+        let run = try bellkeys(["render", "cut.mid", "-o", "out.wav"], in: folder)
+        #expect(run.status == 1)
+        #expect(run.error.hasPrefix("bellkeys: error: cut.mid: track 1 claims 50 bytes but only 1 remain (truncated file)"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out.wav"))
+    }
+
+    @Test func missingInputAndUnwritableOutput() throws {
+        let folder = temporaryFolder()
+        let missing = try bellkeys(["render", "nope.mid", "-o", "out.wav"], in: folder)
+        #expect(missing.status == 1)
+        #expect(missing.error.contains("nope.mid: cannot open the MIDI file: No such file or directory"))
+        let unwritable = try bellkeys(["render", repository + "/Samples/demo.mid", "-o", "/nonexistent/out.wav"], in: folder)
+        #expect(unwritable.status == 1)
+        #expect(unwritable.error.contains("/nonexistent/out.wav: cannot create the WAV file"))
+    }
+
+    @Test func badOptionValuesAreRefusedBeforeAnyWork() throws {
+        let run = try bellkeys(["render", "x.mid", "-o", "y.wav", "--format", "mp3"])
+        #expect(run.status == 64)
+        #expect(run.error.contains("--format mp3 is not one of s16, s24, s32, f32"))
+    }
+
+    @Test func helpDocumentsEveryOption() throws {
+        let render = try bellkeys(["render", "--help"])
+        for option in ["--output", "--map", "--rate", "--format", "--channels", "--polyphony", "--volume", "--quiet"] {
+            #expect(render.output.contains(option), "render --help lacks \(option)")
+        }
+        let top = try bellkeys(["--help"])
+        #expect(top.output.contains("render") && top.output.contains("check"))
+    }
+}
