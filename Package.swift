@@ -32,6 +32,10 @@ let package = Package(
         .executableTarget(name: "make-bells", dependencies: ["BellkeysIO", "BellkeysFormats"],
                           path: "Tools/make-bells"),
 
+        // Mixing throughput of the engine alone. Run: swift run -c release engine-throughput
+        .executableTarget(name: "engine-throughput", dependencies: ["BellkeysEngine", "BellkeysIO"],
+                          path: "Benchmarks/EngineThroughput"),
+
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),

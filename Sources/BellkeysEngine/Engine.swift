@@ -132,6 +132,8 @@ public final class Engine: @unchecked Sendable {
     private var limiterGain: Float = 1
     private let limiterRecovery: Float
     private let fadeFrames: Int
+    /// How many voices ahead of the one mixing the sample data is prefetched.
+    private let prefetchDistance = 8
     /// Output frame that the next `render` call starts at.
     public private(set) var currentFrame: Int64 = 0
 
@@ -271,6 +273,14 @@ public final class Engine: @unchecked Sendable {
         var used: UInt16 = 0
         var i = activeCount - 1
         while i >= 0 {
+            // With hundreds of voices, each reading a short run of a different sample, the
+            // hardware prefetcher cannot follow them and every voice would start with cache
+            // misses (3x slower at 64-frame blocks; see README). Ask for the data of the voice
+            // `prefetchDistance` places ahead while this one mixes.
+            if i >= prefetchDistance {
+                let ahead = Int(active[i - prefetchDistance])
+                prefetch(voices[ahead].frames + voices[ahead].position, byteCount: n * 2 + 64)
+            }
             let slot = Int(active[i])
             let channel = Int(voices[slot].channel)
             let bus = buses + channel * stride
@@ -293,7 +303,7 @@ public final class Engine: @unchecked Sendable {
             var k = 0
             if ramp.framesLeft > 0 {
                 let m = min(n, ramp.framesLeft)
-                for j in 0..<m { output[j] += bus[j] * ramp.value(at: j) }
+                for j in 0..<Int32(m) { output[Int(j)] += bus[Int(j)] * (ramp.value + ramp.step * Float(j)) }
                 ramp.advance(by: m)
                 k = m
             }
@@ -528,7 +538,8 @@ private func mixVoice(_ voice: inout Voice, into bus: UnsafeMutablePointer<Float
     if voice.gain.framesLeft > 0 {
         let m = min(available, voice.gain.framesLeft)
         let g0 = voice.gain.value, step = voice.gain.step
-        for j in 0..<m { bus[j] += Float(source[j]) * (g0 + step * Float(j)) }
+        // Int32 index: converts to Float in SIMD registers; an Int (64-bit) one goes scalar.
+        for j in 0..<Int32(m) { bus[Int(j)] += Float(source[Int(j)]) * (g0 + step * Float(j)) }
         voice.gain.advance(by: m)
         k = m
         if voice.phase != .sounding, voice.gain.framesLeft == 0, voice.gain.value == 0 {

@@ -30,11 +30,6 @@ struct Ramp {
         }
     }
 
-    /// Gain `offset` frames after the current one, for `offset < framesLeft`.
-    @_noLocks
-    @inline(__always)
-    func value(at offset: Int) -> Float { value + step * Float(offset) }
-
     /// Moves the ramp on by `frames`. The target is reached exactly, never by accumulation.
     @_noLocks
     mutating func advance(by frames: Int) {

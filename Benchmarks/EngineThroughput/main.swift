@@ -1,0 +1,67 @@
+// In-process mixing throughput of the engine alone (no file I/O, no start-up):
+//
+//   swift run -c release engine-throughput [VOICES] [SECONDS] [BLOCK]
+//   (default 1024 voices, 20 s of audio, 64-frame blocks)
+//
+// Loads the bundled bank, keeps VOICES bells sounding (a new strike every 6 s / VOICES, every
+// bell rings its full 6 s), renders SECONDS of audio in 64-frame blocks as the live thread
+// would, and prints CPU time and voices per core in real time = voices × audio s / CPU s.
+import BellkeysEngine
+import BellkeysIO
+import Glibc
+
+let arguments = CommandLine.arguments
+let voices = arguments.count > 1 ? Int(arguments[1]) ?? 1024 : 1024
+let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 20 : 20
+let block = arguments.count > 3 ? Int(arguments[3]) ?? 64 : 64
+guard let mapPath = findDefaultMap() else { fatalError("no Samples/tags.json") }
+let loaded = try loadInstrument(mapPath: mapPath)
+var instrument = loaded.instrument
+instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .ring; return k }
+let rate = loaded.sampleRate
+var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
+configuration.eventCapacity = 1 << 16
+configuration.maxBlockFrames = block
+let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
+
+/// Strikes a new bell every `stepFrames` and renders blocks of `block` frames, as the live thread would.
+struct Driver {
+    let engine: Engine
+    let stepFrames: Double
+    let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    var nextStrike = 0.0, strikes = 0, frame = 0
+
+    mutating func renderBlock() {
+        while nextStrike < Double(frame + block) {
+            engine.enqueue(.noteOn(frame: Int64(nextStrike), note: 60 + (strikes * 5) % 13,
+                                   velocity: 64 + (strikes * 7) % 64))
+            strikes += 1
+            nextStrike += stepFrames
+        }
+        engine.render(into: output, frameCount: block)
+        frame += block
+    }
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+var driver = Driver(engine: engine, stepFrames: Double(rate) * 6 / Double(voices))
+let totalFrames = Int(seconds * Double(rate))
+while driver.frame < 6 * rate { driver.renderBlock() }     // warm up to the steady state
+let start = cpuSeconds()
+var voiceBlocks = 0, blocks = 0
+while driver.frame < 6 * rate + totalFrames {
+    driver.renderBlock()
+    voiceBlocks += engine.activeVoiceCount
+    blocks += 1
+}
+let elapsed = cpuSeconds() - start
+let averageVoices = Double(voiceBlocks) / Double(blocks)
+let speed = seconds / elapsed
+print("block \(block) | voices \(Int(averageVoices.rounded())) | audio \(seconds) s | CPU \((elapsed * 1000).rounded() / 1000) s | "
+      + "audio s per CPU s \((speed * 10).rounded() / 10) | voices per core in real time \(Int((averageVoices * speed).rounded()))")

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""bellkeys against FluidSynth and TiMidity++ on the same MIDI, the same bells, one run.
+
+    python3 Benchmarks/peers.py            (builds bellkeys in release mode first)
+    python3 Benchmarks/peers.py --quick    (fewer workloads and repeats)
+
+Needs Debian's fluidsynth and timidity. The peers get the bundled bells as a SoundFont built
+by make-soundfont.py; every note is held for the bells' full 6 s, so all three renderers play
+the same one-shots to the end. FluidSynth runs with its defaults (4th-order interpolation,
+per-voice filter) but reverb and chorus off; TiMidity++ with its defaults and no effects.
+Contenders are interleaved (A B C A B C ...) and the median of the repeats is reported.
+
+Printed per workload and renderer: CPU seconds (user + system of the whole process, start-up
+and loading included), audio seconds per CPU second, voices sounding on average, and voices
+per core in real time = average voices × audio seconds per CPU second. Outputs are checked to
+be the same music: length, level, and the correlation of their 50 ms loudness envelopes.
+"""
+import array
+import json
+import math
+import os
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import wave
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+RATE = 48000
+BELL_SECONDS = 6.0
+
+
+def vlq(n):
+    out = [n & 0x7F]
+    n >>= 7
+    while n:
+        out.insert(0, (n & 0x7F) | 0x80)
+        n >>= 7
+    return bytes(out)
+
+
+def write_midi(path, notes, ppq=960, tempo=500000):
+    """notes: (start_seconds, note, velocity); each is held for BELL_SECONDS."""
+    events = []
+    for start, note, velocity in notes:
+        events.append((round(start * 2 * ppq), 1, bytes([0x90, note, velocity])))
+        events.append((round((start + BELL_SECONDS) * 2 * ppq), 0, bytes([0x80, note, 0])))
+    events.sort(key=lambda e: (e[0], e[1]))
+    body, last = bytearray(b"\x00\xff\x51\x03" + tempo.to_bytes(3, "big")), 0
+    for tick, _, data in events:
+        body += vlq(tick - last) + data
+        last = tick
+    body += b"\x00\xff\x2f\x00"
+    with open(path, "wb") as f:
+        f.write(b"MThd" + struct.pack(">IHHH", 6, 0, 1, ppq) + b"MTrk" + struct.pack(">I", len(body)) + body)
+
+
+def workloads(quick):
+    keys = list(range(60, 73))
+    loads = {
+        "scale": [(i * 0.5, keys[i], 100) for i in range(13)],
+        "chords": [(c * 2.0, k, 110) for c in range(5) for k in keys],
+    }
+    sizes = [16, 64, 128, 1024] if not quick else [64, 1024]
+    for voices in sizes:
+        seconds = 20.0
+        step = BELL_SECONDS / voices
+        count = int((seconds - BELL_SECONDS) / step)
+        loads[f"dense-{voices}"] = [(i * step, keys[(i * 5) % 13], 64 + (i * 7) % 64) for i in range(count)]
+    return loads
+
+
+def average_voices(notes):
+    if not notes:
+        return 0.0
+    end = max(s for s, _, _ in notes) + BELL_SECONDS
+    return len(notes) * BELL_SECONDS / end
+
+
+def run(command):
+    """Runs command; returns (cpu_seconds, max_rss_kib)."""
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        try:
+            os.execvp(command[0], command)
+        finally:
+            os._exit(127)
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(command)}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def read_mono(path):
+    with wave.open(path) as w:
+        assert w.getsampwidth() == 2
+        channels, frames = w.getnchannels(), w.readframes(w.getnframes())
+        rate = w.getframerate()
+    data = array.array("h", frames)
+    return data[::channels], rate
+
+
+def envelope(samples, rate, window=0.05):
+    n = int(rate * window)
+    return [math.sqrt(sum(x * x for x in samples[i:i + n]) / n) for i in range(0, len(samples) - n, n)]
+
+
+def correlation(a, b):
+    n = min(len(a), len(b))
+    a, b = a[:n], b[:n]
+    ma, mb = sum(a) / n, sum(b) / n
+    cov = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    va = math.sqrt(sum((x - ma) ** 2 for x in a))
+    vb = math.sqrt(sum((y - mb) ** 2 for y in b))
+    return cov / (va * vb) if va and vb else 0.0
+
+
+def main():
+    quick = "--quick" in sys.argv
+    repeats = 3 if not quick else 1
+    for tool in ("fluidsynth", "timidity"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is missing: apt-get install fluidsynth timidity")
+    if "--no-build" not in sys.argv:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "bellkeys"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+    bellkeys = os.path.join(ROOT, ".build", "release", "bellkeys")
+    work = tempfile.mkdtemp(prefix="bellkeys-bench-")
+    sf2 = os.path.join(work, "bells.sf2")
+    subprocess.run([sys.executable, os.path.join(HERE, "make-soundfont.py"), os.path.join(ROOT, "Samples", "tags.json"), sf2],
+                   check=True)
+    with open(os.path.join(ROOT, "Samples", "tags.json")) as f:
+        bell_map = json.load(f)
+    bell_map["noteOff"] = "ring"
+    bell_map["polyphony"] = 65536
+    for key in bell_map["keys"]:
+        key["sample"] = os.path.join(ROOT, "Samples", key["sample"])
+    bench_map = os.path.join(work, "bench.json")
+    with open(bench_map, "w") as f:
+        json.dump(bell_map, f)
+    timidity_cfg = os.path.join(work, "timidity.cfg")
+    with open(timidity_cfg, "w") as f:
+        f.write(f"soundfont {sf2}\n")
+
+    def commands(midi, out, voices):
+        limit = str(max(256, voices * 2))
+        return {
+            "bellkeys": [bellkeys, "render", midi, "-o", out, "--map", bench_map, "--quiet"],
+            "fluidsynth": ["fluidsynth", "-ni", "-q", "-F", out, "-T", "wav", "-O", "s16", "-r", str(RATE),
+                           "-o", "synth.reverb.active=0", "-o", "synth.chorus.active=0",
+                           "-o", f"synth.polyphony={min(65535, int(limit))}", "-o", "synth.cpu-cores=1", sf2, midi],
+            "timidity": ["timidity", "-c", timidity_cfg, "-Ow", "-o", out, "-s", str(RATE), "-p", limit,
+                         "-EFreverb=0", "-EFchorus=0", midi],
+        }
+
+    names = ["bellkeys", "fluidsynth", "timidity"]
+    print(f"{'workload':<12}{'renderer':<12}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
+          f"{'voices/core':>13}{'envelope r':>12}")
+    results = {}
+    for name, notes in workloads(quick).items():
+        midi = os.path.join(work, name + ".mid")
+        write_midi(midi, notes)
+        voices = average_voices(notes)
+        cpu = {n: [] for n in names}
+        outs = {n: os.path.join(work, f"{name}-{n}.wav") for n in names}
+        for _ in range(repeats):
+            for n in names:
+                cpu[n].append(run(commands(midi, outs[n], int(voices) + 1)[n])[0])
+        reference = None
+        for n in names:
+            samples, rate = read_mono(outs[n])
+            seconds = len(samples) / rate
+            env = envelope(samples, rate)
+            if reference is None:
+                reference = env
+            r = correlation(reference, env)
+            level = math.sqrt(sum(x * x for x in samples) / max(1, len(samples))) / 32768
+            if level < 1e-4:
+                sys.exit(f"{n} rendered silence for {name}")
+            c = statistics.median(cpu[n])
+            speed = seconds / c
+            results[(name, n)] = (voices, speed)
+            print(f"{name:<12}{n:<12}{voices:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{voices * speed:>13.0f}{r:>12.3f}")
+    dense = [k for k in results if k[0].startswith("dense-") and k[1] == "bellkeys"]
+    top = max(dense, key=lambda k: int(k[0].split("-")[1]))[0]
+    b = results[(top, "bellkeys")]
+    f_ = results[(top, "fluidsynth")]
+    t = results[(top, "timidity")]
+    print()
+    print(f"maximum real-time polyphony per core ({top}): bellkeys {b[0] * b[1]:.0f}, "
+          f"FluidSynth {f_[0] * f_[1]:.0f}, TiMidity++ {t[0] * t[1]:.0f}")
+    print(f"bellkeys / FluidSynth: {b[1] / f_[1]:.1f}x   bellkeys / TiMidity++: {b[1] / t[1]:.1f}x")
+
+    # Start-up: loading the default bank, and memory.
+    loads = []
+    for _ in range(5):
+        out = subprocess.run([bellkeys, "check"], capture_output=True, text=True, check=True).stdout
+        loads.append(float(out.split("loaded in ")[1].split(" ms")[0]))
+    _, rss = run([bellkeys, "render", os.path.join(ROOT, "Samples", "demo.mid"), "-o", os.path.join(work, "demo.wav"), "-q"])
+    empty = os.path.join(work, "empty.mid")
+    write_midi(empty, [])
+    fs_cpu, fs_rss = run(["fluidsynth", "-ni", "-q", "-F", os.path.join(work, "e.wav"), sf2, empty])
+    print(f"default bank load-to-ready (bellkeys check, median of 5): {statistics.median(loads):.1f} ms; "
+          f"peak resident memory rendering demo.mid: {rss / 1024:.1f} MiB "
+          f"(FluidSynth loading the same bells as SF2: {fs_rss / 1024:.1f} MiB)")
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
