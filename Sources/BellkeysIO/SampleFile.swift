@@ -136,6 +136,15 @@ public func abruptEndFade(lastValue: Float, frameCount: Int, sampleRate: Int) ->
 public enum OutputSampleFormat: String, CaseIterable, Sendable {
     case s16, s24, s32, f32
 
+    /// Bytes per sample in the file.
+    public var byteCount: Int {
+        switch self {
+        case .s16: 2
+        case .s24: 3
+        case .s32, .f32: 4
+        }
+    }
+
     var sndfileSubtype: Int32 {
         switch self {
         case .s16: Int32(SF_FORMAT_PCM_16)

@@ -75,13 +75,24 @@ struct Render: ParsableCommand {
             let loaded = try mapOptions.load(sampleRate: rate)
             var instrument = loaded.instrument
             if let volume { instrument.masterVolumeDecibels = volume }
-            let configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
+            var configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
                                                     polyphony: polyphony ?? loaded.map.polyphony)
+            // Offline there is no latency to keep low: long blocks amortise per-voice work.
+            // Events still take effect at their exact frames.
+            configuration.maxBlockFrames = 1_024
             let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
 
             let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
             let events = schedule.events.map {
                 EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
+            }
+            // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
+            let longestSample = loaded.bank.frameCounts.max() ?? 0
+            let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * OutputSampleFormat(rawValue: format)!.byteCount
+            if maximumBytes >= (1 << 32) - 1024 {
+                throw Failure("\(output): the render would pass the 4 GiB limit of a WAV file "
+                              + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
+                              + "    fix: render fewer channels (--channels 1), a smaller --format, or a shorter MIDI file")
             }
             let writer: WAVWriter
             let frames: Int64
