@@ -103,7 +103,7 @@ public func residentMemory() -> (current: Int, peak: Int) {
     guard let bytes = try? readFile("/proc/self/status") else { return (0, 0) }
     var current = 0, peak = 0
     for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard parts.count >= 2, let kb = Int(parts[1]) else { continue }
         if parts[0] == "VmRSS:" { current = kb * 1024 }
         if parts[0] == "VmHWM:" { peak = kb * 1024 }

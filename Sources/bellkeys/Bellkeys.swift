@@ -10,8 +10,8 @@ struct Bellkeys: ParsableCommand {
         commandName: "bellkeys",
         abstract: "Church bells from a MIDI keyboard: 13 bells, C4 to C5, mapped by a JSON file.",
         discussion: """
-            The bundled bells and their map live in Samples/ (Samples/tags.json). Without --map,
-            bellkeys finds that map beside its executable, wherever it is started from.
+            The bundled bells and their map live in Samples/ (Samples/tags.json). Without --map, \
+            bellkeys finds that map beside its executable, wherever it is started from. \
             Set BELLKEYS_SAMPLES to use another folder's tags.json as the default.
             """,
         version: "bellkeys 0.1.0",

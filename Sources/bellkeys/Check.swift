@@ -34,7 +34,8 @@ func describe(_ loaded: LoadedInstrument) -> String {
     var lines: [String] = []
     lines.append("map: \(loaded.mapPath)")
     lines.append("  \(map.keys.count) keys, \(loaded.bank.count) sample files, \(loaded.sampleRate) Hz, "
-                 + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
+                 + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+                 + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
     lines.append("  master volume \(decibelsText(map.masterVolumeDecibels)), velocity curve \(map.velocityCurve.rawValue), "
                  + "polyphony \(map.polyphony), unmapped notes: \(map.unmappedNotes.rawValue)")
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }

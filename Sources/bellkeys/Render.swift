@@ -7,10 +7,10 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a Standard MIDI File to a WAV file with the bells (no sound card needed).",
         discussion: """
-            Formats 0 and 1, tempo changes, running status, any ticks-per-quarter division and
-            SMPTE division. A note at time t starts at output frame round(t × rate) exactly.
-            Rendering goes on after the file's end until every bell has rung out. The same input
-            gives the same bytes. The file is written as OUT.wav.partial and renamed when done,
+            Formats 0 and 1, tempo changes, running status, any ticks-per-quarter division and \
+            SMPTE division. A note at time t starts at output frame round(t × rate) exactly. \
+            Rendering goes on after the file's end until every bell has rung out. The same input \
+            gives the same bytes. The file is written as OUT.wav.partial and renamed when done, \
             so an existing OUT.wav survives a failed render.
             """)
 
@@ -116,7 +116,9 @@ struct Render: ParsableCommand {
                   + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
                   + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
                   + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
-                  + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped")
+                  + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
+                  + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+                  + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
         }
     }
 }
