@@ -271,6 +271,9 @@ public final class Engine: @unchecked Sendable {
     private func renderSegment(into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
         let stride = configuration.maxBlockFrames
         var used: UInt16 = 0
+        // Voices at a constant gain with a whole segment of sample left are mixed four at a
+        // time, in one pass over their bus; the others (ramping or ending) one by one.
+        var batch = VoiceBatch()
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -288,9 +291,18 @@ public final class Engine: @unchecked Sendable {
                 bus.update(repeating: 0, count: n)
                 used |= 1 << channel
             }
-            if mixVoice(&voices[slot], into: bus, frameCount: n) { retire(activeIndex: i) }
+            if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
+                if batch.count > 0, batch.bus != bus { batch.flush(frameCount: n) }
+                batch.add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
+                if batch.count == 4 { batch.flush(frameCount: n) }
+                voices[slot].position += n
+                if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
+            } else if mixVoice(&voices[slot], into: bus, frameCount: n) {
+                retire(activeIndex: i)
+            }
             i -= 1
         }
+        batch.flush(frameCount: n)
 
         output.update(repeating: 0, count: n)
         for channel in 0..<16 {
@@ -550,4 +562,47 @@ private func mixVoice(_ voice: inout Voice, into bus: UnsafeMutablePointer<Float
     for j in k..<available { bus[j] += Float(source[j]) * g }
     voice.position += available
     return voice.position >= voice.frameCount
+}
+
+/// Up to four voices waiting to be mixed into the same bus at constant gains.
+struct VoiceBatch {
+    var count = 0
+    var bus = UnsafeMutablePointer<Float>(bitPattern: 16)!
+    var s0 = UnsafePointer<Int16>(bitPattern: 16)!, s1 = UnsafePointer<Int16>(bitPattern: 16)!
+    var s2 = UnsafePointer<Int16>(bitPattern: 16)!, s3 = UnsafePointer<Int16>(bitPattern: 16)!
+    var g0: Float = 0, g1: Float = 0, g2: Float = 0, g3: Float = 0
+
+    @_noLocks
+    @inline(__always)
+    mutating func add(_ source: UnsafePointer<Int16>, gain: Float, bus: UnsafeMutablePointer<Float>) {
+        self.bus = bus
+        switch count {
+        case 0: (s0, g0) = (source, gain)
+        case 1: (s1, g1) = (source, gain)
+        case 2: (s2, g2) = (source, gain)
+        default: (s3, g3) = (source, gain)
+        }
+        count += 1
+    }
+
+    /// Mixes the waiting voices over `n` frames and empties the batch.
+    @_noLocks
+    mutating func flush(frameCount n: Int) {
+        let (b, a0, a1, a2, a3, h0, h1, h2, h3) = (bus, s0, s1, s2, s3, g0, g1, g2, g3)
+        switch count {
+        case 4:
+            for j in 0..<n {
+                b[j] += (Float(a0[j]) * h0 + Float(a1[j]) * h1) + (Float(a2[j]) * h2 + Float(a3[j]) * h3)
+            }
+        case 3:
+            for j in 0..<n { b[j] += (Float(a0[j]) * h0 + Float(a1[j]) * h1) + Float(a2[j]) * h2 }
+        case 2:
+            for j in 0..<n { b[j] += Float(a0[j]) * h0 + Float(a1[j]) * h1 }
+        case 1:
+            for j in 0..<n { b[j] += Float(a0[j]) * h0 }
+        default:
+            break
+        }
+        count = 0
+    }
 }
