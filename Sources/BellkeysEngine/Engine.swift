@@ -336,8 +336,13 @@ public final class Engine: @unchecked Sendable {
         for j in 0..<n {
             let x = output[j]
             let a = abs(x)
-            if a * g > threshold { g = threshold / a }
-            let y = x * g
+            let y: Float
+            if a * g > threshold {
+                g = threshold / a
+                y = x < 0 ? -threshold : threshold     // x * g could round one ulp past it
+            } else {
+                y = x * g
+            }
             output[j] = y
             if g < 1 {
                 limited += 1

@@ -1,3 +1,4 @@
+import Synchronization
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
@@ -73,5 +74,40 @@ import Testing
         let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
         #expect(loaded.bank.byteCount == 13 * 6 * 48_000 * 2)
         #expect(loaded.loadSeconds < 0.5)   // generous for debug builds; README has the release figure
+    }
+}
+
+@Suite struct Headroom {
+    /// All 13 bundled bells at full velocity at once, at the default volume and at the loudest
+    /// settings (CC7 127, master +12 dB): the limiter holds the peak, nothing wraps or clips.
+    @Test(arguments: [(100, 0.0), (127, 12.0)])
+    func thirteenFullVelocityBellsNeverClip(channelVolume: Int, masterDecibels: Double) throws {
+        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        var instrument = loaded.instrument
+        instrument.masterVolumeDecibels = masterDecibels
+        let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: EngineConfiguration(sampleRate: 48_000))
+        var events = [EngineEvent.control(frame: 0, controller: 7, value: channelVolume)]
+        events += (60...72).map { EngineEvent.noteOn(frame: 0, note: $0, velocity: 127) }
+        var peak: Float = 0
+        let frames = renderOffline(engine: engine, events: events, endFrame: 0) { (chunk: UnsafeBufferPointer<Float>) in
+            for x in chunk { peak = max(peak, abs(x)) }
+        }
+        #expect(frames >= 6 * 48_000)
+        #expect(peak <= 0.891)
+        #expect(peak > 0.8)
+        #expect(engine.clippedSamples.load(ordering: .relaxed) == 0)
+        #expect(engine.limitedFrames.load(ordering: .relaxed) > 0)
+    }
+
+    /// One bell at full velocity and default volume stays far below the limiter (-10 dBFS).
+    @Test func oneBellPassesUntouched() throws {
+        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: EngineConfiguration(sampleRate: 48_000))
+        var peak: Float = 0
+        _ = renderOffline(engine: engine, events: [.noteOn(frame: 0, note: 60, velocity: 127)], endFrame: 0) {
+            (chunk: UnsafeBufferPointer<Float>) in for x in chunk { peak = max(peak, abs(x)) }
+        }
+        #expect(abs(peak - 0.5 * Float((100.0 / 127) * (100.0 / 127))) < 1e-3)
+        #expect(engine.limitedFrames.load(ordering: .relaxed) == 0)
     }
 }
