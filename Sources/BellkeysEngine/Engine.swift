@@ -62,6 +62,8 @@ struct Voice {
     var keyDown = true
     var damp: Bool
     var sustained = false
+    /// Frames of the current segment before the voice starts.
+    var delay = 0
 }
 
 /// Per MIDI channel: controller state and the gain ramp of the channel's bus.
@@ -250,11 +252,18 @@ public final class Engine: @unchecked Sendable {
             while let event = events.peek() {
                 let offset = event.frame - currentFrame
                 if offset > 0 {
-                    if offset < Int64(end - done) { end = done + Int(offset) }
+                    guard offset < Int64(end - done) else { break }
+                    // See appliesWithinSegment; anything else ends the segment at its frame.
+                    if appliesWithinSegment(event) {
+                        apply(event, delay: Int(offset))
+                        events.pop()
+                        continue
+                    }
+                    end = done + Int(offset)
                     break
                 }
                 if offset < 0 { lateEvents.wrappingAdd(1, ordering: .relaxed) }
-                apply(event)
+                apply(event, delay: 0)
                 events.pop()
             }
             renderSegment(into: output + done, frameCount: end - done)
@@ -291,7 +300,16 @@ public final class Engine: @unchecked Sendable {
                 bus.update(repeating: 0, count: n)
                 used |= 1 << channel
             }
-            if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
+            let delay = voices[slot].delay
+            if delay > 0 {
+                // Started inside this segment: mix from its frame on.
+                voices[slot].delay = 0
+                if delay >= n {
+                    voices[slot].delay = delay - n
+                } else if mixVoice(&voices[slot], into: bus + delay, frameCount: n - delay) {
+                    retire(activeIndex: i)
+                }
+            } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
                 if batch.count > 0, batch.bus != bus { batch.flush(frameCount: n) }
                 batch.add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
                 if batch.count == 4 { batch.flush(frameCount: n) }
@@ -357,12 +375,30 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Events
 
+    /// Whether `event` can take effect inside a segment without ending it there: a note-on that
+    /// neither chokes nor steals (its voice starts at its frame), or a note-off of a ringing or
+    /// unmapped key (nothing audible changes).
     @_noLocks
-    private func apply(_ event: EngineEvent) {
+    private func appliesWithinSegment(_ event: EngineEvent) -> Bool {
+        let kind = event.status & 0xF0
+        guard kind == 0x80 || kind == 0x90 else { return false }
+        let keyIndex = Int(noteToKey[Int(event.data1 & 0x7F)])
+        if kind == 0x80 || event.data2 & 0x7F == 0 {
+            if keyIndex < 0 { return true }
+            return !keys[keyIndex].damp
+        }
+        // (guard, not &&: the operator's autoclosure would retain self)
+        guard keyIndex >= 0, keys[keyIndex].chokeGroup == 0, freeCount > 0 else { return false }
+        return soundingCount < configuration.polyphony
+    }
+
+    /// Applies `event`; a note-on's voice starts `delay` frames into the next segment.
+    @_noLocks
+    private func apply(_ event: EngineEvent, delay: Int) {
         let channel = Int(event.status & 0x0F)
         let note = Int(event.data1 & 0x7F), value = Int(event.data2 & 0x7F)
         switch event.status & 0xF0 {
-        case 0x90 where value > 0: noteOn(channel: channel, note: note, velocity: value)
+        case 0x90 where value > 0: noteOn(channel: channel, note: note, velocity: value, delay: delay)
         case 0x80, 0x90: noteOff(channel: channel, note: note)
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
         default: break
@@ -370,7 +406,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     @_noLocks
-    private func noteOn(channel: Int, note: Int, velocity: Int) {
+    private func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
         let keyIndex = Int(noteToKey[note])
         if keyIndex < 0 {
             ignoredNotes.wrappingAdd(1, ordering: .relaxed)
@@ -390,6 +426,7 @@ public final class Engine: @unchecked Sendable {
                              gain: Ramp(key.gain * velocityGains[velocity]), serial: nextSerial,
                              releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
                              channel: UInt8(channel), note: UInt8(note), damp: key.damp)
+        voices[slot].delay = delay
         nextSerial &+= 1
         active[activeCount] = Int32(slot)
         activeCount += 1

@@ -150,7 +150,7 @@ private struct MapChecker {
                 if case .string(let s) = sampleNode.value, !s.isEmpty {
                     sample = s
                 } else {
-                    problem(sampleNode, path + ".sample", "is \(describe(sampleNode)), not a file name",
+                    problem(sampleNode, path + ".sample", "\(describe(sampleNode)) is not a file name",
                             fix: "give the sample file's path, relative to the map file, e.g. \"bell-C4.wav\"")
                 }
             } else {
@@ -233,7 +233,9 @@ private struct MapChecker {
         guard let node = member(members, name) else { return nil }
         let full = path.isEmpty ? name : path + "." + name
         guard case .number(let n) = node.value else {
-            problem(node, full, "is \(describe(node)), not a number",
+            let message = if case .string = node.value { "\(describe(node)) is a string, not a number" }
+                          else { "\(describe(node)) is not a number" }
+            problem(node, full, message,
                     fix: "write a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)), without quotes")
             return nil
         }

@@ -35,6 +35,36 @@ import Testing
         }
     }
 
+    @Test func severalNotesInsideOneBlockWithAControllerBetween() {
+        let e = makeEngine(samples: [constant(0.25, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0)]) {
+            $0.maxBlockFrames = 1_024
+        }
+        e.enqueue(.noteOn(frame: 5, note: 60, velocity: 127))
+        e.enqueue(.noteOn(frame: 300, note: 60, velocity: 127))
+        e.enqueue(.control(frame: 400, controller: 11, value: 0))
+        e.enqueue(.noteOn(frame: 700, note: 60, velocity: 127))
+        let out = render(e, 1_024)
+        #expect(out[0..<5].allSatisfy { $0 == 0 })
+        #expect(out[5..<300].allSatisfy { $0 == 0.25 })
+        #expect(out[300..<400].allSatisfy { $0 == 0.5 })
+        for k in 0..<64 { expectClose(out[400 + k], 0.5 * (1 - Float(k) / 64)) }
+        #expect(out[464...].allSatisfy { $0 == 0 })
+    }
+
+    @Test func noteOffAtTheFrameItsNoteStartsDampsFromThere() {
+        let e = makeEngine(samples: [constant(1, 1_000)],
+                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .damp(releaseSeconds: 0.001))]) {
+            $0.maxBlockFrames = 1_024
+        }
+        e.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
+        e.enqueue(.noteOff(frame: 100, note: 60))
+        let out = render(e, 1_024)
+        #expect(out[0..<100].allSatisfy { $0 == 0 })
+        for k in 0..<48 { expectClose(out[100 + k], 1 - Float(k) / 48) }
+        #expect(out[148...].allSatisfy { $0 == 0 })
+        #expect(e.activeVoiceCount == 0)
+    }
+
     @Test func twoVoicesSum() {
         let e = makeEngine(samples: [constant(0.25, 50), constant(-0.125, 50)],
                            keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1)])

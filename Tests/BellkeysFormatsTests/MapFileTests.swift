@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"masterVolumeDecibels": "loud", "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels", "\"loud\", not a number"),
+        (#"{"masterVolumeDecibels": "loud", "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels", "\"loud\" is a string, not a number"),
         (#"{"masterVolumeDecibels": 40, "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels", "40 is out of range"),
         (#"{"polyphony": 0, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony", "0 is not a whole number from 1 to 65536"),
         (#"{"polyphony": 2.5, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony", "2.5 is not a whole number"),
@@ -109,7 +109,7 @@ import Testing
         (#"{"velocityCurve": "log", "keys": [{"note": 60, "sample": "a"}]}"#, "velocityCurve", "\"log\" is not one of"),
         (#"{"keys": [{"note": 60, "sample": "a", "noteOff": "stop"}]}"#, "keys[0].noteOff", "\"stop\" is not \"ring\" or \"damp\""),
         (#"{"keys": [{"note": 60}]}"#, "keys[0].sample", "has no \"sample\""),
-        (#"{"keys": [{"note": 60, "sample": ""}]}"#, "keys[0].sample", "not a file name"),
+        (#"{"keys": [{"note": 60, "sample": ""}]}"#, "keys[0].sample", "\"\" is not a file name"),
         (#"{"keys": [{"sample": "a"}]}"#, "keys[0]", "neither \"note\" nor \"tag\""),
         (#"{"keys": [{"note": 60, "tag": 100, "sample": "a"}]}"#, "keys[0].tag", "both \"note\" and \"tag\""),
         (#"{"keys": []}"#, "keys", "is empty"),
