@@ -12,8 +12,11 @@ Contenders are interleaved (A B C A B C ...) and the median of the repeats is re
 
 Printed per workload and renderer: CPU seconds (user + system of the whole process, start-up
 and loading included), audio seconds per CPU second, voices sounding on average, and voices
-per core in real time = average voices × audio seconds per CPU second. Outputs are checked to
-be the same music: length, level, and the correlation of their 50 ms loudness envelopes.
+per core in real time = average voices × audio seconds per CPU second. "mixing only" takes
+away what the same renderer spends on a file of the same length with no notes (start-up,
+loading, writing the file; fitted as a + b × seconds from silent files of 5 s and 25 s), which
+leaves the cost of the voices themselves. Outputs are checked to be the same music: length,
+level, and the correlation of their 50 ms loudness envelopes.
 """
 import array
 import json
@@ -42,9 +45,12 @@ def vlq(n):
     return bytes(out)
 
 
-def write_midi(path, notes, ppq=960, tempo=500000):
-    """notes: (start_seconds, note, velocity); each is held for BELL_SECONDS."""
+def write_midi(path, notes, ppq=960, tempo=500000, seconds=None):
+    """notes: (start_seconds, note, velocity); each is held for BELL_SECONDS. With `seconds`,
+    the file lasts that long (end of track) even without notes."""
     events = []
+    if seconds is not None:
+        events.append((round(seconds * 2 * ppq), 0, b"\xff\x01\x03end"))
     for start, note, velocity in notes:
         events.append((round(start * 2 * ppq), 1, bytes([0x90, note, velocity])))
         events.append((round((start + BELL_SECONDS) * 2 * ppq), 0, bytes([0x80, note, 0])))
@@ -160,8 +166,21 @@ def main():
         }
 
     names = ["bellkeys", "fluidsynth", "timidity"]
+    # Each renderer's cost of a file with no notes: a + b × seconds.
+    baseline = {}
+    for n in names:
+        points = []
+        for seconds in (5.0, 25.0):
+            midi = os.path.join(work, f"silent-{seconds:.0f}.mid")
+            write_midi(midi, [], seconds=seconds)
+            out = os.path.join(work, f"silent-{n}.wav")
+            cpu = statistics.median(run(commands(midi, out, 1)[n])[0] for _ in range(max(3, repeats)))
+            points.append((seconds, cpu))
+        (s0, c0), (s1, c1) = points
+        slope = (c1 - c0) / (s1 - s0)
+        baseline[n] = (c0 - slope * s0, slope)
     print(f"{'workload':<12}{'renderer':<12}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
-          f"{'voices/core':>13}{'envelope r':>12}")
+          f"{'voices/core':>13}{'mixing only':>13}{'envelope r':>12}")
     results = {}
     for name, notes in workloads(quick).items():
         midi = os.path.join(work, name + ".mid")
@@ -185,17 +204,23 @@ def main():
                 sys.exit(f"{n} rendered silence for {name}")
             c = statistics.median(cpu[n])
             speed = seconds / c
-            results[(name, n)] = (voices, speed)
-            print(f"{name:<12}{n:<12}{voices:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{voices * speed:>13.0f}{r:>12.3f}")
+            a, b = baseline[n]
+            mixing = max(c - (a + b * seconds), 1e-6)
+            results[(name, n)] = (voices, speed, seconds / mixing)
+            print(f"{name:<12}{n:<12}{voices:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{voices * speed:>13.0f}"
+                  f"{voices * seconds / mixing:>13.0f}{r:>12.3f}")
     dense = [k for k in results if k[0].startswith("dense-") and k[1] == "bellkeys"]
     top = max(dense, key=lambda k: int(k[0].split("-")[1]))[0]
     b = results[(top, "bellkeys")]
     f_ = results[(top, "fluidsynth")]
     t = results[(top, "timidity")]
     print()
-    print(f"maximum real-time polyphony per core ({top}): bellkeys {b[0] * b[1]:.0f}, "
-          f"FluidSynth {f_[0] * f_[1]:.0f}, TiMidity++ {t[0] * t[1]:.0f}")
-    print(f"bellkeys / FluidSynth: {b[1] / f_[1]:.1f}x   bellkeys / TiMidity++: {b[1] / t[1]:.1f}x")
+    print(f"maximum real-time polyphony per core ({top}), whole process: bellkeys {b[0] * b[1]:.0f}, "
+          f"FluidSynth {f_[0] * f_[1]:.0f}, TiMidity++ {t[0] * t[1]:.0f}; "
+          f"bellkeys / FluidSynth {b[1] / f_[1]:.1f}x, bellkeys / TiMidity++ {b[1] / t[1]:.1f}x")
+    print(f"maximum real-time polyphony per core ({top}), mixing only: bellkeys {b[0] * b[2]:.0f}, "
+          f"FluidSynth {f_[0] * f_[2]:.0f}, TiMidity++ {t[0] * t[2]:.0f}; "
+          f"bellkeys / FluidSynth {b[2] / f_[2]:.1f}x, bellkeys / TiMidity++ {b[2] / t[2]:.1f}x")
 
     # Start-up and memory: bellkeys reports its own load time and peak resident memory
     # (VmHWM); FluidSynth's peak is measured by GNU time, whose own footprint is tiny (the
