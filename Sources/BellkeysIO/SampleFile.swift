@@ -163,12 +163,18 @@ public final class WAVWriter {
     public let path: String
     let partialPath: String
     let channelCount: Int
+    let format: OutputSampleFormat
     var file: OpaquePointer?
-    var interleaved: [Float] = []
+    /// Interleaved frames for libsndfile: floats for `f32`, 16-bit values for `s16`, 32-bit
+    /// values for `s24` and `s32` (libsndfile keeps the top 24 bits for `s24`).
+    var floats = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+    var shorts = UnsafeMutableBufferPointer<Int16>(start: nil, count: 0)
+    var ints = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)
 
     public init(path: String, sampleRate: Int, channelCount: Int, format: OutputSampleFormat) throws(FileError) {
         self.path = path
         self.channelCount = channelCount
+        self.format = format
         partialPath = path + ".partial"
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
@@ -188,18 +194,67 @@ public final class WAVWriter {
             sf_close(file)
             unlink(partialPath)
         }
+        floats.deallocate()
+        shorts.deallocate()
+        ints.deallocate()
     }
 
-    /// Appends mono frames.
+    /// Appends mono frames, copied to every channel.
     public func write(_ mono: UnsafeBufferPointer<Float>) throws(FileError) {
-        interleaved.removeAll(keepingCapacity: true)
-        interleaved.reserveCapacity(mono.count * channelCount)
-        for x in mono { for _ in 0..<channelCount { interleaved.append(x) } }
-        let written = interleaved.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(mono.count)) }
-        guard written == mono.count else {
+        let n = mono.count, channels = channelCount
+        let written: sf_count_t
+        if format == .s16 {
+            if shorts.count < n * channels {
+                shorts.deallocate()
+                shorts = .allocate(capacity: n * channels)
+            }
+            for i in 0..<n {
+                let q = WAVWriter.pcm16(mono[i])
+                for c in 0..<channels { shorts[i * channels + c] = q }
+            }
+            written = sf_writef_short(file, shorts.baseAddress, sf_count_t(n))
+        } else if format == .s24 || format == .s32 {
+            if ints.count < n * channels {
+                ints.deallocate()
+                ints = .allocate(capacity: n * channels)
+            }
+            let bits = format == .s24 ? 24 : 32
+            for i in 0..<n {
+                let q = WAVWriter.pcm(mono[i], bits: bits)
+                for c in 0..<channels { ints[i * channels + c] = q }
+            }
+            written = sf_writef_int(file, ints.baseAddress, sf_count_t(n))
+        } else {
+            if floats.count < n * channels {
+                floats.deallocate()
+                floats = .allocate(capacity: n * channels)
+            }
+            for i in 0..<n {
+                for c in 0..<channels { floats[i * channels + c] = mono[i] }
+            }
+            written = sf_writef_float(file, floats.baseAddress, sf_count_t(n))
+        }
+        guard written == n else {
             throw FileError(path: path, operation: "write the WAV file", message: String(cString: sf_strerror(file)),
                             fix: "check the free space on the disk")
         }
+    }
+
+    /// Float to 16-bit: x × 32767, clipped, rounded to nearest (half to even). libsndfile's own
+    /// conversion rounds down, a half-LSB bias. Adding and taking away 1.5 × 2²³ rounds to the
+    /// nearest integer in a form that vectorises.
+    @inline(__always)
+    static func pcm16(_ x: Float) -> Int16 {
+        let y = min(max(x * 32767, -32768), 32767)
+        return Int16(Int32((y + 12_582_912) - 12_582_912))
+    }
+
+    /// Float to `bits`-bit PCM (24 or 32) by the same rule, left-aligned in 32 bits.
+    @inline(__always)
+    static func pcm(_ x: Float, bits: Int) -> Int32 {
+        let full = Double((1 << (bits - 1)) - 1)
+        let y = min(max(Double(x) * full, -full - 1), full).rounded(.toNearestOrEven)
+        return Int32(y) << (32 - bits)
     }
 
     /// Closes the file and moves it into place.

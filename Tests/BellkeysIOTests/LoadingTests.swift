@@ -133,6 +133,23 @@ import Testing
         #expect(out.count >= 40_352 + 100 && out.count <= 40_352 + 100 + 64)
     }
 
+    @Test(arguments: [(OutputSampleFormat.s16, 32_767), (.s24, 8_388_607)])
+    func integerFormatsRoundToNearestAndClip(format: OutputSampleFormat, full: Int) throws {
+        let path = temporaryFolder() + "/r.wav"
+        try writeWAV([0.25, -0.25, 1.5, -1.5, 0, 0.5], to: path, format: format)
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let size = format.byteCount
+        let data = bytes.indices.first { bytes[$0..<($0 + 4)].elementsEqual(Array("data".utf8)) }! + 8
+        let values = (0..<6).map { i -> Int in
+            var v = 0
+            for b in (0..<size).reversed() { v = v << 8 | Int(bytes[data + i * size + b]) }
+            return v >= 1 << (size * 8 - 1) ? v - (1 << (size * 8)) : v
+        }
+        // 0.25 × full is x.75: nearest, not rounded down as libsndfile's own conversion does.
+        let quarter = (full + 1) / 4
+        #expect(values == [quarter, -quarter, full, -full - 1, 0, (full + 1) / 2])
+    }
+
     @Test func aFailedWriteKeepsTheExistingFile() throws {
         let folder = temporaryFolder()
         let path = folder + "/out.wav"
