@@ -53,6 +53,18 @@ import Testing
         #expect(midi.events.map(\.status) == [0xC0, 0x90])
     }
 
+    @Test func riffMIDIWrapperIsUnwrapped() throws {
+        let smf = makeMIDIFile(ticksPerQuarter: 480, tracks: [[], [(480, noteOn(67))]])
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> ($0 * 8)) & 0xFF) } }
+        let info: [UInt8] = Array("LIST".utf8) + le32(4) + Array("INFO".utf8)
+        let data: [UInt8] = Array("data".utf8) + le32(smf.count) + smf
+        let body: [UInt8] = Array("RMID".utf8) + info + data
+        let rmid: [UInt8] = Array("RIFF".utf8) + le32(body.count) + body
+        let midi = try parseMIDIFile(rmid, file: "song.rmi")
+        #expect(midi.events.map(\.data1) == [67])
+        #expect(midi.frame(atTick: 480, sampleRate: 48_000) == 24_000)
+    }
+
     @Test func writerAndReaderAgree() throws {
         let bytes = makeMIDIFile(ticksPerQuarter: 480, microsecondsPerQuarter: 400_000,
                                  tracks: [[], [(0, noteOn(60)), (480, [0x80, 60, 0]), (960, noteOn(72))]])
