@@ -66,6 +66,12 @@ public func fileExists(_ path: String) -> Bool {
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
 }
 
+/// Whether `path` names a folder.
+public func isFolder(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+}
+
 /// Where the default map lives: `$BELLKEYS_SAMPLES/tags.json` if set; otherwise
 /// `Samples/tags.json` in the folder of the running executable or any folder above it (a
 /// checkout's `.build/release/bellkeys` finds the checkout's Samples/ from anywhere); otherwise

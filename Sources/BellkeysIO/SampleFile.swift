@@ -29,6 +29,10 @@ public func loadSample(path: String, into bank: SampleBank) throws(SampleError) 
     var info = SF_INFO()
     guard let file = sf_open(path, Int32(SFM_READ), &info) else {
         let message = String(cString: sf_strerror(nil))
+        if isFolder(path) {
+            throw SampleError(message: "it is a folder, not a sound file",
+                              fix: "name the sound file inside it, relative to the map file's folder")
+        }
         let missing = !fileExists(path)
         throw SampleError(
             message: missing ? "no such file" : "libsndfile cannot read it: \(message)",

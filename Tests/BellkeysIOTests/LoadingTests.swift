@@ -36,15 +36,18 @@ import Testing
     @Test func unsupportedAndEmptySamples() throws {
         let folder = temporaryFolder()
         write("this is not audio", to: folder + "/text.wav")
+        try FileManager.default.createDirectory(atPath: folder + "/folder.wav", withIntermediateDirectories: true)
         let writer = try WAVWriter(path: folder + "/empty.wav", sampleRate: 48_000, channelCount: 1, format: .s16)
         try writer.finish()
         let found = problems(map: """
-            {"keys": [{"note": 60, "sample": "text.wav"}, {"note": 61, "sample": "empty.wav"}]}
+            {"keys": [{"note": 60, "sample": "text.wav"}, {"note": 61, "sample": "empty.wav"},
+                      {"note": 62, "sample": "folder.wav"}]}
             """, in: folder)
-        #expect(found.map(\.path) == ["keys[0].sample", "keys[1].sample"])
+        #expect(found.map(\.path) == ["keys[0].sample", "keys[1].sample", "keys[2].sample"])
         #expect(found[0].message.contains("libsndfile cannot read it"))
         #expect(found[0].fix.contains("WAV"))
         #expect(found[1].message.contains("zero length"))
+        #expect(found[2].message.contains("it is a folder"))
     }
 
     @Test func mapFileThatCannotBeRead() {
