@@ -103,6 +103,7 @@ import Testing
         (#"{"polyphony": 0, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony", "0 is not a whole number from 1 to 65536"),
         (#"{"polyphony": 2.5, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony", "2.5 is not a whole number"),
         (#"{"keys": [{"note": 60, "sample": "a", "releaseSeconds": -1}]}"#, "keys[0].releaseSeconds", "-1 is out of range"),
+        (#"{"releaseSeconds": 0.001, "keys": [{"note": 60, "sample": "a"}]}"#, "releaseSeconds", "0.001 is out of range"),
         (#"{"keys": [{"note": 128, "sample": "a"}]}"#, "keys[0].note", "128 is not a MIDI note number"),
         (#"{"keys": [{"tag": 99, "sample": "a"}]}"#, "keys[0].tag", "99 is not a tutorial button tag"),
         (#"{"keys": [{"note": 60, "sample": "a", "chokeGroup": -2}]}"#, "keys[0].chokeGroup", "-2 is not a whole number"),

@@ -73,7 +73,7 @@ import Testing
         #expect(loaded.resampled)
         #expect(loaded.fileSampleRates == [44_100, 48_000])
         #expect(abs(loaded.bank.frameCounts[0] - 48_000) <= 1)
-        // Still a 441 Hz sine of amplitude 0.5 (libsamplerate's best sinc converter).
+        // Still a 441 Hz sine of amplitude 0.5 (libsamplerate's medium sinc converter).
         var frames: [Float] = []
         for i in 0..<48_000 { frames.append(loaded.bank.value(sample: 0, frame: i)) }
         let m = magnitude(frames[4_800..<43_200], hertz: 441, sampleRate: 48_000) * 2
