@@ -121,7 +121,6 @@ public final class Engine: @unchecked Sendable {
     private let voices: UnsafeMutablePointer<Voice>
     /// What idle voice slots point at.
     private let silence: UnsafeMutablePointer<Int16>
-    private let slotCount: Int
     private let active: UnsafeMutablePointer<Int32>
     private var activeCount = 0
     private let free: UnsafeMutablePointer<Int32>
@@ -176,7 +175,7 @@ public final class Engine: @unchecked Sendable {
         }
 
         // Twice the polyphony: a stolen voice keeps its slot while it fades out.
-        slotCount = configuration.polyphony * 2
+        let slotCount = configuration.polyphony * 2
         silence = .allocate(capacity: 1)
         silence.initialize(to: 0)
         let idle = Voice(frames: UnsafePointer(silence), frameCount: 0,
@@ -449,28 +448,28 @@ public final class Engine: @unchecked Sendable {
 
     @_noLocks
     private func controlChange(channel: Int, controller: Int, value: Int) {
-        // Literal cases: matching against static members or a range calls out of the module.
+        // Literal cases: matching named constants or a range calls out of the module.
         switch controller {
-        case 7:  // Controller.volume
+        case 7:  // channel volume
             channels[channel].volume = value
             updateBus(channel: channel)
-        case 11:  // Controller.expression
+        case 11:  // expression
             channels[channel].expression = value
             updateBus(channel: channel)
-        case 64:  // Controller.sustain
+        case 64:  // sustain pedal
             let down = value >= 64
             channels[channel].sustain = down
             if !down { releaseSustained(channel: channel) }
-        case 120:  // Controller.allSoundOff
+        case 120:  // all sound off
             for i in 0..<activeCount where voices[Int(active[i])].channel == channel {
                 fade(slot: Int(active[i]))
             }
-        case 121:  // Controller.resetAllControllers
+        case 121:  // reset all controllers
             channels[channel].expression = 127
             channels[channel].sustain = false
             releaseSustained(channel: channel)
             updateBus(channel: channel)
-        case 123, 124, 125, 126, 127:  // Controller.allNotesOff and the mode messages
+        case 123, 124, 125, 126, 127:  // all notes off, and the mode messages
             // All-notes-off (and the mode messages, which imply it): every damped key on the
             // channel is released, sustained or not. Ringing keys ring on.
             for i in 0..<activeCount {

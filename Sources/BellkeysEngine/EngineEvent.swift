@@ -30,13 +30,3 @@ public struct EngineEvent: Sendable, Equatable {
              data2: UInt8(value & 127))
     }
 }
-
-/// The MIDI controllers the engine acts on.
-public enum Controller {
-    public static var volume: Int { 7 }
-    public static var expression: Int { 11 }
-    public static var sustain: Int { 64 }
-    public static var allSoundOff: Int { 120 }
-    public static var resetAllControllers: Int { 121 }
-    public static var allNotesOff: Int { 123 }
-}

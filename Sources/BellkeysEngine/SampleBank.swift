@@ -75,9 +75,6 @@ public final class SampleBank {
     /// Bytes of sample memory (for reports).
     public var byteCount: Int { buffers.reduce(0) { $0 + $1.count * MemoryLayout<Int16>.size } }
 
-    /// Each sample's memory, for locking it into RAM.
-    public var rawBuffers: [UnsafeMutableRawBufferPointer] { buffers.map { UnsafeMutableRawBufferPointer($0) } }
-
     /// First frame of sample `index` (for the engine's key table).
     func frames(of index: Int) -> UnsafePointer<Int16> { UnsafePointer(buffers[index].baseAddress!) }
 
