@@ -45,7 +45,7 @@ public func loadSample(path: String, into bank: SampleBank) throws(SampleError) 
                           fix: "record or export the bell again; a sample needs at least one frame")
     }
     guard info.frames <= 48_000 * 600 else {
-        throw SampleError(message: "the file is longer than 10 minutes at 48 kHz",
+        throw SampleError(message: "the file has \(info.frames) frames, more than the 28,800,000 (10 minutes at 48 kHz) a sample may have",
                           fix: "trim the sample: a bell needs a few seconds")
     }
     let frameCount = Int(info.frames), channels = Int(info.channels), rate = Int(info.samplerate)

@@ -86,9 +86,10 @@ struct Render: ParsableCommand {
             let events = schedule.events.map {
                 EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
             }
+            let sampleFormat = OutputSampleFormat(rawValue: format)!   // checked in validate()
             // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
             let longestSample = loaded.bank.frameCounts.max() ?? 0
-            let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * OutputSampleFormat(rawValue: format)!.byteCount
+            let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount
             if maximumBytes >= (1 << 32) - 1024 {
                 throw Failure("\(output): the render would pass the 4 GiB limit of a WAV file "
                               + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
@@ -98,7 +99,7 @@ struct Render: ParsableCommand {
             let frames: Int64
             do {
                 writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
-                                       format: OutputSampleFormat(rawValue: format)!)
+                                       format: sampleFormat)
                 frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
                     (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
                 }
