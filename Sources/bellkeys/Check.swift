@@ -41,7 +41,6 @@ func describe(_ loaded: LoadedInstrument) -> String {
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
     lines.append("  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
                  + pad("choke", 6) + pad("length", 8) + "sample")
-    let folder = directoryName(loaded.mapPath)
     for (i, key) in map.keys.enumerated() {
         let sampleIndex = loaded.instrument.keys[i].sampleIndex
         let seconds = Double(loaded.bank.frameCounts[sampleIndex]) / Double(loaded.sampleRate)
@@ -55,11 +54,10 @@ func describe(_ loaded: LoadedInstrument) -> String {
             notes.append("resampled from \(loaded.fileSampleRates[sampleIndex]) Hz")
         }
         if loaded.fadedEnds[sampleIndex] { notes.append("abrupt end faded over 2 ms") }
-        let shown = resolve(key.sample, from: folder)
         lines.append("  " + pad(noteName(key.note), 5) + pad("\(key.note)", 5) + pad(key.tag.map { "\($0)" } ?? "-", 4)
                      + pad(decibelsText(key.gainDecibels), 9) + pad(noteOff, 16)
                      + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
-                     + pad(secondsText(seconds) + " s", 8) + shown
+                     + pad(secondsText(seconds) + " s", 8) + loaded.samplePaths[sampleIndex]
                      + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"))
     }
     let mapped = Set(map.keys.map(\.note))
