@@ -15,6 +15,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Linux headers that the Glibc module does not cover (signalfd).
+        .systemLibrary(name: "CLinux"),
 
         // Everything the render thread runs. Pure Swift: no Foundation, no C.
         .target(name: "BellkeysEngine"),
@@ -22,7 +25,7 @@ let package = Package(
         .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
         // The only code that talks to C libraries and the file system.
         .target(name: "BellkeysIO",
-                dependencies: ["BellkeysEngine", "BellkeysFormats", "CSndFile", "CSampleRate"]),
+                dependencies: ["BellkeysEngine", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux"]),
         // The command line: parse, wire, report.
         .executableTarget(name: "bellkeys", dependencies: [
             "BellkeysEngine", "BellkeysFormats", "BellkeysIO",

@@ -234,6 +234,21 @@ public final class Engine: @unchecked Sendable {
     /// Voices sounding or fading right now. Thread: render (or after rendering stopped).
     public var activeVoiceCount: Int { activeCount }
 
+    /// Whether no voice sounds and no event waits. Thread: render. Real-time safe.
+    @_noLocks
+    public func isSilent() -> Bool {
+        if activeCount != 0 { return false }
+        if let _ = events.peek() { return false }
+        return true
+    }
+
+    /// Sets the frame that the next `render` starts at, so a new engine joins a running output
+    /// (live map reload). Thread: render, before this engine's first `render`.
+    @_noLocks
+    public func start(atFrame frame: Int64) {
+        currentFrame = frame
+    }
+
     // MARK: Render side
 
     /// Renders `frameCount` mono frames into `output`, applying every queued event whose frame

@@ -137,19 +137,7 @@ public func abruptEndFade(lastValue: Float, frameCount: Int, sampleRate: Int) ->
     }
 }
 
-/// Sample formats for written files.
-public enum OutputSampleFormat: String, CaseIterable, Sendable {
-    case s16, s24, s32, f32
-
-    /// Bytes per sample in the file.
-    public var byteCount: Int {
-        switch self {
-        case .s16: 2
-        case .s24: 3
-        case .s32, .f32: 4
-        }
-    }
-
+extension OutputSampleFormat {
     var sndfileSubtype: Int32 {
         switch self {
         case .s16: Int32(SF_FORMAT_PCM_16)
@@ -213,53 +201,27 @@ public final class WAVWriter {
                 shorts.deallocate()
                 shorts = .allocate(capacity: n * channels)
             }
-            for i in 0..<n {
-                let q = WAVWriter.pcm16(mono[i])
-                for c in 0..<channels { shorts[i * channels + c] = q }
-            }
+            interleave(mono.baseAddress!, frameCount: n, channels: channels, format: .s16, into: shorts.baseAddress!)
             written = sf_writef_short(file, shorts.baseAddress, sf_count_t(n))
         } else if format == .s24 || format == .s32 {
             if ints.count < n * channels {
                 ints.deallocate()
                 ints = .allocate(capacity: n * channels)
             }
-            let bits = format == .s24 ? 24 : 32
-            for i in 0..<n {
-                let q = WAVWriter.pcm(mono[i], bits: bits)
-                for c in 0..<channels { ints[i * channels + c] = q }
-            }
+            interleave(mono.baseAddress!, frameCount: n, channels: channels, format: format, into: ints.baseAddress!)
             written = sf_writef_int(file, ints.baseAddress, sf_count_t(n))
         } else {
             if floats.count < n * channels {
                 floats.deallocate()
                 floats = .allocate(capacity: n * channels)
             }
-            for i in 0..<n {
-                for c in 0..<channels { floats[i * channels + c] = mono[i] }
-            }
+            interleave(mono.baseAddress!, frameCount: n, channels: channels, format: .f32, into: floats.baseAddress!)
             written = sf_writef_float(file, floats.baseAddress, sf_count_t(n))
         }
         guard written == n else {
             throw FileError(path: path, operation: "write the WAV file", message: String(cString: sf_strerror(file)),
                             fix: "check the free space on the disk")
         }
-    }
-
-    /// Float to 16-bit: x × 32767, clipped, rounded to nearest (half to even). libsndfile's own
-    /// conversion rounds down, a half-LSB bias. Adding and taking away 1.5 × 2²³ rounds to the
-    /// nearest integer in a form that vectorises.
-    @inline(__always)
-    static func pcm16(_ x: Float) -> Int16 {
-        let y = min(max(x * 32767, -32768), 32767)
-        return Int16(Int32((y + 12_582_912) - 12_582_912))
-    }
-
-    /// Float to `bits`-bit PCM (24 or 32) by the same rule, left-aligned in 32 bits.
-    @inline(__always)
-    static func pcm(_ x: Float, bits: Int) -> Int32 {
-        let full = Double((1 << (bits - 1)) - 1)
-        let y = min(max(Double(x) * full, -full - 1), full).rounded(.toNearestOrEven)
-        return Int32(y) << (32 - bits)
     }
 
     /// Closes the file and moves it into place.

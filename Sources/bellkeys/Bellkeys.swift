@@ -15,7 +15,8 @@ struct Bellkeys: ParsableCommand {
             Set BELLKEYS_SAMPLES to use another folder's tags.json as the default.
             """,
         version: "bellkeys 0.1.0",
-        subcommands: [Render.self, Check.self])
+        subcommands: [Play.self, Render.self, Check.self, List.self],
+        defaultSubcommand: Play.self)
 }
 
 /// Options shared by every command that loads an instrument.

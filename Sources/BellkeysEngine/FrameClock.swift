@@ -1,0 +1,126 @@
+import Synchronization
+
+/// Ties output frames to wall-clock time, so that live events start at a constant latency.
+///
+/// Before rendering each period the render thread publishes the period's first frame and the
+/// time it starts rendering it (`publish`). With blocking writes, the thread wakes when the
+/// device has consumed a period, so each (frame, time) pair lies on the device's clock line or
+/// late (a slow wake-up, or a driver that wakes in bursts, like snd-aloop on its 4 ms tick).
+/// The clock keeps the earliest pair (the one with the smallest time − frame / rate) seen over
+/// the last one to two seconds as its anchor: the best estimate of the device's line, immune to
+/// late wake-ups, and recent enough that drift between the sound card's and the system's
+/// clocks stays far below a millisecond.
+///
+/// The MIDI thread turns an arrival time into a frame one period after the frame the line says
+/// the render thread would render at that moment (`Stamper`). An event then plays a constant
+/// buffer's time after it arrived, whatever its phase within the period, and is never late.
+/// (Quantising to the period instead, as FluidSynth does, spreads onsets over a whole period.)
+///
+/// A sequence lock keeps the pair consistent: the writer never waits; a reader retries while
+/// a write is under way. Non-copyable, so its owner reaches it without reference counting.
+/// Thread: `publish`, `restart` render only; `read` any.
+public struct FrameClock: ~Copyable, Sendable {
+    private let sequence = Atomic<UInt64>(0)
+    private let frameValue = Atomic<Int64>(-1)
+    private let nanosecondsValue = Atomic<UInt64>(0)
+    private let nanosecondsPerFrame: Double
+    /// Render-thread state: the earliest pair of the current and of the previous window.
+    private let windowNanoseconds: UInt64 = 1_000_000_000
+    private let windowStart = Atomic<UInt64>(0)
+    private let current = Anchor()
+    private let previous = Anchor()
+
+    /// Storage for one (frame, time, offset) candidate, render thread only.
+    private struct Anchor: ~Copyable, Sendable {
+        let frame = Atomic<Int64>(-1)
+        let nanoseconds = Atomic<UInt64>(0)
+        let offset = Atomic<Int64>(Int64.max)
+
+        @_noLocks
+        func set(frame f: Int64, nanoseconds t: UInt64, offset o: Int64) {
+            frame.store(f, ordering: .relaxed)
+            nanoseconds.store(t, ordering: .relaxed)
+            offset.store(o, ordering: .relaxed)
+        }
+    }
+
+    public init(sampleRate: Int) {
+        nanosecondsPerFrame = 1e9 / Double(sampleRate)
+    }
+
+    /// Records that rendering of `frame` starts at `nanoseconds` (monotonic clock).
+    /// Thread: render. Real-time safe.
+    @_noLocks
+    public func publish(frame: Int64, nanoseconds: UInt64) {
+        let offset = Int64(bitPattern: nanoseconds) &- Int64(Double(frame) * nanosecondsPerFrame)
+        if frameValue.load(ordering: .relaxed) < 0 || nanoseconds &- windowStart.load(ordering: .relaxed) >= windowNanoseconds {
+            previous.set(frame: current.frame.load(ordering: .relaxed), nanoseconds: current.nanoseconds.load(ordering: .relaxed),
+                         offset: current.offset.load(ordering: .relaxed))
+            current.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
+            windowStart.store(nanoseconds, ordering: .relaxed)
+        } else if offset <= current.offset.load(ordering: .relaxed) {
+            current.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
+        }
+        var anchorFrame = current.frame.load(ordering: .relaxed)
+        var anchorTime = current.nanoseconds.load(ordering: .relaxed)
+        if previous.offset.load(ordering: .relaxed) < current.offset.load(ordering: .relaxed) {
+            anchorFrame = previous.frame.load(ordering: .relaxed)
+            anchorTime = previous.nanoseconds.load(ordering: .relaxed)
+        }
+        let s = sequence.load(ordering: .relaxed)
+        sequence.store(s &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        frameValue.store(anchorFrame, ordering: .relaxed)
+        nanosecondsValue.store(anchorTime, ordering: .relaxed)
+        sequence.store(s &+ 2, ordering: .releasing)
+    }
+
+    /// Forgets the line after the device's clock jumped (an underrun restarted it); the next
+    /// `publish` starts it again. Thread: render. Real-time safe.
+    @_noLocks
+    public func restart() {
+        current.set(frame: -1, nanoseconds: 0, offset: Int64.max)
+        previous.set(frame: -1, nanoseconds: 0, offset: Int64.max)
+        windowStart.store(0, ordering: .relaxed)
+    }
+
+    /// A point of the device's clock line (frame, time), or nil before the first `publish`.
+    /// Thread: any.
+    public func read() -> (frame: Int64, nanoseconds: UInt64)? {
+        while true {
+            let before = sequence.load(ordering: .acquiring)
+            if before & 1 != 0 { continue }
+            let frame = frameValue.load(ordering: .relaxed)
+            let nanoseconds = nanosecondsValue.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            if sequence.load(ordering: .relaxed) == before {
+                return frame < 0 ? nil : (frame, nanoseconds)
+            }
+        }
+    }
+
+    /// Turns arrival times into output frames. Thread: the one MIDI (producer) thread.
+    public struct Stamper: Sendable {
+        public let sampleRate: Int
+        /// Frames between the frame the clock line gives for an arrival and the frame the
+        /// event is placed at: one period.
+        public let latencyFrames: Int64
+        private var lastFrame: Int64 = 0
+
+        public init(sampleRate: Int, periodFrames: Int) {
+            self.sampleRate = sampleRate
+            latencyFrames = Int64(periodFrames)
+        }
+
+        /// The frame for an event that arrived at `nanoseconds`, given a point of the clock
+        /// line. Frames never go backwards, so the engine's queue stays in order.
+        public mutating func frame(arrivalNanoseconds nanoseconds: UInt64,
+                                   clock: (frame: Int64, nanoseconds: UInt64)?) -> Int64 {
+            guard let clock else { return lastFrame }
+            let elapsed = Double(Int64(bitPattern: nanoseconds &- clock.nanoseconds))
+            let frame = clock.frame + latencyFrames + Int64((elapsed * Double(sampleRate) / 1e9).rounded())
+            lastFrame = max(lastFrame, frame)
+            return lastFrame
+        }
+    }
+}

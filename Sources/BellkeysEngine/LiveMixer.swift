@@ -1,0 +1,112 @@
+import Synchronization
+
+/// What the render thread runs for a sound device: one period at a time, the current engine
+/// (plus, after a map reload, the previous one until its bells have rung out), converted to
+/// the device's interleaved format.
+///
+/// Engines change hands without locks. The control thread keeps a strong reference to every
+/// engine it hands over with `install` until it gets it back from `takeRetired`; the mixer
+/// holds them unretained, so the render thread never retains, releases or frees an object.
+///
+/// Threads: `renderPeriod` render only; `install`, `takeRetired` the control thread (the
+/// engines' event producer); the rest any.
+public final class LiveMixer: @unchecked Sendable {
+    public let sampleRate: Int
+    public let channels: Int
+    public let format: OutputSampleFormat
+    public let maximumPeriodFrames: Int
+    /// Frame/time pairs for stamping live events; published at the start of each period.
+    public let clock: FrameClock
+
+    private var current: Unmanaged<Engine>
+    private var retiring: Unmanaged<Engine>?
+    /// An engine waiting to be installed (its opaque pointer), or 0.
+    private let incoming = Atomic<UInt>(0)
+    /// An engine the render thread has finished with, or 0.
+    private let retired = Atomic<UInt>(0)
+    private let mono: UnsafeMutablePointer<Float>
+    private let scratch: UnsafeMutablePointer<Float>
+    /// Interleaved output of the last `renderPeriod`.
+    public let output: UnsafeMutableRawPointer
+    /// Frame that the next period starts at.
+    public private(set) var frame: Int64 = 0
+
+    /// Thread: control, before rendering starts. `engine` must be kept alive by the caller
+    /// until it is returned by `takeRetired` (or the mixer is gone).
+    public init(engine: Engine, channels: Int, format: OutputSampleFormat, maximumPeriodFrames: Int) {
+        precondition(channels > 0 && maximumPeriodFrames > 0)
+        sampleRate = engine.configuration.sampleRate
+        self.channels = channels
+        self.format = format
+        self.maximumPeriodFrames = maximumPeriodFrames
+        current = Unmanaged.passUnretained(engine)
+        clock = FrameClock(sampleRate: engine.configuration.sampleRate)
+        mono = .allocate(capacity: maximumPeriodFrames)
+        mono.initialize(repeating: 0, count: maximumPeriodFrames)
+        scratch = .allocate(capacity: maximumPeriodFrames)
+        scratch.initialize(repeating: 0, count: maximumPeriodFrames)
+        output = .allocate(byteCount: maximumPeriodFrames * channels * 4, alignment: 16)
+        output.initializeMemory(as: UInt8.self, repeating: 0, count: maximumPeriodFrames * channels * 4)
+    }
+
+    deinit {
+        mono.deallocate()
+        scratch.deallocate()
+        output.deallocate()
+    }
+
+    /// Bytes of one interleaved frame in `output`.
+    public var frameByteCount: Int { channels * (format == .s16 ? 2 : 4) }
+
+    /// Renders the next `frameCount` frames into `output`. `nanoseconds` is the monotonic
+    /// time now, published with the period's first frame for `FrameClock.Stamper`.
+    /// Thread: render. Real-time safe.
+    @_noLocks
+    public func renderPeriod(frameCount: Int, nanoseconds: UInt64) {
+        clock.publish(frame: frame, nanoseconds: nanoseconds)
+        if retiring == nil {
+            let bits = incoming.load(ordering: .acquiring)
+            if bits != 0, let pointer = UnsafeMutableRawPointer(bitPattern: bits) {
+                incoming.store(0, ordering: .relaxed)
+                retiring = current
+                current = Unmanaged<Engine>.fromOpaque(pointer)
+                let startFrame = frame
+                current._withUnsafeGuaranteedRef { $0.start(atFrame: startFrame) }
+            }
+        }
+        let out = mono
+        current._withUnsafeGuaranteedRef { $0.render(into: out, frameCount: frameCount) }
+        if let old = retiring {
+            let extra = scratch
+            old._withUnsafeGuaranteedRef { $0.render(into: extra, frameCount: frameCount) }
+            for i in 0..<frameCount { out[i] += extra[i] }
+            let finished = old._withUnsafeGuaranteedRef { $0.isSilent() }
+            if finished, retired.load(ordering: .acquiring) == 0 {
+                retired.store(UInt(bitPattern: old.toOpaque()), ordering: .releasing)
+                retiring = nil
+            }
+        }
+        interleave(out, frameCount: frameCount, channels: channels, format: format, into: output)
+        frame += Int64(frameCount)
+    }
+
+    /// Hands `engine` to the render thread, which starts it at its next period; the engine
+    /// playing now rings out alongside it and then comes back through `takeRetired`.
+    /// Returns false, changing nothing, while an earlier hand-over is still under way.
+    /// Thread: control.
+    public func install(_ engine: Engine) -> Bool {
+        incoming.compareExchange(expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
+                                 ordering: .releasing).exchanged
+    }
+
+    /// Whether an engine handed over by `install` has not yet been started. Thread: any.
+    public var installPending: Bool { incoming.load(ordering: .acquiring) != 0 }
+
+    /// The engine the render thread has finished with, if any; the caller may release it.
+    /// Thread: control.
+    public func takeRetired() -> Engine? {
+        let bits = retired.exchange(0, ordering: .acquiring)
+        guard bits != 0, let pointer = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged<Engine>.fromOpaque(pointer).takeUnretainedValue()
+    }
+}

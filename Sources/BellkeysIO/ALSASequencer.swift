@@ -1,0 +1,261 @@
+import CALSA
+import Glibc
+
+/// A failed ALSA call: the operation, the device, alsa-lib's own message, and what to do.
+public struct ALSAError: Error, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var device: String
+    public var code: Int32
+    public var fix: String
+
+    public var message: String { String(cString: snd_strerror(code)) }
+    public var description: String { "\(device): cannot \(operation): \(message)" + (fix.isEmpty ? "" : "\n    fix: \(fix)") }
+}
+
+/// Every ALSA call that can fail goes through here. Thread: any.
+@discardableResult
+func check(_ result: Int32, _ operation: @autoclosure () -> String, device: String, fix: @autoclosure () -> String = "") throws(ALSAError) -> Int32 {
+    if result < 0 { throw ALSAError(operation: operation(), device: device, code: -result, fix: fix()) }
+    return result
+}
+
+/// A sequencer address: client and port numbers, written `client:port`.
+public struct SequencerAddress: Hashable, Sendable, CustomStringConvertible, Comparable {
+    public var client: Int
+    public var port: Int
+    public init(client: Int, port: Int) { self.client = client; self.port = port }
+    init(_ address: snd_seq_addr_t) { self.init(client: Int(address.client), port: Int(address.port)) }
+    public var description: String { "\(client):\(port)" }
+    /// One integer for the address (for `HeldNotes`).
+    public var key: Int { client << 8 | port }
+    public static func < (a: Self, b: Self) -> Bool { (a.client, a.port) < (b.client, b.port) }
+}
+
+/// A sequencer port as `aconnect -l` shows it.
+public struct SequencerPort: Sendable {
+    public var address: SequencerAddress
+    public var clientName: String
+    public var portName: String
+    public var capability: UInt32
+    public var type: UInt32
+    public var isKernelClient: Bool
+
+    public init(address: SequencerAddress, clientName: String, portName: String, capability: UInt32 = 0,
+                type: UInt32 = 0, isKernelClient: Bool = false) {
+        self.address = address
+        self.clientName = clientName
+        self.portName = portName
+        self.capability = capability
+        self.type = type
+        self.isKernelClient = isKernelClient
+    }
+
+    /// "24:0 USB Keyboard MIDI 1 (USB Keyboard)"
+    public var description: String { "\(address) \(portName) (\(clientName))" }
+
+    /// Whether other clients may subscribe to what this port sends.
+    public var sendsMIDI: Bool {
+        let read = UInt32(SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ)
+        return capability & read == read && capability & UInt32(SND_SEQ_PORT_CAP_NO_EXPORT) == 0
+    }
+
+    /// Whether bellkeys connects to it by itself: a port that sends MIDI from a hardware or
+    /// application client, other than System and Midi Through.
+    public var isAutoConnectable: Bool {
+        guard sendsMIDI, address.client != Int(SND_SEQ_CLIENT_SYSTEM) else { return false }
+        if clientName == "Midi Through" || clientName.hasPrefix("Midi Through") { return false }
+        let midi = UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC) | UInt32(SND_SEQ_PORT_TYPE_APPLICATION)
+            | UInt32(SND_SEQ_PORT_TYPE_HARDWARE) | UInt32(SND_SEQ_PORT_TYPE_SOFTWARE) | UInt32(SND_SEQ_PORT_TYPE_PORT)
+        return type & midi != 0
+    }
+
+    /// Whether `pattern` names this port: `client:port`, a client number (`24` = all its
+    /// ports), the client's name, or a case-insensitive part of "client name port name".
+    public func matches(_ pattern: String) -> Bool {
+        let parts = pattern.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, let c = Int(parts[0]), let p = Int(parts[1]) { return address == SequencerAddress(client: c, port: p) }
+        if parts.count == 2, let p = Int(parts[1]), clientName == parts[0] { return address.port == p }
+        if let c = Int(pattern) { return address.client == c }
+        if clientName == pattern || portName == pattern { return true }
+        return "\(clientName) \(portName)".lowercased().contains(pattern.lowercased())
+    }
+}
+
+/// A MIDI or system event read from the sequencer.
+public enum SequencerEvent: Sendable {
+    /// A channel message (note on/off, control change, ...) as MIDI bytes.
+    case midi(source: SequencerAddress, status: UInt8, data1: UInt8, data2: UInt8)
+    case portStarted(SequencerAddress)
+    case portExited(SequencerAddress)
+    case clientExited(client: Int)
+    /// A connection from `sender` to `destination` was made or removed (by anyone).
+    case subscribed(sender: SequencerAddress, destination: SequencerAddress)
+    case unsubscribed(sender: SequencerAddress, destination: SequencerAddress)
+    /// Anything else (clock, sysex, ...): its sequencer event type.
+    case other(source: SequencerAddress, type: Int)
+}
+
+/// An ALSA sequencer client with one writable port, listening to the System Announce port.
+/// Opened non-blocking; read it when `pollDescriptors` are readable.
+/// Thread: one control (MIDI) thread. Wraps `snd_seq_*`.
+public final class Sequencer {
+    private let handle: OpaquePointer
+    public let client: Int
+    public let port: Int
+    public var address: SequencerAddress { SequencerAddress(client: client, port: port) }
+
+    /// Opens the sequencer as client `name` with a port of the same name.
+    public init(name: String) throws(ALSAError) {
+        var seq: OpaquePointer?
+        bellkeys_alsa_silence()
+        try check(snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), Int32(SND_SEQ_NONBLOCK)),
+                  "open the ALSA sequencer", device: "/dev/snd/seq",
+                  fix: "load the sequencer (modprobe snd-seq) and check that /dev/snd/seq exists; "
+                       + "`bellkeys render` works without one")
+        handle = seq!
+        client = Int(snd_seq_client_id(handle))
+        snd_seq_set_client_name(handle, name)
+        let caps = UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE)
+        let type = UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION)
+        do {
+            port = Int(try check(snd_seq_create_simple_port(handle, name, caps, type),
+                                 "create the sequencer port", device: "/dev/snd/seq"))
+            // System Announce: clients and ports coming and going, connections made and removed.
+            try check(snd_seq_connect_from(handle, Int32(port), Int32(SND_SEQ_CLIENT_SYSTEM), Int32(SND_SEQ_PORT_SYSTEM_ANNOUNCE)),
+                      "listen to the System Announce port", device: "/dev/snd/seq")
+        } catch {
+            snd_seq_close(handle)
+            throw error
+        }
+    }
+
+    deinit { snd_seq_close(handle) }
+
+    /// Descriptors to poll for input.
+    public func pollDescriptors() -> [pollfd] {
+        let count = Int(snd_seq_poll_descriptors_count(handle, Int16(POLLIN)))
+        var fds = [pollfd](repeating: pollfd(), count: count)
+        let filled = fds.withUnsafeMutableBufferPointer {
+            snd_seq_poll_descriptors(handle, $0.baseAddress, UInt32(count), Int16(POLLIN))
+        }
+        return Array(fds.prefix(Int(max(filled, 0))))
+    }
+
+    /// Every port of every client, in client and port order.
+    public func ports() -> [SequencerPort] {
+        var clientInfo: OpaquePointer?, portInfo: OpaquePointer?
+        snd_seq_client_info_malloc(&clientInfo)
+        snd_seq_port_info_malloc(&portInfo)
+        defer { snd_seq_client_info_free(clientInfo); snd_seq_port_info_free(portInfo) }
+        var result: [SequencerPort] = []
+        snd_seq_client_info_set_client(clientInfo, -1)
+        while snd_seq_query_next_client(handle, clientInfo) >= 0 {
+            let c = snd_seq_client_info_get_client(clientInfo)
+            let clientName = String(cString: snd_seq_client_info_get_name(clientInfo))
+            let kernel = snd_seq_client_info_get_type(clientInfo) == SND_SEQ_KERNEL_CLIENT
+            snd_seq_port_info_set_client(portInfo, c)
+            snd_seq_port_info_set_port(portInfo, -1)
+            while snd_seq_query_next_port(handle, portInfo) >= 0 {
+                result.append(SequencerPort(
+                    address: SequencerAddress(client: Int(c), port: Int(snd_seq_port_info_get_port(portInfo))),
+                    clientName: clientName, portName: String(cString: snd_seq_port_info_get_name(portInfo)),
+                    capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo),
+                    isKernelClient: kernel))
+            }
+        }
+        return result
+    }
+
+    /// The port at `address`, if it exists.
+    public func port(at address: SequencerAddress) -> SequencerPort? {
+        ports().first { $0.address == address }
+    }
+
+    /// Subscribes this client's port to what `source` sends.
+    public func connect(from source: SequencerAddress) throws(ALSAError) {
+        try check(snd_seq_connect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
+                  "connect from \(source)", device: "sequencer")
+    }
+
+    /// The next event, or nil when none is waiting. Wraps `snd_seq_event_input`.
+    public func read() -> SequencerEvent? {
+        while true {
+            var pointer: UnsafeMutablePointer<snd_seq_event_t>?
+            let result = snd_seq_event_input(handle, &pointer)
+            if result == -EAGAIN || result == -EWOULDBLOCK { return nil }
+            // -ENOSPC: the kernel's input buffer overflowed and events were lost; go on reading.
+            if result == -ENOSPC { continue }
+            guard result >= 0, let event = pointer else { return nil }
+            return decode(event)
+        }
+    }
+
+    private func decode(_ event: UnsafeMutablePointer<snd_seq_event_t>) -> SequencerEvent {
+        let type = Int32(bellkeys_seq_event_type(event))
+        let source = SequencerAddress(bellkeys_seq_event_source(event))
+        switch type {
+        case Int32(SND_SEQ_EVENT_NOTEON.rawValue), Int32(SND_SEQ_EVENT_NOTEOFF.rawValue):
+            let note = bellkeys_seq_event_note(event)
+            let status: UInt8 = type == Int32(SND_SEQ_EVENT_NOTEON.rawValue) ? 0x90 : 0x80
+            return .midi(source: source, status: status | (note.channel & 0x0F), data1: note.note & 0x7F,
+                         data2: note.velocity & 0x7F)
+        case Int32(SND_SEQ_EVENT_CONTROLLER.rawValue):
+            let control = bellkeys_seq_event_control(event)
+            return .midi(source: source, status: 0xB0 | (control.channel & 0x0F), data1: UInt8(truncatingIfNeeded: control.param & 0x7F),
+                         data2: UInt8(truncatingIfNeeded: max(0, min(127, control.value))))
+        case Int32(SND_SEQ_EVENT_PORT_START.rawValue):
+            return .portStarted(SequencerAddress(bellkeys_seq_event_address(event)))
+        case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):
+            return .portExited(SequencerAddress(bellkeys_seq_event_address(event)))
+        case Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue):
+            return .clientExited(client: Int(bellkeys_seq_event_address(event).client))
+        case Int32(SND_SEQ_EVENT_PORT_SUBSCRIBED.rawValue), Int32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue):
+            let connect = bellkeys_seq_event_connect(event)
+            let sender = SequencerAddress(connect.sender), destination = SequencerAddress(connect.dest)
+            return type == Int32(SND_SEQ_EVENT_PORT_SUBSCRIBED.rawValue)
+                ? .subscribed(sender: sender, destination: destination)
+                : .unsubscribed(sender: sender, destination: destination)
+        default:
+            return .other(source: source, type: Int(type))
+        }
+    }
+}
+
+/// Sound cards and PCM devices, for `bellkeys list`. Wraps `snd_device_name_hint`.
+public func pcmDeviceNames() -> [(name: String, description: String)] {
+    var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    bellkeys_alsa_silence()
+    guard snd_device_name_hint(-1, "pcm", &hints) >= 0, let hints else { return [] }
+    defer { snd_device_name_free_hint(hints) }
+    var result: [(String, String)] = []
+    var i = 0
+    while let hint = hints[i] {
+        i += 1
+        func field(_ id: String) -> String? {
+            guard let value = snd_device_name_get_hint(hint, id) else { return nil }
+            defer { free(value) }
+            return String(cString: value)
+        }
+        if let io = field("IOID"), io != "Output" { continue }
+        guard let name = field("NAME") else { continue }
+        let description = (field("DESC") ?? "").split(separator: "\n").joined(separator: ", ")
+        result.append((name, description))
+    }
+    return result
+}
+
+/// The sound cards present: index and long name. Wraps `snd_card_next`.
+public func soundCards() -> [(index: Int, name: String)] {
+    var result: [(Int, String)] = []
+    var card: Int32 = -1
+    while snd_card_next(&card) >= 0, card >= 0 {
+        var name: UnsafeMutablePointer<CChar>?
+        if snd_card_get_longname(card, &name) >= 0, let name {
+            result.append((Int(card), String(cString: name)))
+            free(name)
+        } else {
+            result.append((Int(card), "card \(card)"))
+        }
+    }
+    return result
+}

@@ -1,0 +1,113 @@
+import BellkeysEngine
+import Glibc
+import Synchronization
+
+/// Monotonic clock in nanoseconds (`clock_gettime`, answered by the vDSO without a system call).
+/// Thread: any; real-time safe.
+@inline(__always)
+public func monotonicNanoseconds() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
+}
+
+/// The dedicated thread that renders periods with a `LiveMixer` and writes them to a
+/// `PCMOutput`, until asked to stop or the device fails.
+///
+/// Threads: `start`, `stop` and the counters belong to the control thread; `cycle` is what the
+/// render thread runs, once per period.
+public final class RenderThread: @unchecked Sendable {
+    public let mixer: LiveMixer
+    public let output: PCMOutput
+    public let periodFrames: Int
+    /// Set by the control thread; the render thread ends after its current period.
+    private let stopRequested = Atomic<Bool>(false)
+    /// alsa-lib's error code once the device failed (the thread has ended), else 0.
+    public let failureCode = Atomic<Int32>(0)
+    /// Periods written so far.
+    public let periodsWritten = Atomic<Int>(0)
+    private var thread: pthread_t?
+
+    /// How the thread is scheduled.
+    public enum Scheduling: Equatable, Sendable {
+        /// SCHED_FIFO at this priority.
+        case realTime(priority: Int32)
+        /// Normal scheduling, because real-time was refused with this errno.
+        case normal(errno: Int32)
+    }
+
+    public init(mixer: LiveMixer, output: PCMOutput) {
+        precondition(output.configuration.periodFrames <= mixer.maximumPeriodFrames)
+        self.mixer = mixer
+        self.output = output
+        periodFrames = output.configuration.periodFrames
+    }
+
+    /// Renders one period and writes it. Thread: render. The rendering is checked real-time
+    /// safe at compile time (`LiveMixer.renderPeriod`); the write blocks until the device has
+    /// room, which is the point of this thread.
+    public func cycle() -> PCMWriteResult {
+        mixer.renderPeriod(frameCount: periodFrames, nanoseconds: monotonicNanoseconds())
+        let result = output.write(mixer.output, frameCount: periodFrames, frameByteCount: mixer.frameByteCount)
+        if result == .recovered { mixer.clock.restart() }
+        return result
+    }
+
+    private func run() {
+        while !stopRequested.load(ordering: .relaxed) {
+            if case .failed(let code) = cycle() {
+                failureCode.store(code, ordering: .releasing)
+                return
+            }
+            periodsWritten.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// Starts the thread, with SCHED_FIFO at `priority` when the system permits it.
+    /// Thread: control.
+    public func start(priority: Int32) -> Scheduling {
+        var scheduling = Scheduling.realTime(priority: priority)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+        var parameter = sched_param(sched_priority: priority)
+        pthread_attr_setschedparam(&attributes, &parameter)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+            let thread = Unmanaged<RenderThread>.fromOpaque(context!).takeRetainedValue()
+            thread.run()
+            return nil
+        }
+        var handle = pthread_t()
+        var status = pthread_create(&handle, &attributes, body, context)
+        if status != 0 {
+            // Typically EPERM: no rtprio allowance. Run at normal priority instead.
+            scheduling = .normal(errno: status)
+            status = pthread_create(&handle, nil, body, context)
+            precondition(status == 0, "cannot create the render thread: \(String(cString: strerror(status)))")
+        }
+        thread = handle
+        return scheduling
+    }
+
+    /// Asks the thread to end after its current period and waits for it. Thread: control.
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+
+    /// Whether the thread ended by itself (the device failed).
+    public var failed: Bool { failureCode.load(ordering: .acquiring) != 0 }
+}
+
+/// Locks the process's memory (the sample bank among it) so the render thread never waits for
+/// a page to come back from swap. Returns nil on success, else the errno of `mlockall`.
+/// Thread: control.
+public func lockMemory() -> Int32? {
+    mlockall(MCL_CURRENT) == 0 ? nil : errno
+}
