@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats"]),
-        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats"]),
+        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats", "AllocationCounter"]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys"]),
     ]

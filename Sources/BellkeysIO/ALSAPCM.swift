@@ -12,6 +12,16 @@ public struct PCMConfiguration: Sendable, Equatable {
     public var periodFrames: Int
     public var bufferFrames: Int
 
+    public init(device: String, sampleRate: Int, channels: Int, format: OutputSampleFormat, periodFrames: Int,
+                bufferFrames: Int) {
+        self.device = device
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.format = format
+        self.periodFrames = periodFrames
+        self.bufferFrames = bufferFrames
+    }
+
     public var periods: Int { bufferFrames / max(periodFrames, 1) }
     /// Time for a written frame to reach the device's output when the buffer is full.
     public var bufferMilliseconds: Double { Double(bufferFrames) * 1000 / Double(sampleRate) }

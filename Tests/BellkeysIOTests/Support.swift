@@ -1,3 +1,4 @@
+import BellkeysEngine
 import BellkeysIO
 import Foundation
 

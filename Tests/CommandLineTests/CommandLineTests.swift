@@ -111,4 +111,26 @@ func temporaryFolder() -> String {
         let top = try bellkeys(["--help"])
         #expect(top.output.contains("render") && top.output.contains("check"))
     }
+
+    /// On a machine without ALSA's kernel side (like the build machines), live playing and
+    /// `list` say what is missing and what still works, with status 1 and no alsa-lib noise.
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/dev/snd/seq")))
+    func withoutSoundHardwareLivePlayingSaysWhatIsMissing() throws {
+        let play = try bellkeys([])
+        #expect(play.status == 1)
+        #expect(play.error.contains("/dev/snd/seq: cannot open the ALSA sequencer"))
+        #expect(play.error.contains("this machine lacks both"))
+        #expect(play.error.contains("bellkeys render FILE.mid -o out.wav"))
+        #expect(!play.error.contains("ALSA lib") && !play.error.contains("Fatal error"))
+        let list = try bellkeys(["list"])
+        #expect(list.status == 1)
+        #expect(list.output.contains("MIDI ports (for --connect):") && list.output.contains("null"))
+        #expect(list.error.contains("no sequencer and no sound card"))
+    }
+
+    @Test func badLiveOptionsAreRefusedWithTheRange() throws {
+        let run = try bellkeys(["--period", "4"])
+        #expect(run.status == 64)
+        #expect(run.error.contains("--period 4 is out of range; use 16 to 8192 frames"))
+    }
 }

@@ -1,0 +1,80 @@
+import AllocationCounter
+import BellkeysEngine
+import Testing
+
+/// The render thread's period: the engine's mix in the device's format, and map reloads.
+@Suite struct LiveMixing {
+    func ramp(_ count: Int, scale: Float = 0.5) -> [Float] { (0..<count).map { Float($0 % 100) / 100 * scale } }
+
+    @Test func aPeriodIsTheEngineMixInterleavedAsInt16() {
+        let engine = makeEngine(samples: [[0.5, -0.25, 1, -1, 0.000_015]], keys: [KeySettings(note: 60, sampleIndex: 0)])
+        let mixer = LiveMixer(engine: engine, channels: 2, format: .s16, maximumPeriodFrames: 8)
+        engine.enqueue(.noteOn(frame: 2, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 8, nanoseconds: 1)
+        let out = mixer.output.assumingMemoryBound(to: Int16.self)
+        // 0.5 × 32767 = 16383.5 rounds to even; 0.000015 × 32767 = 0.49 rounds to 0.
+        #expect((0..<16).map { out[$0] } == [0, 0, 0, 0, 16384, 16384, -8192, -8192, 32767, 32767, -32767, -32767, 0, 0, 0, 0])
+        #expect(mixer.frame == 8)
+        #expect(mixer.clock.read()! == (0, 1))
+        #expect(mixer.frameByteCount == 4)
+    }
+
+    @Test(arguments: [OutputSampleFormat.s32, .s24, .f32])
+    func wideFormatsCarryTheMixExactly(format: OutputSampleFormat) {
+        let engine = makeEngine(samples: [[0.5, -0.25]], keys: [KeySettings(note: 60, sampleIndex: 0)])
+        let mixer = LiveMixer(engine: engine, channels: 1, format: format, maximumPeriodFrames: 4)
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 2, nanoseconds: 1)
+        switch format {
+        case .f32:
+            let out = mixer.output.assumingMemoryBound(to: Float.self)
+            #expect([out[0], out[1]] == [0.5, -0.25])
+        default:
+            // Rounded to nearest, half to even: 0.5 × (2³¹ − 1) → 2³⁰, −0.25 × (2³¹ − 1) → −2²⁹; at 24 bits
+            // 0.5 × (2²³ − 1) → 2²², −0.25 × (2²³ − 1) → −2²¹, shifted to the top: the same words.
+            let out = mixer.output.assumingMemoryBound(to: Int32.self)
+            #expect([out[0], out[1]] == [1 << 30, -(1 << 29)])
+        }
+    }
+
+    @Test func aReloadedMapTakesOverWhileTheOldBellsRingOut() {
+        let old = makeEngine(samples: [constant(0.25, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])
+        let new = makeEngine(samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])
+        let mixer = LiveMixer(engine: old, channels: 1, format: .f32, maximumPeriodFrames: 64)
+        let out = mixer.output.assumingMemoryBound(to: Float.self)
+        old.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 64, nanoseconds: 1)
+        #expect(mixer.install(new))
+        #expect(!mixer.install(new))                       // one hand-over at a time
+        new.enqueue(.noteOn(frame: 64 + 10, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 64, nanoseconds: 2)
+        #expect(new.currentFrame == 128)                   // started at the mixer's frame
+        // Old bell (frames 64...99 of its 100) plus the new one from frame 10 of the period.
+        #expect(out[0] == 0.25 && out[9] == 0.25 && out[10] == 0.75 && out[35] == 0.75 && out[36] == 0.5)
+        #expect(mixer.takeRetired() === old)               // silent after this period: handed back
+        mixer.renderPeriod(frameCount: 64, nanoseconds: 3)
+        // The new bell started at frame 74 and has 100 frames: it ends at 174, offset 46 here.
+        #expect(out[0] == 0.5 && out[45] == 0.5 && out[46] == 0)
+        #expect(mixer.takeRetired() == nil)
+    }
+
+    @Test func periodsNeverAllocateEvenAcrossAReload() {
+        let keys = [KeySettings(note: 60, sampleIndex: 0, noteOff: .damp(releaseSeconds: 0.01))]
+        let first = makeEngine(samples: [ramp(4_800)], keys: keys)
+        let second = makeEngine(samples: [ramp(4_800)], keys: keys)
+        let mixer = LiveMixer(engine: first, channels: 2, format: .s32, maximumPeriodFrames: 256)
+        var installed = false
+        bellkeys_allocations_start()
+        for p in 0..<2_000 {
+            let frame = Int64(p * 256)
+            let engine = installed ? second : first
+            engine.enqueue(.noteOn(frame: frame + Int64(p % 200), note: 60, velocity: 1 + p % 127))
+            if p % 3 == 0 { engine.enqueue(.noteOff(frame: frame + 100, note: 60)) }
+            if p == 1_000 { installed = mixer.install(second) }
+            mixer.renderPeriod(frameCount: 256, nanoseconds: UInt64(p) * 5_333_333)
+        }
+        let allocations = bellkeys_allocations_stop()
+        #expect(allocations == 0)
+        #expect(installed && second.currentFrame == 2_000 * 256)
+    }
+}

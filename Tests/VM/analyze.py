@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Checks what the VM's loopback card recorded while bellkeys played (see Tests/VM/run).
+
+    analyze.py RESULTS_DIR SERIAL_LOG TEST...
+    analyze.py --write-phrase FILE.mid      the MIDI file the aplaymidi test plays
+
+Every check prints one line, "ok" or "FAIL", with the measured numbers; the exit status is the
+number of failures (0: all passed).
+
+How a note is found: the capture is searched, near the time the note's bytes were written, for
+the first 40 ms of each of the 13 bundled bells (normalised cross-correlation). The best match
+gives the note's bell and its onset frame to the sample. Capture frames are tied to the monotonic
+clock by the probe's (time, frame) pairs: the earliest pair on the line is the true one
+(snd-aloop updates its position on the kernel tick, so later pairs lag).
+"""
+import json
+import os
+import re
+import sys
+import wave
+
+import numpy as np
+
+RATE = 48_000
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NAMES = ["C4", "Cs4", "D4", "Ds4", "E4", "F4", "Fs4", "G4", "Gs4", "A4", "As4", "B4", "C5"]
+TEMPLATE = int(0.040 * RATE)
+failures = 0
+
+# The aplaymidi test's phrase: (seconds, note, velocity), at 120 bpm, 480 ticks per quarter.
+# Each note is damped (0.1 s held + 0.4 s release) before the next starts.
+PHRASE = [(0.0, 67, 100), (0.625, 64, 100), (1.25, 65, 100), (1.875, 62, 110), (2.5, 60, 120)]
+
+
+def write_phrase(path):
+    def var(n):
+        out = [n & 0x7F]
+        n >>= 7
+        while n:
+            out.insert(0, 0x80 | (n & 0x7F))
+            n >>= 7
+        return bytes(out)
+    events, now = b"", 0
+    timeline = sorted([(round(t * 960), 0x90, n, v) for t, n, v in PHRASE]
+                      + [(round((t + 0.1) * 960), 0x80, n, 64) for t, n, v in PHRASE])
+    for tick, status, note, velocity in timeline:
+        events += var(tick - now) + bytes([status, note, velocity])
+        now = tick
+    events += b"\x00\xff\x2f\x00"
+    with open(path, "wb") as f:
+        f.write(b"MThd" + (6).to_bytes(4, "big") + (0).to_bytes(2, "big") + (1).to_bytes(2, "big") + (480).to_bytes(2, "big"))
+        f.write(b"MTrk" + len(events).to_bytes(4, "big") + events)
+
+
+def check(ok, text):
+    global failures
+    print(("ok    " if ok else "FAIL  ") + text)
+    if not ok:
+        failures += 1
+
+
+def bells():
+    templates = []
+    for name in NAMES:
+        with wave.open(os.path.join(ROOT, "Samples", f"bell-{name}.wav")) as w:
+            x = np.frombuffer(w.readframes(TEMPLATE), dtype="<i2").astype(float)
+        templates.append(x / np.linalg.norm(x))
+    return templates
+
+
+TEMPLATES = bells()
+
+
+class Run:
+    """One probe run: the capture, what was sent, and the capture's clock line."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.audio = np.fromfile(os.path.join(folder, "capture.raw"), dtype="<i2").astype(float) / 32768
+        self.sent = []          # (ns, [bytes]) for MIDI messages
+        self.commands = []      # (ns, command)
+        for line in open(os.path.join(folder, "sent.txt")):
+            parts = line.split()
+            if len(parts) > 1 and parts[1].startswith("!"):
+                self.commands.append((int(parts[0]), line.split(" ", 1)[1].strip()))
+            elif len(parts) > 1 and parts[1] != "#":
+                self.sent.append((int(parts[0]), [int(b, 16) for b in parts[1:]]))
+        stamps = np.loadtxt(os.path.join(folder, "stamps.txt"), ndmin=2)
+        # Capture frame f was recorded at time origin + f / RATE (ns).
+        self.origin = float(np.min(stamps[:, 0] - stamps[:, 1] * 1e9 / RATE))
+        self.log = open(os.path.join(folder, "bellkeys.log")).read() if os.path.exists(os.path.join(folder, "bellkeys.log")) else ""
+
+    def frame_at(self, ns):
+        return int(round((ns - self.origin) * RATE / 1e9))
+
+    def seconds(self, frame):
+        """Seconds from the probe's first message (or command) to capture frame `frame`."""
+        start = min([t for t, _ in self.sent] + [t for t, _ in self.commands])
+        return (self.origin + frame * 1e9 / RATE - start) / 1e9
+
+    def note_ons(self):
+        return [(t, b[1], b[2]) for t, b in self.sent if b[0] & 0xF0 == 0x90 and b[2] > 0]
+
+    def onsets(self):
+        """Frames where sound starts after at least 20 ms of digital silence."""
+        loud = np.abs(self.audio) > 1.5 / 32768
+        result, quiet = [], 0
+        for k in np.nonzero(np.diff(loud.astype(np.int8)) == 1)[0] + 1:
+            before = loud[max(0, k - int(0.020 * RATE)):k]
+            if not before.any():
+                result.append(int(k))
+        return result
+
+    def find(self, ns, note, search=0.25):
+        """The bell that starts after silence within `search` s of time `ns`:
+        (onset frame, bell index, correlation, gain), or None."""
+        lo = self.frame_at(ns) - int(0.002 * RATE)
+        candidates = [k for k in self.onsets() if lo <= k <= lo + search * RATE]
+        if not candidates:
+            return None
+        frame = candidates[0]
+        segment = self.audio[frame:frame + TEMPLATE]
+        scores = [float(np.dot(segment, t) / (np.linalg.norm(segment) + 1e-12)) for t in TEMPLATES]
+        index = int(np.argmax(scores))
+        # Gain relative to the bell file at full scale: least-squares amplitude of the template.
+        with wave.open(os.path.join(ROOT, "Samples", f"bell-{NAMES[index]}.wav")) as w:
+            reference = np.frombuffer(w.readframes(TEMPLATE), dtype="<i2").astype(float) / 32768
+        gain = float(np.dot(segment, reference) / np.dot(reference, reference))
+        return frame, index, scores[index], gain
+
+    def level(self, start_s, end_s):
+        """Largest absolute sample between two times (seconds from the first message)."""
+        a = max(0, self.frame_for_seconds(start_s))
+        b = min(len(self.audio), self.frame_for_seconds(end_s))
+        return float(np.max(np.abs(self.audio[a:b]))) if b > a else 0.0
+
+    def frame_for_seconds(self, s):
+        start = min([t for t, _ in self.sent] + [t for t, _ in self.commands])
+        return self.frame_at(start + s * 1e9)
+
+
+def notes_played(run, name, expect_count=None):
+    """Finds every note-on the probe sent; checks bells and onsets. Returns
+    [(note, velocity, latency ms, gain)]."""
+    results = []
+    for ns, note, velocity in run.note_ons():
+        found = run.find(ns, note)
+        when = (ns - run.sent[0][0]) / 1e9
+        if found is None:
+            check(False, f"{name}: note {note} sent at {when:.3f} s: no bell starts within 250 ms")
+            continue
+        frame, index, score, gain = found
+        latency = (run.origin + frame * 1e9 / RATE - ns) / 1e6
+        results.append((note, velocity, latency, gain))
+        check(index == note - 60 and score > 0.999,
+              f"{name}: note {note} sent at {when:.3f} s plays bell-{NAMES[index]} "
+              f"(waveform match {score:.4f}) {latency:.2f} ms after its bytes, gain {gain:.3f}")
+    if expect_count is not None:
+        check(len(results) == expect_count, f"{name}: {len(results)} of {expect_count} notes heard")
+    return results
+
+
+def onset_spread(name, results):
+    latencies = [r[2] for r in results]
+    if len(latencies) > 1:
+        spread = max(latencies) - min(latencies)
+        check(spread < 5.0, f"{name}: onset latency {min(latencies):.2f} to {max(latencies):.2f} ms "
+                            f"(spread {spread:.2f} ms; the VM's timer ticks every 4 ms)")
+
+
+def started(run, name):
+    check("MIDI input: port" in run.log and "output plughw" in run.log, f"{name}: start-up report printed")
+    m = re.search(r"underruns: (\d+)", run.log)
+    print(f"      {name}: underruns {m.group(1) if m else '?'}")
+
+
+def test_autoconnect(results):
+    run = Run(os.path.join(results, "autoconnect"))
+    started(run, "autoconnect")
+    check("connected 20:0 VirMIDI 1-0" in run.log and "connected 21:0 VirMIDI 1-1" in run.log,
+          "autoconnect: both ports of the two-port keyboard connected at start")
+    check("Midi Through" not in run.log and "Announce" not in run.log and "Timer" not in run.log,
+          "autoconnect: System and Midi Through not connected")
+    aconnect = open(os.path.join(results, "autoconnect", "aconnect.txt")).read()
+    check(re.search(r"client \d+: 'bellkeys' \[type=user", aconnect) is not None and "'bellkeys        '" in aconnect,
+          "autoconnect: aconnect -l shows client 'bellkeys' with port 'bellkeys'")
+    found = notes_played(run, "autoconnect", expect_count=6)
+    onset_spread("autoconnect", found)
+    notes_played(Run(os.path.join(results, "autoconnect-port2")), "autoconnect (second port)", expect_count=1)
+    exit_status(results, "autoconnect")
+
+
+def test_hotplug(results):
+    run = Run(os.path.join(results, "hotplug"))
+    started(run, "hotplug")
+    check("connected 20:0 VirMIDI 1-0" in run.log, "hotplug: the keyboard plugged in after start was connected")
+    plugged = run.commands[0][0]
+    first = run.note_ons()[0][0]
+    check(first - plugged <= 1.05e9, f"hotplug: first note {(first - plugged) / 1e9:.2f} s after the keyboard appeared")
+    notes_played(run, "hotplug", expect_count=2)
+    exit_status(results, "hotplug")
+
+
+def test_aplaymidi(results):
+    run = Run(os.path.join(results, "aplaymidi"))
+    started(run, "aplaymidi")
+    check(re.search(r"connected \d+:0 .*aplaymidi", run.log) is not None, "aplaymidi: its connection was reported")
+    start = run.frame_at(run.commands[0][0])
+    onsets = [k for k in run.onsets() if k >= start]
+    check(len(onsets) == len(PHRASE), f"aplaymidi: {len(onsets)} bells heard, {len(PHRASE)} in the file")
+    errors = []
+    for k, (t, note, velocity) in zip(onsets, PHRASE):
+        segment = run.audio[k:k + TEMPLATE]
+        scores = [float(np.dot(segment, tp) / (np.linalg.norm(segment) + 1e-12)) for tp in TEMPLATES]
+        index = int(np.argmax(scores))
+        errors.append(abs((k - onsets[0]) / RATE - (t - PHRASE[0][0])) * 1000)
+        check(index == note - 60 and scores[index] > 0.999,
+              f"aplaymidi: the file's note {note} at {t:.2f} s plays bell-{NAMES[index]} (waveform match {scores[index]:.4f}), "
+              f"{(k - onsets[0]) / RATE:.4f} s after the first")
+    if errors:
+        check(max(errors) < 1.0, f"aplaymidi: bells start at the file's times to within {max(errors):.3f} ms")
+    exit_status(results, "aplaymidi")
+
+
+def test_dynamics(results):
+    run = Run(os.path.join(results, "dynamics"))
+    started(run, "dynamics")
+    found = notes_played(run, "dynamics", expect_count=6)
+    gains = [r[3] for r in found]
+    # Velocity: square law, (64/127)² = 0.254.
+    ratio = gains[1] / gains[0]
+    check(abs(ratio / (64 / 127) ** 2 - 1) < 0.05, f"dynamics: velocity 64 against 127 gives gain ratio {ratio:.3f} (expected 0.254)")
+    latency = np.median([r[2] for r in found]) / 1000
+    # Times from the first note (the script's times less 0.3 s).
+    # Damping: note-off at 2.5 s, 0.4 s release: silent from 2.9 s (plus latency) until the next note.
+    damped = run.level(2.9 + latency + 0.02, 3.5 + latency - 0.01)
+    ringing = run.level(2.3 + latency, 2.5 + latency)
+    check(damped <= 1 / 32768 and ringing > 0.05,
+          f"dynamics: damped bell rings {20 * np.log10(ringing):.1f} dBFS before note-off and is silent (peak {damped * 32768:.0f} LSB) 0.4 s after it")
+    # CC7 50 against 100: square law, 0.25.
+    ratio = gains[4] / gains[3]
+    check(abs(ratio / 0.25 - 1) < 0.05, f"dynamics: CC7 50 against 100 gives gain ratio {ratio:.3f} (expected 0.250)")
+    # Sustain: key up at 5.8 s with the pedal down, still ringing at 6.9 s; pedal up at 7.0 s damps it.
+    held = run.level(6.7 + latency, 7.0 + latency)
+    after = run.level(7.4 + latency + 0.02, 8.1)
+    check(held > 0.05 and after <= 1 / 32768,
+          f"dynamics: sustained bell rings at {20 * np.log10(held):.1f} dBFS after its key is up; silent (peak {after * 32768:.0f} LSB) 0.4 s after the pedal lifts")
+    exit_status(results, "dynamics")
+
+
+def test_unplug(results):
+    run = Run(os.path.join(results, "unplug"))
+    started(run, "unplug")
+    notes_played(run, "unplug", expect_count=1)
+    check(re.search(r"disconnected 20:0 VirMIDI 1-0 .*: port gone; released 1 held note", run.log) is not None,
+          "unplug: the lost keyboard was reported and its held note released")
+    unplugged = (run.commands[0][0] - run.sent[0][0]) / 1e9
+    ringing = run.level(unplugged - 0.2, unplugged)
+    silent = run.level(unplugged + 0.5, unplugged + 1.6)
+    check(ringing > 0.05 and silent <= 1 / 32768,
+          f"unplug: the held bell ({20 * np.log10(ringing):.1f} dBFS) is silent from 0.5 s after the unplug (peak {silent * 32768:.0f} LSB)")
+    exit_status(results, "unplug")
+
+
+def test_signals(results):
+    run = Run(os.path.join(results, "signals"))
+    check("has errors; still playing the map loaded before" in run.log and "unknown field" in run.log.lower(),
+          "signals: SIGHUP with a broken map reports the error and keeps the old map")
+    check(run.log.count("reloaded /tmp/map.json") == 1, "signals: SIGHUP with a good map reloads it")
+    found = notes_played(run, "signals", expect_count=2)
+    ratio = found[1][3] / found[0][3]
+    check(abs(20 * np.log10(ratio) + 12) < 0.5, f"signals: the reloaded map's C4 at -12 dB plays {20 * np.log10(ratio):.2f} dB from the old one")
+    term = Run(os.path.join(results, "signals-term"))
+    a = term.audio
+    loud = np.nonzero(np.abs(a) > 1 / 32768)[0]
+    end = int(loud[-1]) if len(loud) else 0
+    before = float(np.max(np.abs(a[max(0, end - 2400):end - 960]))) if end > 2400 else 0
+    last = float(np.max(np.abs(a[end - 48:end + 1]))) if end > 48 else 1
+    final = float(np.abs(a[end])) if end else 1
+    # A 5 ms linear fade ends with its last millisecond under a fifth of where it started, and
+    # its last sample near zero; a cut would stop at full level.
+    check(before > 0.05 and last < 0.3 * before and final < 0.02 * before,
+          f"signals: on SIGTERM the ringing bell fades ({20 * np.log10(before):.1f} dBFS 20-50 ms before the end, "
+          f"{20 * np.log10(max(last, 1e-9)):.1f} dBFS in its last millisecond, last sample {final * 32768:.0f} LSB), no click")
+    exit_status(results, "signals", limit_ms=500)
+
+
+def test_devicegone(results):
+    text = open(os.path.join(results, "devicegone", "exit.txt")).read()
+    m = re.search(r"exit (\d+) after the card went away in (\d+) ms", text)
+    log = open(os.path.join(results, "devicegone", "bellkeys.log")).read()
+    check(m is not None and m.group(1) == "1" and int(m.group(2)) < 1000 and "failed" in log,
+          f"devicegone: {text.strip()}; message: {log.strip().splitlines()[-2] if log.strip() else ''}")
+
+
+def exit_status(results, name, limit_ms=500):
+    text = open(os.path.join(results, name, "exit.txt")).read().strip()
+    m = re.search(r"exit (\d+) after SIGTERM in (\d+) ms", text)
+    check(m is not None and m.group(1) == "0" and int(m.group(2)) < limit_ms, f"{name}: {text}")
+
+
+def test_latency(results):
+    for folder in sorted(os.listdir(results)):
+        if not folder.startswith("latency-"):
+            continue
+        run = Run(os.path.join(results, folder))
+        sent, frames = [], []
+        for ns, note, _ in run.note_ons():
+            found = run.find(ns, note)
+            if found:
+                sent.append(ns)
+                frames.append(found[0])
+        latencies = [(run.origin + f * 1e9 / RATE - ns) / 1e6 for ns, f in zip(sent, frames)]
+        u = re.search(r"underruns: (\d+)", run.log)
+        if len(latencies) < 2:
+            print(f"{folder}: onsets not measurable ({len(latencies)} of {len(run.note_ons())} notes start after silence); "
+                  f"underruns {u.group(1) if u else '?'}")
+            continue
+        # Jitter without the capture clock: each onset interval against its send interval.
+        interval_errors = [abs((frames[i + 1] - frames[i]) / RATE * 1e3 - (sent[i + 1] - sent[i]) / 1e6) for i in range(len(sent) - 1)]
+        m = re.search(r"period (\d+) frames × (\d+) = buffer (\d+) frames \(([\d.]+) ms\)", run.log)
+        u = re.search(r"underruns: (\d+)", run.log)
+        print(f"{folder}: {len(latencies)} of {len(run.note_ons())} notes, buffer {m.group(4) if m else '?'} ms, "
+              f"underruns {u.group(1) if u else '?'}: latency median {np.median(latencies):.2f} ms, "
+              f"best {min(latencies):.2f}, worst {max(latencies):.2f}, spread {max(latencies) - min(latencies):.2f} ms; "
+              f"onset interval error median {np.median(interval_errors):.3f} ms, worst {max(interval_errors):.3f} ms")
+
+
+def test_underruns(results):
+    for folder in sorted(os.listdir(results), key=lambda f: [int(x) for x in re.findall(r"\d+", f)]):
+        if not folder.startswith("underruns-"):
+            continue
+        log = open(os.path.join(results, folder, "bellkeys.log")).read()
+        u = re.search(r"underruns: (\d+)", log)
+        m = re.search(r"buffer (\d+) frames \(([\d.]+) ms\)", log)
+        stat = open(os.path.join(results, folder, "stat.txt")).read().split()
+        cpu = (int(stat[13]) + int(stat[14])) / os.sysconf("SC_CLK_TCK")
+        print(f"{folder}: buffer {m.group(2) if m else '?'} ms, underruns {u.group(1) if u else '?'} in 60 s of 64 voices, "
+              f"CPU {cpu:.1f} s in the whole run (emulated)")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--write-phrase":
+        write_phrase(sys.argv[2])
+        sys.exit(0)
+    results, serial, tests = sys.argv[1], sys.argv[2], sys.argv[3:]
+    for test in tests:
+        try:
+            globals()[f"test_{test}"](results)
+        except Exception as error:      # a missing file or an unexpected capture
+            check(False, f"{test}: could not be checked: {type(error).__name__}: {error}")
+    if failures:
+        print(f"\n{failures} check(s) failed; the guest's report:\n" + open(serial).read())
+    sys.exit(min(failures, 100))

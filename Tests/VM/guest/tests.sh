@@ -1,0 +1,202 @@
+# Runs inside the VM as part of /init (busybox sh). Each test writes to /out/NAME/ and reports on
+# file descriptor 3 (the second serial port); the host's analyze.py checks the results.
+M=/modules
+say() { echo "$*" >&3; }
+
+for m in soundcore snd snd-timer snd-hrtimer snd-seq-device snd-rawmidi snd-seq snd-seq-midi-event snd-pcm \
+         snd-seq-virmidi snd-seq-dummy virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
+         virtio_pci virtio_blk; do
+    insmod $M/$m.ko || say "insmod $m failed"
+done
+# Card 0: the loopback cable. Playback on hw:0,0 is recorded on hw:0,1.
+insmod $M/snd-aloop.ko index=0 pcm_substreams=1
+# The emulated CPU needs longer periods than real hardware (see README: underruns per period).
+PERIOD=${PERIOD:-256}
+PERIODS=${PERIODS:-4}
+MAP=/bellkeys/Samples/tags.json
+# plughw, not default: ALSA's default here is dmix, which imposes its own 1024-frame period.
+DEVICE=plughw:0,0
+BELLKEYS_PID=
+
+keyboard_in() { insmod $M/snd-virmidi.ko index=1 midi_devs=${1:-1}; }
+# Unbinding the driver disconnects the card as a USB unplug does (rmmod alone is refused while
+# the sequencer holds a subscription).
+keyboard_out() { echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/unbind; rmmod snd-virmidi; }
+
+# start_bellkeys NAME [options]: starts bellkeys in the background, waits until it is ready.
+start_bellkeys() {
+    name=$1; shift
+    mkdir -p /out/$name
+    /bin/bellkeys --map $MAP --device $DEVICE --period $PERIOD --periods $PERIODS "$@" > /out/$name/bellkeys.log 2>&1 &
+    BELLKEYS_PID=$!
+    for i in $(seq 1 100); do
+        grep -q "MIDI input" /out/$name/bellkeys.log 2>/dev/null && break
+        kill -0 $BELLKEYS_PID 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep 0.5
+}
+
+# stop_bellkeys NAME: SIGTERM, and records the exit status and how long the exit took.
+stop_bellkeys() {
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    kill -TERM $BELLKEYS_PID
+    wait $BELLKEYS_PID
+    status=$?
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    echo "exit $status after SIGTERM in $(echo "$t0 $t1" | awk '{printf "%d", ($2 - $1) * 1000}') ms" > /out/$1/exit.txt
+}
+
+# note TIME_MS NOTE VELOCITY, off TIME_MS NOTE, cc TIME_MS CONTROLLER VALUE: script lines.
+note() { printf '%s 90 %x %x\n' $1 $2 $3; }
+off() { printf '%s 80 %x 40\n' $1 $2; }
+cc() { printf '%s b0 %x %x\n' $1 $2 $3; }
+
+probe() { name=$1; seconds=$2; shift 2; mkdir -p /out/$name; /bin/probe --out /out/$name --seconds $seconds "$@" > /out/$name/probe.log 2>&1; }
+
+test_autoconnect() {
+    keyboard_in 2
+    start_bellkeys autoconnect
+    aconnect -l > /out/autoconnect/aconnect.txt 2>&1
+    # Six bells, each damped (0.4 s) before the next, from both ports of the keyboard.
+    : > /tmp/s
+    t=300
+    for n in 60 64 67 72 61 70; do note $t $n 100 >> /tmp/s; off $((t + 100)) $n >> /tmp/s; t=$((t + 600)); done
+    probe autoconnect 4.5 --script /tmp/s
+    # The second port plays too.
+    { note 100 69 100; off 200 69; } > /tmp/s
+    probe autoconnect-port2 1 --script /tmp/s --midi hw:1,1,0
+    stop_bellkeys autoconnect
+    keyboard_out
+}
+
+test_hotplug() {
+    start_bellkeys hotplug
+    # The keyboard appears 0.5 s in; its first note comes 1 s after it appeared.
+    { echo "500 !insmod $M/snd-virmidi.ko index=1 midi_devs=1"; note 1500 62 100; off 1600 62; note 2200 65 100; off 2300 65; } > /tmp/s
+    probe hotplug 4 --script /tmp/s
+    stop_bellkeys hotplug
+    keyboard_out
+}
+
+test_aplaymidi() {
+    start_bellkeys aplaymidi
+    aconnect -l > /out/aplaymidi/aconnect.txt 2>&1
+    echo "300 !aplaymidi -p bellkeys /bellkeys/phrase.mid &" > /tmp/s
+    probe aplaymidi 4.5 --script /tmp/s
+    stop_bellkeys aplaymidi
+}
+
+test_dynamics() {
+    keyboard_in 1
+    start_bellkeys dynamics
+    {
+        # Velocity: the same bell at 127 and at 64.
+        note 300 60 127; off 400 60; note 1300 60 64; off 1400 60
+        # Damping: held 0.5 s, then a 0.4 s damp.
+        note 2300 62 100; off 2800 62
+        # CC7: full at 100 (the default), then at 50.
+        note 3800 64 100; off 3900 64; cc 4700 7 50; note 4800 64 100; off 4900 64; cc 5700 7 100
+        # Sustain: released at 6.1 s while the pedal is down; rings until the pedal lifts at 7.3 s.
+        cc 5800 64 127; note 5900 65 100; off 6100 65; cc 7300 64 0
+    } > /tmp/s
+    probe dynamics 8.5 --script /tmp/s
+    stop_bellkeys dynamics
+    keyboard_out
+}
+
+test_unplug() {
+    keyboard_in 1
+    start_bellkeys unplug
+    { note 300 67 100; echo "800 !echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/unbind"; } > /tmp/s
+    probe unplug 2.5 --script /tmp/s
+    stop_bellkeys unplug
+    rmmod snd-virmidi
+}
+
+test_signals() {
+    keyboard_in 1
+    cp /bellkeys/Samples/*.wav /tmp/; cp $MAP /tmp/map.json; cp $MAP /tmp/map.good
+    saved=$MAP; MAP=/tmp/map.json
+    start_bellkeys signals
+    # SIGHUP with a broken map: reported, and the old map keeps playing (C4 at 0.3 s).
+    echo '{ "keys": [ { "note": "C4", "sampel": "bell-C4.wav" } ] }' > /tmp/map.json
+    kill -HUP $BELLKEYS_PID; sleep 1
+    # Then a good map with C4 two octaves lower in gain: the reload takes effect (C4 at 2 s).
+    sed 's/"tag": 100,/"tag": 100, "gainDecibels": -12,/' /tmp/map.good > /tmp/map.quiet
+    { note 300 60 100; off 400 60; echo "800 !cp /tmp/map.quiet /tmp/map.json"; echo "900 !kill -HUP $BELLKEYS_PID";
+      note 2000 60 100; off 2100 60; } > /tmp/s
+    probe signals 3.5 --script /tmp/s
+    # SIGTERM while a bell rings: it fades out; exit status 0 within half a second.
+    note 0 67 127 > /tmp/s
+    probe signals-term 1.5 --script /tmp/s &
+    sleep 0.7
+    stop_bellkeys signals
+    wait
+    MAP=$saved
+    keyboard_out
+}
+
+test_devicegone() {
+    start_bellkeys devicegone
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    # Unbinding the driver disconnects the card, as unplugging a USB sound card does.
+    echo snd_aloop.0 > /sys/bus/platform/drivers/snd_aloop/unbind &
+    wait $BELLKEYS_PID
+    status=$?
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    echo "exit $status after the card went away in $(echo "$t0 $t1" | awk '{printf "%d", ($2 - $1) * 1000}') ms" > /out/devicegone/exit.txt
+}
+
+test_latency() {
+    keyboard_in 1
+    mkdir -p /out/latency
+    # Notes every 600 ms plus a step of 0.37 ms, so arrivals sample every phase of the period.
+    for periodspec in "$PERIOD $PERIODS" "64 2"; do
+        set -- $periodspec
+        name=latency-$1x$2
+        PERIOD=$1 PERIODS=$2 start_bellkeys $name
+        i=0; : > /tmp/s
+        while [ $i -lt 24 ]; do
+            t=$(echo $i | awk '{printf "%.2f", 300 + $1 * 600.37}')
+            note $t 72 127 >> /tmp/s; off $(echo $t | awk '{print $1 + 100}') 72 >> /tmp/s
+            i=$((i + 1))
+        done
+        probe $name 15 --script /tmp/s
+        stop_bellkeys $name
+    done
+    keyboard_out
+}
+
+test_underruns() {
+    keyboard_in 1
+    # 64 voices: 16 chords of 4 ringing bells, one chord every 375 ms (6 s bells ring 16 chords).
+    : > /tmp/s
+    i=0
+    while [ $i -lt 160 ]; do
+        t=$((200 + i * 375))
+        for n in 60 64 67 72; do note $t $n 100 >> /tmp/s; done
+        i=$((i + 1))
+    done
+    for spec in "64 2" "128 2" "128 3" "256 2" "256 3" "256 4" "512 2" "512 4"; do
+        set -- $spec
+        name=underruns-$1x$2
+        PERIOD=$1 PERIODS=$2 start_bellkeys $name
+        probe $name 61 --script /tmp/s
+        cat /proc/$BELLKEYS_PID/stat > /out/$name/stat.txt
+        stop_bellkeys $name
+        say "$name: $(tail -1 /out/$name/bellkeys.log)"
+    done
+    keyboard_out
+}
+
+for t in $(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bellkeys.tests=//p' | tr ',' ' '); do
+    say "=== $t"
+    test_$t
+    for f in /out/$t*/bellkeys.log; do [ -f $f ] && sed 's/^/    /' $f >&3; done
+done
+cat /proc/uptime > /out/uptime.txt
+(cd /out && tar cf /dev/vda .)
+sync
+say "=== done"
+poweroff -f

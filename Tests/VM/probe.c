@@ -1,0 +1,170 @@
+// probe: the test instrument inside the VM. Plays a scripted performance as raw MIDI bytes into
+// a virtual keyboard (snd-virmidi), while recording the loopback card's capture side (what
+// bellkeys played) with timestamps that tie capture frames to the monotonic clock.
+//
+//   probe --capture plughw:0,1,0 --midi hw:1,0,0 --script perf.txt --seconds 6 --out DIR
+//
+// Script lines: "<ms> <hex byte> ..." sends those bytes at that time after the start;
+// "<ms> !<shell command>" runs a command (the virtual keyboard is closed first, so the
+// command may unload it). Outputs in DIR: capture.raw (S16_LE, mono, 48 kHz), sent.txt
+// ("<ns> <hex bytes>" per message, monotonic time after the write returned), stamps.txt
+// ("<ns> <frame>": capture frame `frame` was recorded at monotonic time ns).
+#include <alsa/asoundlib.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RATE 48000
+
+static void die(const char *what, int err) {
+    fprintf(stderr, "probe: %s: %s\n", what, err ? snd_strerror(err) : strerror(errno));
+    exit(2);
+}
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+struct step { int64_t at_ns; unsigned char bytes[16]; int count; char *command; };
+
+int main(int argc, char **argv) {
+    const char *capture_name = "plughw:0,1,0", *midi_name = "hw:1,0,0", *script_path = NULL, *out = ".";
+    double seconds = 5;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--capture")) capture_name = argv[i + 1];
+        else if (!strcmp(argv[i], "--midi")) midi_name = argv[i + 1];
+        else if (!strcmp(argv[i], "--script")) script_path = argv[i + 1];
+        else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+        else { fprintf(stderr, "probe: unknown option %s\n", argv[i]); return 2; }
+    }
+
+    struct step steps[4096];
+    int step_count = 0;
+    if (script_path) {
+        FILE *script = fopen(script_path, "r");
+        if (!script) die(script_path, 0);
+        char line[512];
+        while (fgets(line, sizeof line, script) && step_count < 4096) {
+            char *p = line;
+            double ms = strtod(p, &p);
+            if (p == line) continue;
+            struct step *s = &steps[step_count];
+            memset(s, 0, sizeof *s);
+            s->at_ns = (int64_t)(ms * 1e6);
+            while (*p == ' ') p++;
+            if (*p == '!') {
+                p[strcspn(p, "\n")] = 0;
+                s->command = strdup(p + 1);
+            } else {
+                char *end;
+                unsigned long b;
+                while ((b = strtoul(p, &end, 16)), end != p && s->count < 16) { s->bytes[s->count++] = (unsigned char)b; p = end; }
+                if (s->count == 0) continue;
+            }
+            step_count++;
+        }
+        fclose(script);
+    }
+
+    snd_pcm_t *pcm;
+    int err;
+    if ((err = snd_pcm_open(&pcm, capture_name, SND_PCM_STREAM_CAPTURE, 0)) < 0) die("open capture", err);
+    snd_pcm_hw_params_t *hw;
+    snd_pcm_hw_params_alloca(&hw);
+    snd_pcm_hw_params_any(pcm, hw);
+    snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED);
+    if ((err = snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE)) < 0) die("capture format", err);
+    if ((err = snd_pcm_hw_params_set_channels(pcm, hw, 1)) < 0) die("capture channels", err);
+    unsigned rate = RATE;
+    if ((err = snd_pcm_hw_params_set_rate(pcm, hw, rate, 0)) < 0) die("capture rate", err);
+    snd_pcm_uframes_t buffer = RATE, period = 1024;
+    snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, NULL);
+    snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer);
+    if ((err = snd_pcm_hw_params(pcm, hw)) < 0) die("capture hw params", err);
+    snd_pcm_sw_params_t *sw;
+    snd_pcm_sw_params_alloca(&sw);
+    snd_pcm_sw_params_current(pcm, sw);
+    snd_pcm_sw_params_set_tstamp_mode(pcm, sw, SND_PCM_TSTAMP_ENABLE);
+    snd_pcm_sw_params_set_tstamp_type(pcm, sw, SND_PCM_TSTAMP_TYPE_MONOTONIC);
+    if ((err = snd_pcm_sw_params(pcm, sw)) < 0) die("capture sw params", err);
+    snd_pcm_nonblock(pcm, 1);
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/capture.raw", out);
+    FILE *raw = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s/sent.txt", out);
+    FILE *sent = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/stamps.txt", out);
+    FILE *stamps = fopen(path, "w");
+    if (!raw || !sent || !stamps) die(out, 0);
+
+    int pfd_count = snd_pcm_poll_descriptors_count(pcm);
+    struct pollfd pfds[8];
+    snd_pcm_poll_descriptors(pcm, pfds, pfd_count);
+    snd_pcm_status_t *status;
+    snd_pcm_status_alloca(&status);
+
+    static int16_t frames[RATE];
+    int64_t frames_read = 0, xruns = 0;
+    snd_rawmidi_t *midi = NULL;
+    if ((err = snd_pcm_start(pcm)) < 0) die("start capture", err);
+    int64_t start = now_ns(), end = start + (int64_t)(seconds * 1e9);
+    int next = 0;
+    for (;;) {
+        int64_t now = now_ns();
+        while (next < step_count && now >= start + steps[next].at_ns) {
+            struct step *s = &steps[next++];
+            if (s->command) {
+                if (midi) { snd_rawmidi_close(midi); midi = NULL; }
+                int64_t before = now_ns();
+                int rc = system(s->command);
+                fprintf(sent, "%lld !%s (exit %d, %lld us)\n", (long long)before, s->command, rc, (long long)((now_ns() - before) / 1000));
+            } else {
+                if (!midi && (err = snd_rawmidi_open(NULL, &midi, midi_name, 0)) < 0) {
+                    fprintf(sent, "%lld # cannot open %s: %s\n", (long long)now_ns(), midi_name, snd_strerror(err));
+                    midi = NULL;
+                    continue;
+                }
+                snd_rawmidi_write(midi, s->bytes, s->count);
+                snd_rawmidi_drain(midi);
+                fprintf(sent, "%lld", (long long)now_ns());
+                for (int k = 0; k < s->count; k++) fprintf(sent, " %02x", s->bytes[k]);
+                fprintf(sent, "\n");
+            }
+            now = now_ns();
+        }
+        if (now >= end) break;
+        int64_t wait = end - now;
+        if (next < step_count && start + steps[next].at_ns - now < wait) wait = start + steps[next].at_ns - now;
+        int timeout = (int)(wait / 1000000);
+        if (timeout > 20) timeout = 20;
+        poll(pfds, pfd_count, timeout);
+        for (;;) {
+            snd_pcm_sframes_t n = snd_pcm_readi(pcm, frames, RATE);
+            if (n == -EAGAIN) break;
+            if (n < 0) { xruns++; snd_pcm_prepare(pcm); snd_pcm_start(pcm); continue; }
+            if (snd_pcm_status(pcm, status) == 0) {
+                snd_htimestamp_t t;
+                snd_pcm_status_get_htstamp(status, &t);
+                int64_t ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+                if (ns > 0) fprintf(stamps, "%lld %lld\n", (long long)ns, (long long)(frames_read + n + snd_pcm_status_get_avail(status)));
+            }
+            fwrite(frames, 2, (size_t)n, raw);
+            frames_read += n;
+        }
+    }
+    fclose(raw);
+    fclose(sent);
+    fclose(stamps);
+    if (midi) snd_rawmidi_close(midi);
+    snd_pcm_close(pcm);
+    printf("probe: %lld frames captured, %lld capture overruns\n", (long long)frames_read, (long long)xruns);
+    return 0;
+}
