@@ -135,6 +135,8 @@ public final class PCMOutput: @unchecked Sendable {
             switch Int32(-n) {
             case EAGAIN:
                 snd_pcm_wait(handle, 100)
+            case EINTR:
+                continue
             case EPIPE, ESTRPIPE:
                 underruns.wrappingAdd(1, ordering: .relaxed)
                 result = .recovered

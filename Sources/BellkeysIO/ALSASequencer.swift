@@ -166,9 +166,18 @@ public final class Sequencer {
         return result
     }
 
-    /// The port at `address`, if it exists.
+    /// The port at `address`, if it exists (two queries, not a walk over every port).
     public func port(at address: SequencerAddress) -> SequencerPort? {
-        ports().first { $0.address == address }
+        var clientInfo: OpaquePointer?, portInfo: OpaquePointer?
+        snd_seq_client_info_malloc(&clientInfo)
+        snd_seq_port_info_malloc(&portInfo)
+        defer { snd_seq_client_info_free(clientInfo); snd_seq_port_info_free(portInfo) }
+        guard snd_seq_get_any_client_info(handle, Int32(address.client), clientInfo) >= 0,
+              snd_seq_get_any_port_info(handle, Int32(address.client), Int32(address.port), portInfo) >= 0 else { return nil }
+        return SequencerPort(address: address, clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
+                             portName: String(cString: snd_seq_port_info_get_name(portInfo)),
+                             capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo),
+                             isKernelClient: snd_seq_client_info_get_type(clientInfo) == SND_SEQ_KERNEL_CLIENT)
     }
 
     /// Subscribes this client's port to what `source` sends.

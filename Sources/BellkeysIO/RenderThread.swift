@@ -26,6 +26,8 @@ public final class RenderThread: @unchecked Sendable {
     public let failureCode = Atomic<Int32>(0)
     /// Periods written so far.
     public let periodsWritten = Atomic<Int>(0)
+    /// Set by the render thread as it ends.
+    private let finished = Atomic<Bool>(false)
     private var thread: pthread_t?
 
     /// How the thread is scheduled.
@@ -54,6 +56,7 @@ public final class RenderThread: @unchecked Sendable {
     }
 
     private func run() {
+        defer { finished.store(true, ordering: .releasing) }
         while !stopRequested.load(ordering: .relaxed) {
             if case .failed(let code) = cycle() {
                 failureCode.store(code, ordering: .releasing)
@@ -92,10 +95,15 @@ public final class RenderThread: @unchecked Sendable {
         return scheduling
     }
 
-    /// Asks the thread to end after its current period and waits for it. Thread: control.
+    /// Asks the thread to end after its current period and waits for it. A write that does not
+    /// return within 250 ms (a device that stopped moving) is cut short by dropping the
+    /// device's buffer. Thread: control.
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
         if let thread {
+            let deadline = monotonicNanoseconds() + 250_000_000
+            while !finished.load(ordering: .acquiring), monotonicNanoseconds() < deadline { usleep(2_000) }
+            if !finished.load(ordering: .acquiring) { output.stop() }
             pthread_join(thread, nil)
             self.thread = nil
         }

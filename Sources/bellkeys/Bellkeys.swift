@@ -45,6 +45,26 @@ struct MapOptions: ParsableArguments {
     }
 }
 
+/// Polyphony and master volume, shared by the commands that play.
+struct VoiceOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
+                               valueName: "n"))
+    var polyphony: Int?
+
+    @Option(help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
+                               valueName: "db"))
+    var volume: Double?
+
+    func validate() throws {
+        if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
+            throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
+        }
+        if let volume, !MapFile.decibelRange.contains(volume) {
+            throw ValidationError("--volume \(volume) is out of range; use -60 to 12 (dB)")
+        }
+    }
+}
+
 /// An error already worded for the user: printed as is, exit status 1.
 struct Failure: Error, CustomStringConvertible {
     var description: String

@@ -47,13 +47,7 @@ struct Play: ParsableCommand {
     @Option(help: ArgumentHelp("Play only MIDI channel n (1 to 16); default: all channels.", valueName: "n"))
     var channel: Int?
 
-    @Option(help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
-                               valueName: "n"))
-    var polyphony: Int?
-
-    @Option(help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
-                               valueName: "db"))
-    var volume: Double?
+    @OptionGroup var voiceOptions: VoiceOptions
 
     @Option(help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the render thread.", valueName: "n"))
     var priority: Int32 = 70
@@ -73,12 +67,6 @@ struct Play: ParsableCommand {
         if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }
         if let channel, !(1...16).contains(channel) {
             throw ValidationError("--channel \(channel) is out of range; MIDI channels are 1 to 16")
-        }
-        if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
-            throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
-        }
-        if let volume, !MapFile.decibelRange.contains(volume) {
-            throw ValidationError("--volume \(volume) is out of range; use -60 to 12 (dB)")
         }
         if !(1...99).contains(priority) { throw ValidationError("--priority \(priority) is out of range; use 1 to 99") }
     }
@@ -196,9 +184,9 @@ final class LiveSession {
 
     static func makeEngine(_ loaded: LoadedInstrument, options: Play) -> Engine {
         var instrument = loaded.instrument
-        if let volume = options.volume { instrument.masterVolumeDecibels = volume }
+        if let volume = options.voiceOptions.volume { instrument.masterVolumeDecibels = volume }
         let configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
-                                                polyphony: options.polyphony ?? loaded.map.polyphony)
+                                                polyphony: options.voiceOptions.polyphony ?? loaded.map.polyphony)
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
     }
 
@@ -249,7 +237,11 @@ final class LiveSession {
         var nextStatus = 0.0
         while true {
             _ = poll(&descriptors, nfds_t(descriptors.count), 50)
-            while let event = sequencer.read() { handle(event, arrival: monotonicNanoseconds()) }
+            // Everything waiting is read and stamped first, so that slow handling of one event
+            // (a new port's name lookup) never delays the stamps of the notes behind it.
+            var arrived: [(SequencerEvent, UInt64)] = []
+            while let event = sequencer.read() { arrived.append((event, monotonicNanoseconds())) }
+            for (event, arrival) in arrived { handle(event, arrival: arrival) }
             if let retired = mixer.takeRetired(), retired === previousEngine { previousEngine = nil }
             while let signal = signals.next() {
                 if signal == SIGHUP { reload() } else { return shutDown(signal: signal) }

@@ -33,13 +33,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Output channels; the mono bell mix is copied to each.", valueName: "n"))
     var channels: Int = 2
 
-    @Option(help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
-                               valueName: "n"))
-    var polyphony: Int?
-
-    @Option(help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
-                               valueName: "db"))
-    var volume: Double?
+    @OptionGroup var voiceOptions: VoiceOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
@@ -52,12 +46,6 @@ struct Render: ParsableCommand {
             throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
         }
         if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }
-        if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
-            throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
-        }
-        if let volume, !MapFile.decibelRange.contains(volume) {
-            throw ValidationError("--volume \(volume) is out of range; use -60 to 12 (dB)")
-        }
     }
 
     func run() throws {
@@ -74,9 +62,9 @@ struct Render: ParsableCommand {
             }
             let loaded = try mapOptions.load(sampleRate: rate)
             var instrument = loaded.instrument
-            if let volume { instrument.masterVolumeDecibels = volume }
+            if let volume = voiceOptions.volume { instrument.masterVolumeDecibels = volume }
             var configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
-                                                    polyphony: polyphony ?? loaded.map.polyphony)
+                                                    polyphony: voiceOptions.polyphony ?? loaded.map.polyphony)
             // Offline there is no latency to keep low: long blocks amortise per-voice work.
             // Events still take effect at their exact frames.
             configuration.maxBlockFrames = 1_024

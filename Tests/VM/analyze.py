@@ -218,7 +218,8 @@ def test_aplaymidi(results):
               f"aplaymidi: the file's note {note} at {t:.2f} s plays bell-{NAMES[index]} (waveform match {scores[index]:.4f}), "
               f"{(k - onsets[0]) / RATE:.4f} s after the first")
     if errors:
-        check(max(errors) < 1.0, f"aplaymidi: bells start at the file's times to within {max(errors):.3f} ms")
+        check(max(errors) < 5.0, f"aplaymidi: bells start at the file's times to within {max(errors):.3f} ms "
+                                 f"(the VM's loopback card moves audio on a 4 ms tick)")
     exit_status(results, "aplaymidi")
 
 
@@ -295,6 +296,9 @@ def test_devicegone(results):
 
 def exit_status(results, name, limit_ms=500):
     text = open(os.path.join(results, name, "exit.txt")).read().strip()
+    hang = os.path.join(results, name, "hang.txt")
+    if os.path.exists(hang):
+        text += "; HUNG, killed after 5 s; threads:\n" + open(hang).read()
     m = re.search(r"exit (\d+) after SIGTERM in (\d+) ms", text)
     check(m is not None and m.group(1) == "0" and int(m.group(2)) < limit_ms, f"{name}: {text}")
 
