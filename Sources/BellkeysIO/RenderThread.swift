@@ -57,10 +57,19 @@ public final class RenderThread: @unchecked Sendable {
 
     private func run() {
         defer { finished.store(true, ordering: .releasing) }
+        // After an underrun the buffer refills without blocking; on a CPU too slow for the
+        // period that would keep a SCHED_FIFO thread running flat out and starve the rest of
+        // the system. Sleeping one period after each recovery keeps the machine responsive.
+        let periodMicroseconds = useconds_t(max(1_000, periodFrames * 1_000_000 / mixer.sampleRate))
         while !stopRequested.load(ordering: .relaxed) {
-            if case .failed(let code) = cycle() {
+            switch cycle() {
+            case .failed(let code):
                 failureCode.store(code, ordering: .releasing)
                 return
+            case .recovered:
+                usleep(periodMicroseconds)
+            case .written:
+                break
             }
             periodsWritten.wrappingAdd(1, ordering: .relaxed)
         }
