@@ -4,9 +4,9 @@ import Synchronization
 /// (plus, after a map reload, the previous one until its bells have rung out), converted to
 /// the device's interleaved format.
 ///
-/// Engines change hands without locks. The control thread keeps a strong reference to every
-/// engine it hands over with `install` until it gets it back from `takeRetired`; the mixer
-/// holds them unretained, so the render thread never retains, releases or frees an object.
+/// Engines change hands without locks. The mixer keeps a strong reference to every engine it is
+/// given in a list only the control thread touches, until `takeRetired` hands it back; the
+/// render thread holds them unretained, so it never retains, releases or frees an object.
 ///
 /// Threads: `renderPeriod` render only; `install`, `takeRetired` the control thread (the
 /// engines' event producer); the rest any.
@@ -18,6 +18,8 @@ public final class LiveMixer: @unchecked Sendable {
     /// Frame/time pairs for stamping live events; published at the start of each period.
     public let clock: FrameClock
 
+    /// Strong references to the engines in use. Thread: control only.
+    private var owned: [Engine]
     private var current: Unmanaged<Engine>
     private var retiring: Unmanaged<Engine>?
     /// An engine waiting to be installed (its opaque pointer), or 0.
@@ -31,14 +33,14 @@ public final class LiveMixer: @unchecked Sendable {
     /// Frame that the next period starts at.
     public private(set) var frame: Int64 = 0
 
-    /// Thread: control, before rendering starts. `engine` must be kept alive by the caller
-    /// until it is returned by `takeRetired` (or the mixer is gone).
+    /// Thread: control, before rendering starts.
     public init(engine: Engine, channels: Int, format: OutputSampleFormat, maximumPeriodFrames: Int) {
         precondition(channels > 0 && maximumPeriodFrames > 0)
         sampleRate = engine.configuration.sampleRate
         self.channels = channels
         self.format = format
         self.maximumPeriodFrames = maximumPeriodFrames
+        owned = [engine]
         current = Unmanaged.passUnretained(engine)
         clock = FrameClock(sampleRate: engine.configuration.sampleRate)
         mono = .allocate(capacity: maximumPeriodFrames)
@@ -95,8 +97,12 @@ public final class LiveMixer: @unchecked Sendable {
     /// Returns false, changing nothing, while an earlier hand-over is still under way.
     /// Thread: control.
     public func install(_ engine: Engine) -> Bool {
-        incoming.compareExchange(expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
-                                 ordering: .releasing).exchanged
+        guard !owned.contains(where: { $0 === engine }) else { return false }
+        owned.append(engine)
+        if incoming.compareExchange(expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
+                                    ordering: .releasing).exchanged { return true }
+        owned.removeLast()
+        return false
     }
 
     /// Whether an engine handed over by `install` has not yet been started. Thread: any.
@@ -107,6 +113,8 @@ public final class LiveMixer: @unchecked Sendable {
     public func takeRetired() -> Engine? {
         let bits = retired.exchange(0, ordering: .acquiring)
         guard bits != 0, let pointer = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
-        return Unmanaged<Engine>.fromOpaque(pointer).takeUnretainedValue()
+        let engine = Unmanaged<Engine>.fromOpaque(pointer).takeUnretainedValue()
+        owned.removeAll { $0 === engine }
+        return engine
     }
 }
