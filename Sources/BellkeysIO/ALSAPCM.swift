@@ -150,14 +150,9 @@ public final class PCMOutput: @unchecked Sendable {
         return result
     }
 
-    /// Stops at once, dropping what is buffered. Thread: control, after the render thread ended.
+    /// Stops at once, dropping what is buffered. Thread: control, after the render thread ended
+    /// (or to cut short a write it is stuck in; see `RenderThread.stop`).
     public func stop() { snd_pcm_drop(handle) }
-
-    /// Frames written but not yet played. Thread: any (a status query).
-    public func delayFrames() -> Int {
-        var delay: snd_pcm_sframes_t = 0
-        return snd_pcm_delay(handle, &delay) == 0 ? Int(delay) : 0
-    }
 }
 
 /// The message alsa-lib gives for an error code.

@@ -38,16 +38,14 @@ public struct SequencerPort: Sendable {
     public var portName: String
     public var capability: UInt32
     public var type: UInt32
-    public var isKernelClient: Bool
 
     public init(address: SequencerAddress, clientName: String, portName: String, capability: UInt32 = 0,
-                type: UInt32 = 0, isKernelClient: Bool = false) {
+                type: UInt32 = 0) {
         self.address = address
         self.clientName = clientName
         self.portName = portName
         self.capability = capability
         self.type = type
-        self.isKernelClient = isKernelClient
     }
 
     /// "24:0 USB Keyboard MIDI 1 (USB Keyboard)"
@@ -78,6 +76,17 @@ public struct SequencerPort: Sendable {
         if let c = Int(pattern) { return address.client == c }
         if clientName == pattern || portName == pattern { return true }
         return "\(clientName) \(portName)".lowercased().contains(pattern.lowercased())
+    }
+}
+
+extension SequencerPort {
+    /// The port described by alsa-lib's info records.
+    init(_ clientInfo: OpaquePointer?, _ portInfo: OpaquePointer?) {
+        self.init(address: SequencerAddress(client: Int(snd_seq_port_info_get_client(portInfo)),
+                                            port: Int(snd_seq_port_info_get_port(portInfo))),
+                  clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
+                  portName: String(cString: snd_seq_port_info_get_name(portInfo)),
+                  capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo))
     }
 }
 
@@ -143,41 +152,37 @@ public final class Sequencer {
 
     /// Every port of every client, in client and port order.
     public func ports() -> [SequencerPort] {
-        var clientInfo: OpaquePointer?, portInfo: OpaquePointer?
-        snd_seq_client_info_malloc(&clientInfo)
-        snd_seq_port_info_malloc(&portInfo)
-        defer { snd_seq_client_info_free(clientInfo); snd_seq_port_info_free(portInfo) }
-        var result: [SequencerPort] = []
-        snd_seq_client_info_set_client(clientInfo, -1)
-        while snd_seq_query_next_client(handle, clientInfo) >= 0 {
-            let c = snd_seq_client_info_get_client(clientInfo)
-            let clientName = String(cString: snd_seq_client_info_get_name(clientInfo))
-            let kernel = snd_seq_client_info_get_type(clientInfo) == SND_SEQ_KERNEL_CLIENT
-            snd_seq_port_info_set_client(portInfo, c)
-            snd_seq_port_info_set_port(portInfo, -1)
-            while snd_seq_query_next_port(handle, portInfo) >= 0 {
-                result.append(SequencerPort(
-                    address: SequencerAddress(client: Int(c), port: Int(snd_seq_port_info_get_port(portInfo))),
-                    clientName: clientName, portName: String(cString: snd_seq_port_info_get_name(portInfo)),
-                    capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo),
-                    isKernelClient: kernel))
+        withInfo { clientInfo, portInfo in
+            var result: [SequencerPort] = []
+            snd_seq_client_info_set_client(clientInfo, -1)
+            while snd_seq_query_next_client(handle, clientInfo) >= 0 {
+                snd_seq_port_info_set_client(portInfo, snd_seq_client_info_get_client(clientInfo))
+                snd_seq_port_info_set_port(portInfo, -1)
+                while snd_seq_query_next_port(handle, portInfo) >= 0 {
+                    result.append(SequencerPort(clientInfo, portInfo))
+                }
             }
+            return result
         }
-        return result
     }
 
     /// The port at `address`, if it exists (two queries, not a walk over every port).
     public func port(at address: SequencerAddress) -> SequencerPort? {
+        withInfo { clientInfo, portInfo in
+            guard snd_seq_get_any_client_info(handle, Int32(address.client), clientInfo) >= 0,
+                  snd_seq_get_any_port_info(handle, Int32(address.client), Int32(address.port), portInfo) >= 0
+            else { return nil }
+            return SequencerPort(clientInfo, portInfo)
+        }
+    }
+
+    /// Runs `body` with a client-info and a port-info record, freed afterwards.
+    private func withInfo<T>(_ body: (OpaquePointer?, OpaquePointer?) -> T) -> T {
         var clientInfo: OpaquePointer?, portInfo: OpaquePointer?
         snd_seq_client_info_malloc(&clientInfo)
         snd_seq_port_info_malloc(&portInfo)
         defer { snd_seq_client_info_free(clientInfo); snd_seq_port_info_free(portInfo) }
-        guard snd_seq_get_any_client_info(handle, Int32(address.client), clientInfo) >= 0,
-              snd_seq_get_any_port_info(handle, Int32(address.client), Int32(address.port), portInfo) >= 0 else { return nil }
-        return SequencerPort(address: address, clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
-                             portName: String(cString: snd_seq_port_info_get_name(portInfo)),
-                             capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo),
-                             isKernelClient: snd_seq_client_info_get_type(clientInfo) == SND_SEQ_KERNEL_CLIENT)
+        return body(clientInfo, portInfo)
     }
 
     /// Subscribes this client's port to what `source` sends.

@@ -55,7 +55,7 @@ struct Play: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print each MIDI event received, like aseqdump.")
     var verbose = false
 
-    @Flag(name: .shortAndLong, help: "Print only errors and connection changes; no live status line.")
+    @Flag(name: .shortAndLong, help: "No live status line (the start-up report and connection changes are still printed).")
     var quiet = false
 
     func validate() throws {
@@ -284,7 +284,7 @@ final class LiveSession {
             // Our own subscription to System Announce (client 0) is not a keyboard.
             guard destination == sequencer.address, sender.client != 0, connected[sender] == nil else { return }
             noteConnected(sequencer.port(at: sender)
-                          ?? SequencerPort(address: sender, clientName: "?", portName: "\(sender)", capability: 0, type: 0, isKernelClient: false))
+                          ?? SequencerPort(address: sender, clientName: "?", portName: "\(sender)"))
         case .unsubscribed(let sender, let destination):
             if destination == sequencer.address { noteDisconnected(sender, why: "connection removed") }
         case .other(let source, let type):

@@ -13,7 +13,6 @@ gives the note's bell and its onset frame to the sample. Capture frames are tied
 clock by the probe's (time, frame) pairs: the earliest pair on the line is the true one
 (snd-aloop updates its position on the kernel tick, so later pairs lag).
 """
-import json
 import os
 import re
 import sys
@@ -93,18 +92,13 @@ class Run:
     def frame_at(self, ns):
         return int(round((ns - self.origin) * RATE / 1e9))
 
-    def seconds(self, frame):
-        """Seconds from the probe's first message (or command) to capture frame `frame`."""
-        start = min([t for t, _ in self.sent] + [t for t, _ in self.commands])
-        return (self.origin + frame * 1e9 / RATE - start) / 1e9
-
     def note_ons(self):
         return [(t, b[1], b[2]) for t, b in self.sent if b[0] & 0xF0 == 0x90 and b[2] > 0]
 
     def onsets(self):
         """Frames where sound starts after at least 20 ms of digital silence."""
         loud = np.abs(self.audio) > 1.5 / 32768
-        result, quiet = [], 0
+        result = []
         for k in np.nonzero(np.diff(loud.astype(np.int8)) == 1)[0] + 1:
             before = loud[max(0, k - int(0.020 * RATE)):k]
             if not before.any():
