@@ -11,9 +11,13 @@ func llvmPrefetch(_ address: UnsafeRawPointer, _ write: Int32, _ locality: Int32
 @_noLocks
 @inline(__always)
 func prefetch(_ address: UnsafeRawPointer, byteCount: Int) {
+    // ThreadSanitizer wraps calls in unwinding code, and LLVM rejects an intrinsic called
+    // that way; sanitizer builds (-DBELLKEYS_NO_PREFETCH) do without the hint.
+    #if !BELLKEYS_NO_PREFETCH
     var offset = 0
     while offset < byteCount {
         llvmPrefetch(address + offset, 0, 2, 1)
         offset += 64
     }
+    #endif
 }
