@@ -39,10 +39,17 @@ let package = Package(
         .executableTarget(name: "engine-throughput", dependencies: ["BellkeysEngine", "BellkeysIO"],
                           path: "Benchmarks/EngineThroughput"),
 
+        // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
+        // per file format. Built without libFuzzer, a target replays the files it is given.
+        .target(name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats"], path: "Tests/Fuzz/Checks"),
+        .systemLibrary(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
+        .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks", "CFuzzer"], path: "Tests/Fuzz/MIDIFile"),
+        .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks", "CFuzzer"], path: "Tests/Fuzz/MapFile"),
+
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),
-        .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats"]),
+        .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
         .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats", "AllocationCounter"]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys"]),

@@ -72,6 +72,20 @@ public struct MapFile: Sendable {
     public static let chokeGroupRange = 0...127
 }
 
+extension MapFile {
+    /// The instrument this map describes, given the bank index of each key's sample.
+    public func instrument(sampleIndexForKey: [Int]) -> Instrument {
+        precondition(sampleIndexForKey.count == keys.count)
+        let settings = keys.enumerated().map { i, key in
+            KeySettings(note: key.note, sampleIndex: sampleIndexForKey[i],
+                        gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
+                        chokeGroup: key.chokeGroup)
+        }
+        return Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
+                          masterVolumeDecibels: masterVolumeDecibels)
+    }
+}
+
 private let topFields = ["comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
                          "unmappedNotes", "noteOff", "releaseSeconds", "keys"]
 private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "noteOff",

@@ -65,15 +65,8 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
     }
     if !problems.isEmpty { throw MapFileError(problems) }
 
-    let keys = map.keys.enumerated().map { i, key in
-        KeySettings(note: key.note, sampleIndex: sampleIndexForKey[i],
-                    gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
-                    chokeGroup: key.chokeGroup)
-    }
-    let instrument = Instrument(keys: keys, velocityCurve: map.velocityCurve,
-                                unmappedNotes: map.unmappedNotes,
-                                masterVolumeDecibels: map.masterVolumeDecibels)
-    return LoadedInstrument(mapPath: mapPath, map: map, bank: bank, instrument: instrument, sampleRate: rate,
+    return LoadedInstrument(mapPath: mapPath, map: map, bank: bank,
+                            instrument: map.instrument(sampleIndexForKey: sampleIndexForKey), sampleRate: rate,
                             samplePaths: paths, fileSampleRates: loaded.map(\.fileSampleRate),
                             fadedEnds: loaded.map(\.fadedEnd),
                             loadSeconds: monotonicSeconds() - start)

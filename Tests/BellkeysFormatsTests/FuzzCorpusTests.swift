@@ -1,0 +1,26 @@
+import FuzzChecks
+import Testing
+
+/// Every input of the fuzzing corpus (Tests/Fuzz/Corpus: seeds, and any input that once broke
+/// a rule, kept as `regression-*`) still keeps the rules the fuzz targets check.
+@Suite struct FuzzCorpus {
+    static let corpus = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(2)
+        .joined(separator: "/")) + "/Fuzz/Corpus"
+
+    @Test(arguments: filesAt(Self.corpus + "/midi-file"))
+    func midiFileInput(path: String) throws {
+        let bytes = try #require(contents(of: path))
+        #expect(midiFileViolations(bytes) == [])
+    }
+
+    @Test(arguments: filesAt(Self.corpus + "/map-file"))
+    func mapFileInput(path: String) throws {
+        let bytes = try #require(contents(of: path))
+        #expect(mapFileViolations(bytes) == [])
+    }
+
+    @Test func theCorpusIsThere() {
+        #expect(filesAt(Self.corpus + "/midi-file").count >= 10)
+        #expect(filesAt(Self.corpus + "/map-file").count >= 7)
+    }
+}

@@ -1,0 +1,148 @@
+import BellkeysEngine
+import BellkeysFormats
+
+// What must hold for any input, however malformed. The fuzz targets (Tests/Fuzz/*) trap on a
+// violation, so libFuzzer keeps the input; the swift tests run every corpus file through the
+// same checks (FuzzCorpusTests), so each saved input stays a regression test.
+
+/// The name inputs are given in messages.
+public let fuzzInputName = "fuzz.mid"
+
+/// Reads `bytes` as a MIDI file. Returns the rules the result broke (empty: all held).
+/// A crash or a hang inside the reader is itself the finding.
+public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
+    var broken: [String] = []
+    let file: MIDIFile
+    do {
+        file = try parseMIDIFile(bytes, file: fuzzInputName)
+    } catch {
+        if error.file != fuzzInputName { broken.append("error names \(error.file), not the file") }
+        if error.message.isEmpty || error.fix.isEmpty { broken.append("error without message or fix: \(error)") }
+        if let offset = error.offset, !(0...bytes.count).contains(offset) {
+            broken.append("error offset \(offset) outside the file of \(bytes.count) bytes")
+        }
+        return broken
+    }
+    if file.format != 0 && file.format != 1 { broken.append("format \(file.format) accepted") }
+    if file.trackCount < 1 { broken.append("no tracks accepted") }
+    var lastTick = 0
+    for event in file.events {
+        if event.tick < lastTick { broken.append("events out of order at tick \(event.tick)") }
+        lastTick = event.tick
+        if !(0x80...0xEF).contains(event.status) { broken.append("status \(event.status) is not a channel message") }
+        if event.data1 > 127 || event.data2 > 127 { broken.append("data byte above 127") }
+        if (0xC0...0xDF).contains(event.status) && event.data2 != 0 { broken.append("one-byte message with a second byte") }
+    }
+    if lastTick > file.endTick { broken.append("event at tick \(lastTick) after the end, \(file.endTick)") }
+    var lastTempoTick = 0
+    for tempo in file.tempos {
+        if tempo.tick < lastTempoTick { broken.append("tempos out of order") }
+        lastTempoTick = tempo.tick
+        if !(1...0xFF_FFFF).contains(tempo.microsecondsPerQuarter) { broken.append("tempo \(tempo.microsecondsPerQuarter)") }
+    }
+    let rate = 48_000
+    let (scheduled, endFrame) = file.scheduled(sampleRate: rate)
+    var lastFrame: Int64 = 0
+    for (frame, _) in scheduled {
+        if frame < lastFrame { broken.append("frames go backwards: \(frame) after \(lastFrame)") }
+        lastFrame = frame
+    }
+    if lastFrame > endFrame { broken.append("event at frame \(lastFrame) after the end, \(endFrame)") }
+    // The reader refuses files over 24 hours; one second of slack for rounding at 1 kHz.
+    if endFrame > Int64(MIDIFile.maximumSeconds + 1) * Int64(rate) { broken.append("file of \(endFrame) frames accepted") }
+    return broken
+}
+
+/// Reads `bytes` as a map file; a valid map then drives an engine (one tiny sample for every
+/// key, the map's own polyphony, gains and note-off modes) through every key, the volume and
+/// pedal controllers and all-sound-off, which must end in exact silence.
+public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
+    var broken: [String] = []
+    let map: MapFile
+    do {
+        map = try parseMapFile(bytes, file: "fuzz.json")
+    } catch {
+        if error.problems.isEmpty { broken.append("an error with no problems") }
+        for problem in error.problems {
+            if problem.file != "fuzz.json" { broken.append("problem names \(problem.file)") }
+            if problem.message.isEmpty || problem.fix.isEmpty { broken.append("problem without message or fix: \(problem)") }
+            if (problem.line == nil) != (problem.column == nil) || (problem.line ?? 1) < 1 || (problem.column ?? 1) < 1 {
+                broken.append("bad position \(String(describing: problem.line)):\(String(describing: problem.column))")
+            }
+        }
+        return broken
+    }
+    if map.keys.isEmpty { broken.append("a map without keys accepted") }
+    if !MapFile.polyphonyRange.contains(map.polyphony) { broken.append("polyphony \(map.polyphony)") }
+    if !MapFile.decibelRange.contains(map.masterVolumeDecibels) { broken.append("master \(map.masterVolumeDecibels) dB") }
+    var seen = Set<Int>()
+    for key in map.keys {
+        if !(0...127).contains(key.note) || !seen.insert(key.note).inserted { broken.append("note \(key.note) bad or twice") }
+        if let tag = key.tag, !(100...112).contains(tag) || key.note != tag - 40 { broken.append("tag \(tag) → \(key.note)") }
+        if key.sample.isEmpty { broken.append("empty sample name") }
+        if !MapFile.decibelRange.contains(key.gainDecibels) { broken.append("gain \(key.gainDecibels) dB") }
+        if !MapFile.chokeGroupRange.contains(key.chokeGroup) { broken.append("choke group \(key.chokeGroup)") }
+        if case .damp(let release) = key.noteOff, !MapFile.releaseRange.contains(release) { broken.append("release \(release) s") }
+    }
+    if !broken.isEmpty { return broken }
+
+    let bank = SampleBank(samples: [[Float](repeating: 0.5, count: 4_800)], sampleRate: 48_000)
+    let engine = Engine(bank: bank, instrument: map.instrument(sampleIndexForKey: map.keys.map { _ in 0 }),
+                        configuration: EngineConfiguration(sampleRate: 48_000, polyphony: map.polyphony))
+    let block = 64
+    let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    defer { output.deallocate() }
+    var frame: Int64 = 0
+    func play(_ blocks: Int) {
+        for _ in 0..<blocks {
+            engine.render(into: output, frameCount: block)
+            frame += Int64(block)
+            for i in 0..<block where !output[i].isFinite || abs(output[i]) > 1 {
+                broken.append("sample \(output[i]) at frame \(frame - Int64(block) + Int64(i))")
+                return
+            }
+        }
+    }
+    for note in 0...127 { _ = engine.enqueue(.noteOn(frame: frame + Int64(note % block), note: note, velocity: 1 + note % 127)) }
+    _ = engine.enqueue(.control(frame: frame, controller: 64, value: 127))
+    play(2)
+    for note in 0...127 { _ = engine.enqueue(.noteOff(frame: frame, note: note)) }
+    _ = engine.enqueue(.control(frame: frame, controller: 7, value: 127))
+    _ = engine.enqueue(.control(frame: frame + 3, controller: 11, value: 40))
+    _ = engine.enqueue(.control(frame: frame + 9, controller: 64, value: 0))
+    play(2)
+    _ = engine.enqueue(.control(frame: frame, controller: 123, value: 0))
+    _ = engine.enqueue(.control(frame: frame, controller: 120, value: 0))
+    // All sound off fades over 5 ms (240 frames): four blocks later nothing may sound.
+    play(4)
+    play(1)
+    if (0..<block).contains(where: { output[$0] != 0 }) || engine.activeVoiceCount != 0 {
+        broken.append("still sounding after all sound off: \(engine.activeVoiceCount) voices")
+    }
+    return broken
+}
+
+/// What a fuzz target's executable does when built without libFuzzer: runs each file (or every
+/// file in each folder) named on the command line through `check` and prints what broke.
+/// Returns the exit status: 0 when every input passed.
+public func replay(_ paths: [String], through check: ([UInt8]) -> [String]) -> Int32 {
+    var failed = 0
+    var count = 0
+    for path in paths {
+        for file in filesAt(path) {
+            guard let bytes = contents(of: file) else {
+                print("\(file): cannot read")
+                failed += 1
+                continue
+            }
+            count += 1
+            let broken = check(bytes)
+            if !broken.isEmpty {
+                failed += 1
+                print("\(file): \(broken.joined(separator: "; "))")
+            }
+        }
+    }
+    print("\(count) inputs, \(failed) failed")
+    return failed == 0 && count > 0 ? 0 : 1
+}
