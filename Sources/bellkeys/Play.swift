@@ -102,6 +102,9 @@ final class LiveSession {
     var connected: [SequencerAddress: SequencerPort] = [:]
     /// Last value of CC7, CC11 and CC64 per channel, replayed into a reloaded map's engine.
     var controllers = [[UInt8]](repeating: [100, 127, 0], count: 16)
+    /// Messages received from keyboards, played or not (before the --channel filter), for the
+    /// closing report.
+    var eventsReceived = 0
     let signals: SignalListener
 
     init(options: Play) throws {
@@ -267,6 +270,7 @@ final class LiveSession {
     func handle(_ event: SequencerEvent, arrival: UInt64) {
         switch event {
         case .midi(let source, let status, let data1, let data2):
+            eventsReceived += 1
             if options.verbose { console.line(describeEvent(source: source, status: status, data1: data1, data2: data2)) }
             if let channel = options.channel, Int(status & 0x0F) != channel - 1 { return }
             held.track(source: source.key, status: status, data1: data1, data2: data2)
@@ -288,6 +292,7 @@ final class LiveSession {
         case .unsubscribed(let sender, let destination):
             if destination == sequencer.address { noteDisconnected(sender, why: "connection removed") }
         case .other(let source, let type):
+            if source.client != 0 { eventsReceived += 1 }
             if options.verbose, source.client != 0 { console.line(String(pad("\(source)", 7)) + "sequencer event type \(type)") }
         }
     }
@@ -332,7 +337,12 @@ final class LiveSession {
         renderThread.stop()
         output.stop()
         console.finish()
-        console.line("bellkeys: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")); underruns: \(output.underruns.load(ordering: .relaxed))")
+        // Counters of the engine playing now (a reload starts them again).
+        let e = engine
+        console.line("bellkeys: stopped (\(signal == SIGINT ? "SIGINT" : "SIGTERM")); underruns: \(output.underruns.load(ordering: .relaxed))"
+                     + "; MIDI messages: \(eventsReceived), input overflows \(sequencer.inputOverflows)"
+                     + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
+                     + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))")
         return 0
     }
 }

@@ -342,6 +342,65 @@ def test_underruns(results):
               f"CPU {cpu:.1f} s in the whole run (emulated)")
 
 
+def test_soak(results):
+    folder = os.path.join(results, "soak")
+    log = open(os.path.join(folder, "bellkeys.log")).read()
+    probe = open(os.path.join(folder, "probe.log")).read()
+    audio = np.fromfile(os.path.join(folder, "capture.raw"), dtype="<i2")
+    stamps = np.loadtxt(os.path.join(folder, "stamps.txt"), ndmin=2)
+    origin = float(np.min(stamps[:, 0] - stamps[:, 1] * 1e9 / RATE))
+    marks = {"sent": [], "unplugged": [], "plugged": [], "all": []}
+    for line in open(os.path.join(folder, "sent.txt")):
+        parts = line.split()
+        if len(parts) > 1 and parts[1] in marks:
+            marks[parts[1]].append((int(parts[0]), int(parts[2]) if parts[1] == "sent" else 0))
+    frame = lambda ns: int(round((ns - origin) * RATE / 1e9))
+    start, end_ns = marks["sent"][0][0] - 1e9, marks["all"][0][0]
+    seconds = (end_ns - start) / 1e9
+    m = re.search(r"(\d+) events sent, (\d+) not sent while unplugged, (\d+) unplugs", probe)
+    sent, unsent, unplugs = (int(x) for x in m.groups())
+    rate = (sent + unsent) / seconds
+    check(abs(rate - 2000) < 100, f"soak: {seconds:.0f} s at {rate:.0f} MIDI events/s: {sent} sent, {unsent} due while unplugged")
+    stop = re.search(r"stopped \(SIGTERM\); underruns: (\d+); MIDI messages: (\d+), input overflows (\d+), "
+                     r"dropped \(queue full\) (\d+); voices: peak (\d+), stolen (\d+)", log)
+    underruns, received, overflows, dropped, peak, stolen = (int(x) for x in stop.groups())
+    # The final release (CC64 and CC123 on two channels) is not in the probe's count.
+    check(received - sent == 4 and overflows == 0 and dropped == 0,
+          f"soak: bellkeys received all {sent} messages and the final release ({received - sent}): {overflows} input "
+          f"overflows, {dropped} dropped for a full queue; voices: peak {peak}, stolen {stolen}")
+    print(f"info  soak: underruns {underruns} in {seconds:.0f} s (period and buffer: "
+          f"{re.search(r'period [^)]*[)]', log).group(0) if re.search(r'period [^)]*[)]', log) else '?'})")
+    connected = len(re.findall(r"^connected \d+:0 VirMIDI", log, re.M))
+    lost = len(re.findall(r"^disconnected \d+:0 VirMIDI", log, re.M))
+    check(unplugs >= 1 and connected == unplugs + 1 and lost == unplugs,
+          f"soak: {unplugs} unplugs: {lost} reported lost, {connected} connections (the first and one per plug)")
+    # Sound while the keyboard is plugged in: every whole second has a bell in it.
+    gaps = [(u, p) for (u, _), (p, _) in zip(marks["unplugged"], marks["plugged"])]
+    quiet, counted = 0, 0
+    for s in range(int(seconds) - 1):
+        t = start + (s + 1) * 1e9
+        if any(u - 1e9 <= t <= p + 2e9 for u, p in gaps):
+            continue
+        counted += 1
+        window = audio[max(0, frame(t)):frame(t + 1e9)]
+        if len(window) == 0 or np.max(np.abs(window)) < 64:
+            quiet += 1
+    check(counted > 0 and quiet == 0, f"soak: bells sound in every second the keyboard is in ({counted} s checked, {quiet} quiet)")
+    # No stuck bell: from 1 s after the final all-notes-off (damped keys fade over 0.4 s) to
+    # the end of the capture, digital silence.
+    tail = audio[frame(end_ns + 1e9):]
+    peak_tail = int(np.max(np.abs(tail))) if len(tail) else -1
+    check(len(tail) > 5 * RATE and peak_tail == 0,
+          f"soak: digital silence from 1 s after the last all-notes-off ({len(tail) / RATE:.1f} s, peak {peak_tail} LSB)")
+    rss = [(float(a), int(b)) for a, b in (l.split() for l in open(os.path.join(folder, "rss.txt")) if len(l.split()) == 2)]
+    first = next((r for t, r in rss if t >= rss[0][0] + 30), None)
+    last = rss[-1][1]
+    check(first is not None and last - first < 1024,
+          f"soak: resident memory {first} kB 30 s in, {last} kB at the end (growth {last - (first or 0)} kB, limit 1024), "
+          f"highest {max(r for _, r in rss)} kB over {len(rss)} samples")
+    exit_status(results, "soak")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--write-phrase":
         write_phrase(sys.argv[2])

@@ -9,6 +9,14 @@
 // command may unload it). Outputs in DIR: capture.raw (S16_LE, mono, 48 kHz), sent.txt
 // ("<ns> <hex bytes>" per message, monotonic time after the write returned), stamps.txt
 // ("<ns> <frame>": capture frame `frame` was recorded at monotonic time ns).
+//
+// Soak mode, instead of a script: --generate RATE sends RATE MIDI events per second (notes on
+// and off across and beyond the 13 keys, CC7, CC11, CC64, CC123, pitch bend) from a fixed
+// pseudo-random sequence, in 5 ms batches, until --tail seconds before the end; then it
+// releases everything with CC64 0 and CC123 on both channels used (no note-offs). --replug SECONDS
+// unplugs the virtual keyboard (unbinds snd_virmidi.0) at every multiple of SECONDS, plugs it
+// back 1 s later and plays again 1 s after that; events due meanwhile are not sent. sent.txt then has one line per second
+// ("<ns> sent <n>") and one per unplug, plug and the final all-notes-off.
 #include <alsa/asoundlib.h>
 #include <errno.h>
 #include <poll.h>
@@ -17,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RATE 48000
 
@@ -31,17 +40,126 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+struct generator {
+    double rate;
+    int64_t replug_ns, stop_ns;
+    uint64_t seed;
+    int64_t due, sent, unsent, sent_this_second, second;
+    int unplugs, unplugged, finished;
+    int64_t unplugged_at, resume_at;
+    unsigned char held[32];
+    int held_count;
+};
+
+static uint64_t next_random(uint64_t *s) {
+    *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17;
+    return *s;
+}
+
+static const char *virmidi_driver = "/sys/bus/platform/drivers/snd_virmidi";
+
+static void write_sysfs(const char *file, const char *value) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", virmidi_driver, file);
+    FILE *f = fopen(path, "w");
+    if (f) { fputs(value, f); fclose(f); }
+}
+
+// Writes `count` bytes to the keyboard, opening it if needed; false if it cannot be opened.
+static int send_bytes(snd_rawmidi_t **midi, const char *name, const unsigned char *bytes, int count) {
+    if (!*midi && snd_rawmidi_open(NULL, midi, name, 0) < 0) { *midi = NULL; return 0; }
+    return snd_rawmidi_write(*midi, bytes, count) == count;
+}
+
+// One message of the soak's sequence into `m`; returns its length.
+static int soak_message(struct generator *g, unsigned char *m) {
+    uint64_t r = next_random(&g->seed);
+    unsigned channel = (r >> 8) % 10 == 0 ? 1 : 0, pick = (r >> 16) % 100;
+    if (pick < 80) {
+        if (g->held_count > 0 && (g->held_count >= 24 || (r >> 24) % 2)) {
+            int i = (int)((r >> 32) % (uint64_t)g->held_count);
+            m[0] = 0x80 | (g->held[i] >> 7); m[1] = g->held[i] & 0x7F; m[2] = 0x40;
+            g->held[i] = g->held[--g->held_count];
+        } else {
+            unsigned note = 55 + (unsigned)((r >> 32) % 23);    // 55..77: the 13 keys and beyond
+            g->held[g->held_count++] = (unsigned char)(channel << 7 | note);
+            m[0] = 0x90 | channel; m[1] = (unsigned char)note; m[2] = (unsigned char)(1 + (r >> 40) % 127);
+        }
+        return 3;
+    }
+    m[0] = 0xB0 | channel;
+    if (pick < 88) { m[1] = 7; m[2] = (unsigned char)(40 + (r >> 32) % 88); }
+    else if (pick < 92) { m[1] = 11; m[2] = (unsigned char)(64 + (r >> 32) % 64); }
+    else if (pick < 97) { m[1] = 64; m[2] = (r >> 32) % 2 ? 127 : 0; }
+    else if (pick < 98) {
+        m[1] = 123; m[2] = 0;
+        for (int i = 0; i < g->held_count; i++)
+            if ((g->held[i] >> 7) == channel) g->held[i--] = g->held[--g->held_count];
+    } else { m[0] = 0xE0 | channel; m[1] = (r >> 32) & 0x7F; m[2] = (r >> 40) & 0x7F; }
+    return 3;
+}
+
+// Sends every event due by `elapsed` ns after the start, unplugging and plugging as scheduled.
+static void generate_events(struct generator *g, snd_rawmidi_t **midi, const char *name, FILE *sent, int64_t elapsed) {
+    if (g->finished) return;
+    if (g->replug_ns > 0 && elapsed < g->stop_ns) {
+        int64_t cycle = elapsed / g->replug_ns;
+        if (!g->unplugged && cycle > g->unplugs) {
+            if (*midi) { snd_rawmidi_drain(*midi); snd_rawmidi_close(*midi); *midi = NULL; }
+            write_sysfs("unbind", "snd_virmidi.0");
+            fprintf(sent, "%lld unplugged\n", (long long)now_ns());
+            g->unplugs++;
+            g->unplugged = 1;
+            g->unplugged_at = elapsed;
+        } else if (g->unplugged && elapsed - g->unplugged_at >= 1000000000) {
+            write_sysfs("bind", "snd_virmidi.0");
+            fprintf(sent, "%lld plugged\n", (long long)now_ns());
+            g->unplugged = 0;
+            g->resume_at = elapsed + 1000000000;
+        }
+    }
+    int64_t until = elapsed < g->stop_ns ? elapsed : g->stop_ns;
+    int64_t target = (int64_t)((double)until * g->rate / 1e9);
+    unsigned char batch[3 * 64];
+    while (g->due < target) {
+        int n = 0;
+        while (g->due < target && n + 3 <= (int)sizeof batch) { n += soak_message(g, batch + n); g->due++; }
+        int count = n / 3;
+        if (g->unplugged || elapsed < g->resume_at || !send_bytes(midi, name, batch, n)) g->unsent += count;
+        else { g->sent += count; g->sent_this_second += count; }
+    }
+    if (elapsed / 1000000000 != g->second) {
+        fprintf(sent, "%lld sent %lld\n", (long long)now_ns(), (long long)g->sent_this_second);
+        g->sent_this_second = 0;
+        g->second = elapsed / 1000000000;
+    }
+    if (elapsed >= g->stop_ns) {
+        if (g->unplugged) { write_sysfs("bind", "snd_virmidi.0"); g->unplugged = 0; usleep(500000); }
+        // No note-offs: the pedal lifts and all-notes-off must silence what is still held.
+        for (unsigned channel = 0; channel < 2; channel++) {
+            unsigned char off[6] = { 0xB0 | channel, 64, 0, 0xB0 | channel, 123, 0 };
+            send_bytes(midi, name, off, 6);
+        }
+        if (*midi) snd_rawmidi_drain(*midi);
+        fprintf(sent, "%lld all notes off\n", (long long)now_ns());
+        g->finished = 1;
+    }
+}
+
 struct step { int64_t at_ns; unsigned char bytes[16]; int count; char *command; };
 
 int main(int argc, char **argv) {
     const char *capture_name = "plughw:0,1,0", *midi_name = "hw:1,0,0", *script_path = NULL, *out = ".";
-    double seconds = 5;
+    double seconds = 5, generate = 0, replug = 0, tail = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--capture")) capture_name = argv[i + 1];
         else if (!strcmp(argv[i], "--midi")) midi_name = argv[i + 1];
         else if (!strcmp(argv[i], "--script")) script_path = argv[i + 1];
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+        else if (!strcmp(argv[i], "--generate")) generate = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--replug")) replug = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--tail")) tail = atof(argv[i + 1]);
         else { fprintf(stderr, "probe: unknown option %s\n", argv[i]); return 2; }
     }
 
@@ -117,8 +235,11 @@ int main(int argc, char **argv) {
     if ((err = snd_pcm_start(pcm)) < 0) die("start capture", err);
     int64_t start = now_ns(), end = start + (int64_t)(seconds * 1e9);
     int next = 0;
+    struct generator gen = { .rate = generate, .replug_ns = (int64_t)(replug * 1e9),
+                             .stop_ns = (int64_t)((seconds - tail) * 1e9), .seed = 0x2545F4914F6CDD1DULL };
     for (;;) {
         int64_t now = now_ns();
+        if (generate > 0) generate_events(&gen, &midi, midi_name, sent, now - start);
         while (next < step_count && now >= start + steps[next].at_ns) {
             struct step *s = &steps[next++];
             if (s->command) {
@@ -143,6 +264,7 @@ int main(int argc, char **argv) {
         if (now >= end) break;
         int64_t wait = end - now;
         if (next < step_count && start + steps[next].at_ns - now < wait) wait = start + steps[next].at_ns - now;
+        if (generate > 0 && wait > 5000000) wait = 5000000;
         int timeout = (int)(wait / 1000000);
         if (timeout > 20) timeout = 20;
         poll(pfds, pfd_count, timeout);
@@ -166,5 +288,8 @@ int main(int argc, char **argv) {
     if (midi) snd_rawmidi_close(midi);
     snd_pcm_close(pcm);
     printf("probe: %lld frames captured, %lld capture overruns\n", (long long)frames_read, (long long)xruns);
+    if (generate > 0)
+        printf("probe: %lld events sent, %lld not sent while unplugged, %d unplugs\n",
+               (long long)gen.sent, (long long)gen.unsent, gen.unplugs);
     return 0;
 }

@@ -199,6 +199,23 @@ test_underruns() {
     keyboard_out
 }
 
+# Soak: SOAK seconds (kernel argument bellkeys.soak) of 2,000 MIDI events a second with the
+# keyboard unplugged every 30 s, then 8 s after the last all-notes-off; resident memory every 5 s.
+test_soak() {
+    seconds=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bellkeys.soak=//p')
+    keyboard_in 1
+    start_bellkeys soak
+    ( while [ -e /proc/$BELLKEYS_PID ]; do
+          echo "$(cut -d' ' -f1 /proc/uptime) $(awk '/^VmRSS/ {print $2}' /proc/$BELLKEYS_PID/status)"
+          sleep 5
+      done ) > /out/soak/rss.txt &
+    probe soak $((${seconds:-90} + 8)) --generate 2000 --replug 30 --tail 8
+    grep -E '^(VmRSS|VmHWM|Threads)' /proc/$BELLKEYS_PID/status > /out/soak/status.txt
+    stop_bellkeys soak
+    say "soak: $(cat /out/soak/probe.log | tr '\n' ' ')"
+    keyboard_out
+}
+
 for t in $(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bellkeys.tests=//p' | tr ',' ' '); do
     say "=== $t"
     test_$t
