@@ -16,7 +16,9 @@ per core in real time = average voices × audio seconds per CPU second. "mixing 
 away what the same renderer spends on a file of the same length with no notes (start-up,
 loading, writing the file; fitted as a + b × seconds from silent files of 5 s and 25 s), which
 leaves the cost of the voices themselves. Outputs are checked to be the same music: length,
-level, and the correlation of their 50 ms loudness envelopes.
+level (RMS within 6 dB), and the correlation of their 50 ms loudness envelopes (at least 0.8); a
+renderer that fails any of these stops the script. Missing peers are installed from Debian when
+run as root.
 """
 import array
 import json
@@ -127,12 +129,26 @@ def correlation(a, b):
     return cov / (va * vb) if va and vb else 0.0
 
 
+def ensure_peers():
+    """Installs the peers (and GNU time, for FluidSynth's peak memory) from Debian when they are
+    missing and this is root, so that one command rebuilds the table on a fresh machine."""
+    missing = [p for p, path in (("fluidsynth", "fluidsynth"), ("timidity", "timidity"), ("time", "/usr/bin/time"))
+               if not shutil.which(path)]
+    if not missing:
+        return
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        sys.exit(f"missing: {' '.join(missing)}; install them: sudo apt-get install {' '.join(missing)}")
+    print(f"installing {' '.join(missing)} from Debian", file=sys.stderr)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing, check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+
+
 def main():
     quick = "--quick" in sys.argv
     repeats = 3 if not quick else 1
-    for tool in ("fluidsynth", "timidity"):
-        if not shutil.which(tool):
-            sys.exit(f"{tool} is missing: apt-get install fluidsynth timidity")
+    ensure_peers()
     if "--no-build" not in sys.argv:
         subprocess.run(["swift", "build", "-c", "release", "--product", "bellkeys"], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
@@ -159,7 +175,7 @@ def main():
         return {
             "bellkeys": [bellkeys, "render", midi, "-o", out, "--map", bench_map, "--quiet"],
             "fluidsynth": ["fluidsynth", "-ni", "-q", "-F", out, "-T", "wav", "-O", "s16", "-r", str(RATE),
-                           "-o", "synth.reverb.active=0", "-o", "synth.chorus.active=0",
+                           "-g", "1", "-o", "synth.reverb.active=0", "-o", "synth.chorus.active=0",
                            "-o", f"synth.polyphony={min(65535, int(limit))}", "-o", "synth.cpu-cores=1", sf2, midi],
             "timidity": ["timidity", "-c", timidity_cfg, "-Ow", "-o", out, "-s", str(RATE), "-p", limit,
                          "-EFreverb=0", "-EFchorus=0", midi],
@@ -180,8 +196,9 @@ def main():
         slope = (c1 - c0) / (s1 - s0)
         baseline[n] = (c0 - slope * s0, slope)
     print(f"{'workload':<12}{'renderer':<12}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
-          f"{'voices/core':>13}{'mixing only':>13}{'envelope r':>12}")
+          f"{'voices/core':>13}{'mixing only':>13}{'envelope r':>12}{'level dB':>10}")
     results = {}
+    different = []
     for name, notes in workloads(quick).items():
         midi = os.path.join(work, name + ".mid")
         write_midi(midi, notes)
@@ -196,12 +213,21 @@ def main():
             samples, rate = read_mono(outs[n])
             seconds = len(samples) / rate
             env = envelope(samples, rate)
-            if reference is None:
-                reference = env
-            r = correlation(reference, env)
             level = math.sqrt(sum(x * x for x in samples) / max(1, len(samples))) / 32768
             if level < 1e-4:
                 sys.exit(f"{n} rendered silence for {name}")
+            if reference is None:
+                reference, reference_seconds, reference_level = env, seconds, level
+            r = correlation(reference, env)
+            # The same music: as long (the peers add a 2 s release after the last note-off),
+            # as loud within 6 dB, and the same loudness envelope.
+            difference = 20 * math.log10(level / reference_level)
+            problems = [text for bad, text in (
+                (not 0 <= seconds - reference_seconds <= 2.5, f"lasts {seconds:.2f} s, bellkeys {reference_seconds:.2f} s"),
+                (abs(difference) > 6, f"is {difference:+.1f} dB from bellkeys"),
+                (r < 0.8, f"has a loudness envelope correlating at only {r:.2f} with bellkeys'")) if bad]
+            if problems:
+                different.append(f"{n}'s rendering of {name} is not the same music: it " + "; ".join(problems))
             c = statistics.median(cpu[n])
             speed = seconds / c
             a, b = baseline[n]
@@ -212,7 +238,9 @@ def main():
             results[(name, n)] = (voices, speed, seconds / mixing if meaningful else float("nan"))
             mixing_text = f"{voices * seconds / mixing:>13.0f}" if meaningful else f"{'-':>13}"
             print(f"{name:<12}{n:<12}{voices:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{voices * speed:>13.0f}"
-                  f"{mixing_text}{r:>12.3f}")
+                  f"{mixing_text}{r:>12.3f}{20 * math.log10(level):>10.1f}")
+    if different:
+        sys.exit("\n".join(different))
     dense = [k for k in results if k[0].startswith("dense-") and k[1] == "bellkeys"]
     top = max(dense, key=lambda k: int(k[0].split("-")[1]))[0]
     b = results[(top, "bellkeys")]

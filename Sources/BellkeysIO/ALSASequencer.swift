@@ -130,7 +130,7 @@ public final class Sequencer {
         handle = seq!
         client = Int(snd_seq_client_id(handle))
         snd_seq_set_client_name(handle, name)
-        // Older kernels may refuse the size; the default then stays, which still works.
+        // A kernel that refuses the size keeps its default of 200, enough at ordinary playing rates.
         _ = snd_seq_set_client_pool_input(handle, Sequencer.inputBufferEvents)
         let caps = UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE)
         let type = UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION)

@@ -368,8 +368,15 @@ def test_soak(results):
     check(received - sent == 4 and overflows == 0 and dropped == 0,
           f"soak: bellkeys received all {sent} messages and the final release ({received - sent}): {overflows} input "
           f"overflows, {dropped} dropped for a full queue; voices: peak {peak}, stolen {stolen}")
-    print(f"info  soak: underruns {underruns} in {seconds:.0f} s (period and buffer: "
-          f"{re.search(r'period [^)]*[)]', log).group(0) if re.search(r'period [^)]*[)]', log) else '?'})")
+    buffer = re.search(r"period [^)]*[)]", log)
+    # /proc/PID/stat, then the uptime when it was read: CPU time over the process's lifetime.
+    stat_text, uptime = open(os.path.join(folder, "stat.txt")).read().rsplit("\n", 2)[:2]
+    stat = stat_text.rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu = (int(stat[11]) + int(stat[12])) / tick
+    alive = float(uptime) - int(stat[19]) / tick
+    print(f"info  soak: underruns {underruns} in {seconds:.0f} s ({buffer.group(0) if buffer else '?'}); CPU {cpu:.1f} s "
+          f"in {alive:.0f} s, {100 * cpu / alive:.1f} % of one emulated core")
     connected = len(re.findall(r"^connected \d+:0 VirMIDI", log, re.M))
     lost = len(re.findall(r"^disconnected \d+:0 VirMIDI", log, re.M))
     check(unplugs >= 1 and connected == unplugs + 1 and lost == unplugs,

@@ -211,6 +211,7 @@ test_soak() {
       done ) > /out/soak/rss.txt &
     probe soak $((${seconds:-90} + 8)) --generate 2000 --replug 30 --tail 8
     grep -E '^(VmRSS|VmHWM|Threads)' /proc/$BELLKEYS_PID/status > /out/soak/status.txt
+    cat /proc/$BELLKEYS_PID/stat > /out/soak/stat.txt; cut -d' ' -f1 /proc/uptime >> /out/soak/stat.txt
     stop_bellkeys soak
     say "soak: $(cat /out/soak/probe.log | tr '\n' ' ')"
     keyboard_out
