@@ -231,18 +231,23 @@ def test_dynamics(results):
     ratio = gains[1] / gains[0]
     check(abs(ratio / (64 / 127) ** 2 - 1) < 0.05, f"dynamics: velocity 64 against 127 gives gain ratio {ratio:.3f} (expected 0.254)")
     latency = np.median([r[2] for r in found]) / 1000
-    # Times from the first note (the script's times less 0.3 s).
-    # Damping: note-off at 2.5 s, 0.4 s release: silent from 2.9 s (plus latency) until the next note.
-    damped = run.level(2.9 + latency + 0.02, 3.5 + latency - 0.01)
-    ringing = run.level(2.3 + latency, 2.5 + latency)
+    # Times from the first message, as sent (the probe can send late by a few ms under emulation,
+    # so windows are taken from the sent times, not the script's).
+    first = run.sent[0][0]
+    at = lambda status, note: next((t - first) / 1e9 for t, b in run.sent if b[0] == status and b[1] == note)
+    # Damping: D4's note-off, then a 0.4 s release: silent from then (plus latency) until E4.
+    damp_off, next_on = at(0x80, 62), at(0x90, 64)
+    damped = run.level(damp_off + 0.4 + latency + 0.02, next_on + latency - 0.01)
+    ringing = run.level(damp_off - 0.2 + latency, damp_off + latency)
     check(damped <= 1 / 32768 and ringing > 0.05,
           f"dynamics: damped bell rings {20 * np.log10(ringing):.1f} dBFS before note-off and is silent (peak {damped * 32768:.0f} LSB) 0.4 s after it")
     # CC7 50 against 100: square law, 0.25.
     ratio = gains[4] / gains[3]
     check(abs(ratio / 0.25 - 1) < 0.05, f"dynamics: CC7 50 against 100 gives gain ratio {ratio:.3f} (expected 0.250)")
-    # Sustain: key up at 5.8 s with the pedal down, still ringing at 6.9 s; pedal up at 7.0 s damps it.
-    held = run.level(6.7 + latency, 7.0 + latency)
-    after = run.level(7.4 + latency + 0.02, 8.1)
+    # Sustain: F4's key up with the pedal down, still ringing until the pedal lifts, which damps it.
+    pedal_up = next((t - first) / 1e9 for t, b in run.sent if b[0] == 0xB0 and b[1] == 64 and b[2] == 0)
+    held = run.level(pedal_up - 0.3 + latency, pedal_up + latency)
+    after = run.level(pedal_up + 0.4 + latency + 0.02, pedal_up + 1.1)
     check(held > 0.05 and after <= 1 / 32768,
           f"dynamics: sustained bell rings at {20 * np.log10(held):.1f} dBFS after its key is up; silent (peak {after * 32768:.0f} LSB) 0.4 s after the pedal lifts")
     exit_status(results, "dynamics")
