@@ -221,8 +221,9 @@ private struct MapChecker {
             }
             return nil
         case (nil, let node?):
-            if case .number(let n) = node.value, n == n.rounded(), let midi = midiNote(tag: Int(n)) {
-                return (midi, Int(n))
+            // Int(exactly:): a tag too large for an Int is an error to report, not a trap.
+            if case .number(let n) = node.value, let tag = Int(exactly: n), let midi = midiNote(tag: tag) {
+                return (midi, tag)
             }
             problem(node, path + ".tag", "\(describe(node)) is not a tutorial button tag",
                     fix: "tags run from 100 (C4) to 112 (C5); for other notes use \"note\"")

@@ -106,6 +106,9 @@ import Testing
         (#"{"releaseSeconds": 0.001, "keys": [{"note": 60, "sample": "a"}]}"#, "releaseSeconds", "0.001 is out of range"),
         (#"{"keys": [{"note": 128, "sample": "a"}]}"#, "keys[0].note", "128 is not a MIDI note number"),
         (#"{"keys": [{"tag": 99, "sample": "a"}]}"#, "keys[0].tag", "99 is not a tutorial button tag"),
+        // Found by fuzzing: a tag beyond Int's range trapped in the conversion.
+        (#"{"keys": [{"tag": 113666666666666666666666666, "sample": "a"}]}"#, "keys[0].tag", "is not a tutorial button tag"),
+        (#"{"keys": [{"tag": 1e999, "sample": "a"}]}"#, "", "not valid JSON: number 1e999 is out of range"),
         (#"{"keys": [{"note": 60, "sample": "a", "chokeGroup": -2}]}"#, "keys[0].chokeGroup", "-2 is not a whole number"),
         (#"{"velocityCurve": "log", "keys": [{"note": 60, "sample": "a"}]}"#, "velocityCurve", "\"log\" is not one of"),
         (#"{"keys": [{"note": 60, "sample": "a", "noteOff": "stop"}]}"#, "keys[0].noteOff", "\"stop\" is not \"ring\" or \"damp\""),
