@@ -41,10 +41,10 @@ let package = Package(
 
         // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
         // per file format. Built without libFuzzer, a target replays the files it is given.
-        .target(name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats"], path: "Tests/Fuzz/Checks"),
+        .target(name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats", "CFuzzer"], path: "Tests/Fuzz/Checks"),
         .systemLibrary(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
-        .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks", "CFuzzer"], path: "Tests/Fuzz/MIDIFile"),
-        .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks", "CFuzzer"], path: "Tests/Fuzz/MapFile"),
+        .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MIDIFile"),
+        .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MapFile"),
 
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),

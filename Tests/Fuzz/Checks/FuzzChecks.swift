@@ -1,12 +1,16 @@
 import BellkeysEngine
 import BellkeysFormats
+#if FUZZING
+import CFuzzer
+#endif
 
 // What must hold for any input, however malformed. The fuzz targets (Tests/Fuzz/*) trap on a
 // violation, so libFuzzer keeps the input; the swift tests run every corpus file through the
 // same checks (FuzzCorpusTests), so each saved input stays a regression test.
 
-/// The name inputs are given in messages.
-public let fuzzInputName = "fuzz.mid"
+/// The file names inputs are given, which every error must repeat.
+let midiInputName = "fuzz.mid"
+let mapInputName = "fuzz.json"
 
 /// Reads `bytes` as a MIDI file. Returns the rules the result broke (empty: all held).
 /// A crash or a hang inside the reader is itself the finding.
@@ -14,9 +18,9 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
     var broken: [String] = []
     let file: MIDIFile
     do {
-        file = try parseMIDIFile(bytes, file: fuzzInputName)
+        file = try parseMIDIFile(bytes, file: midiInputName)
     } catch {
-        if error.file != fuzzInputName { broken.append("error names \(error.file), not the file") }
+        if error.file != midiInputName { broken.append("error names \(error.file), not the file") }
         if error.message.isEmpty || error.fix.isEmpty { broken.append("error without message or fix: \(error)") }
         if let offset = error.offset, !(0...bytes.count).contains(offset) {
             broken.append("error offset \(offset) outside the file of \(bytes.count) bytes")
@@ -60,11 +64,11 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
     var broken: [String] = []
     let map: MapFile
     do {
-        map = try parseMapFile(bytes, file: "fuzz.json")
+        map = try parseMapFile(bytes, file: mapInputName)
     } catch {
         if error.problems.isEmpty { broken.append("an error with no problems") }
         for problem in error.problems {
-            if problem.file != "fuzz.json" { broken.append("problem names \(problem.file)") }
+            if problem.file != mapInputName { broken.append("problem names \(problem.file)") }
             if problem.message.isEmpty || problem.fix.isEmpty { broken.append("problem without message or fix: \(problem)") }
             if (problem.line == nil) != (problem.column == nil) || (problem.line ?? 1) < 1 || (problem.column ?? 1) < 1 {
                 broken.append("bad position \(String(describing: problem.line)):\(String(describing: problem.column))")
@@ -146,3 +150,22 @@ public func replay(_ paths: [String], through check: ([UInt8]) -> [String]) -> I
     print("\(count) inputs, \(failed) failed")
     return failed == 0 && count > 0 ? 0 : 1
 }
+
+#if FUZZING
+/// The rules libFuzzer's callback applies; set once, before the driver starts.
+nonisolated(unsafe) private var fuzzedRules: ([UInt8]) -> [String] = { _ in [] }
+
+/// Runs libFuzzer's driver (fuzzing, or replaying the files in `argv`) with `rules` checking
+/// every input; a broken rule traps, so libFuzzer keeps the input. Returns the exit status.
+public func runLibFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                         rules: @escaping ([UInt8]) -> [String]) -> CInt {
+    fuzzedRules = rules
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        let broken = fuzzedRules(Array(UnsafeBufferPointer(start: data, count: size)))
+        if !broken.isEmpty { fatalError(broken.joined(separator: "; ")) }
+        return 0
+    }
+}
+#endif

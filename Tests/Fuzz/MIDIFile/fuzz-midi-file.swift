@@ -5,23 +5,13 @@ import Glibc
 // it replays the inputs named on its command line: swift run fuzz-midi-file Tests/Fuzz/Corpus/midi-file
 
 #if FUZZING
-import CFuzzer
-
-// SwiftPM links an executable's main to <module>_main, so the entry calls libFuzzer's driver.
+// SwiftPM links an executable's main to <module>_main; this one starts libFuzzer's driver.
 @_cdecl("fuzz_midi_file_main")
 func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-        let broken = midiFileViolations(Array(UnsafeBufferPointer(start: data, count: size)))
-        if !broken.isEmpty { fatalError(broken.joined(separator: "; ")) }
-        return 0
-    }
+    runLibFuzzer(argc, argv, rules: midiFileViolations)
 }
 #else
 @main struct Replay {
-    static func main() {
-        exit(replay(Array(CommandLine.arguments.dropFirst()), through: midiFileViolations))
-    }
+    static func main() { exit(replay(Array(CommandLine.arguments.dropFirst()), through: midiFileViolations)) }
 }
 #endif
