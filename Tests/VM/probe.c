@@ -13,10 +13,11 @@
 // Soak mode, instead of a script: --generate RATE sends RATE MIDI events per second (notes on
 // and off across and beyond the 13 keys, CC7, CC11, CC64, CC123, pitch bend) from a fixed
 // pseudo-random sequence, in 5 ms batches, until --tail seconds before the end; then it
-// releases everything with CC64 0 and CC123 on both channels used (no note-offs). --replug SECONDS
-// unplugs the virtual keyboard (unbinds snd_virmidi.0) at every multiple of SECONDS, plugs it
-// back 1 s later and plays again 1 s after that; events due meanwhile are not sent. sent.txt then has one line per second
-// ("<ns> sent <n>") and one per unplug, plug and the final all-notes-off.
+// releases everything with CC64 0 and CC123 on both channels used (no note-offs).
+// --replug SECONDS unplugs the virtual keyboard (unbinds snd_virmidi.0) at every multiple of
+// SECONDS, plugs it back 1 s later and plays again 1 s after that; events due meanwhile are not
+// sent. sent.txt then has one line per second ("<ns> sent <n>") and one per unplug, plug and the
+// final all-notes-off.
 #include <alsa/asoundlib.h>
 #include <errno.h>
 #include <poll.h>
