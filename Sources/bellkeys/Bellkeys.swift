@@ -63,6 +63,28 @@ struct VoiceOptions: ParsableArguments {
             throw ValidationError("--volume \(volume) is out of range; use -60 to 12 (dB)")
         }
     }
+
+    /// An engine for `loaded`, with these options in place of the map's polyphony and master
+    /// volume. `maxBlockFrames`: the engine's largest block, if not the live default.
+    func makeEngine(_ loaded: LoadedInstrument, maxBlockFrames: Int? = nil) -> Engine {
+        var instrument = loaded.instrument
+        if let volume { instrument.masterVolumeDecibels = volume }
+        var configuration = EngineConfiguration(sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
+        if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
+        return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
+    }
+}
+
+/// Checks an optional `--rate` (Hz), shared by the commands that take one.
+func validateRate(_ rate: Int?) throws {
+    if let rate, !(8_000...384_000).contains(rate) {
+        throw ValidationError("--rate \(rate) is out of range; use 8000 to 384000 Hz")
+    }
+}
+
+/// Checks `--channels`, shared by the commands that write audio.
+func validateChannels(_ channels: Int) throws {
+    if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }
 }
 
 /// An error already worded for the user: printed as is, exit status 1.

@@ -15,9 +15,7 @@ struct Check: ParsableCommand {
     var rate: Int?
 
     func validate() throws {
-        if let rate, !(8_000...384_000).contains(rate) {
-            throw ValidationError("--rate \(rate) is out of range; use 8000 to 384000 Hz")
-        }
+        try validateRate(rate)
     }
 
     func run() throws {

@@ -59,12 +59,10 @@ struct Play: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let rate, !(8_000...384_000).contains(rate) {
-            throw ValidationError("--rate \(rate) is out of range; use 8000 to 384000 Hz")
-        }
+        try validateRate(rate)
         if !(16...8192).contains(period) { throw ValidationError("--period \(period) is out of range; use 16 to 8192 frames") }
         if !(2...32).contains(periods) { throw ValidationError("--periods \(periods) is out of range; use 2 to 32") }
-        if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }
+        try validateChannels(channels)
         if let channel, !(1...16).contains(channel) {
             throw ValidationError("--channel \(channel) is out of range; MIDI channels are 1 to 16")
         }
@@ -139,7 +137,7 @@ final class LiveSession {
         }
         self.loaded = loaded
 
-        engine = LiveSession.makeEngine(loaded, options: options)
+        engine = options.voiceOptions.makeEngine(loaded)
         mixer = LiveMixer(engine: engine, channels: granted.channels, format: granted.format,
                           maximumPeriodFrames: granted.periodFrames)
         renderThread = RenderThread(mixer: mixer, output: output)
@@ -183,14 +181,6 @@ final class LiveSession {
         for pattern in options.connect where !connected.values.contains(where: { $0.matches(pattern) }) {
             console.line("  waiting for '\(pattern)' to appear")
         }
-    }
-
-    static func makeEngine(_ loaded: LoadedInstrument, options: Play) -> Engine {
-        var instrument = loaded.instrument
-        if let volume = options.voiceOptions.volume { instrument.masterVolumeDecibels = volume }
-        let configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
-                                                polyphony: options.voiceOptions.polyphony ?? loaded.map.polyphony)
-        return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
     }
 
     /// Whether bellkeys should connect to `port` by itself.
@@ -311,7 +301,7 @@ final class LiveSession {
             console.line("reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
-        let newEngine = LiveSession.makeEngine(fresh, options: options)
+        let newEngine = options.voiceOptions.makeEngine(fresh)
         _ = lockMemory()
         guard mixer.install(newEngine) else { return }
         previousEngine = engine

@@ -39,13 +39,11 @@ struct Render: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let rate, !(8_000...384_000).contains(rate) {
-            throw ValidationError("--rate \(rate) is out of range; use 8000 to 384000 Hz")
-        }
+        try validateRate(rate)
         if OutputSampleFormat(rawValue: format) == nil {
             throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
         }
-        if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }
+        try validateChannels(channels)
     }
 
     func run() throws {
@@ -61,14 +59,9 @@ struct Render: ParsableCommand {
                 throw Failure(error.description)
             }
             let loaded = try mapOptions.load(sampleRate: rate)
-            var instrument = loaded.instrument
-            if let volume = voiceOptions.volume { instrument.masterVolumeDecibels = volume }
-            var configuration = EngineConfiguration(sampleRate: loaded.sampleRate,
-                                                    polyphony: voiceOptions.polyphony ?? loaded.map.polyphony)
             // Offline there is no latency to keep low: long blocks amortise per-voice work.
             // Events still take effect at their exact frames.
-            configuration.maxBlockFrames = 1_024
-            let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
+            let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: 1_024)
 
             let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
             let events = schedule.events.map {
