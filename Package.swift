@@ -21,6 +21,8 @@ let package = Package(
 
         // Everything the render thread runs. Pure Swift: no Foundation, no C.
         .target(name: "BellkeysEngine"),
+        // The computer keyboard and the on-screen piano: key decoding, layout, drawing. Pure Swift.
+        .target(name: "BellkeysTerminal"),
         // File formats (map JSON, Standard MIDI Files). Pure Swift, no Foundation, no C, no I/O.
         .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
         // The only code that talks to C libraries and the file system.
@@ -28,7 +30,7 @@ let package = Package(
                 dependencies: ["BellkeysEngine", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux"]),
         // The command line: parse, wire, report.
         .executableTarget(name: "bellkeys", dependencies: [
-            "BellkeysEngine", "BellkeysFormats", "BellkeysIO",
+            "BellkeysEngine", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells
@@ -50,6 +52,7 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
+        .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats", "AllocationCounter"]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys"]),

@@ -15,6 +15,8 @@ public struct EngineConfiguration: Sendable {
     public var fadeSeconds: Double = 0.005
     /// Events the MIDI side can queue ahead of the render thread.
     public var eventCapacity: Int = 4096
+    /// Events that can be scheduled ahead of time (phrase loop, demo tune); see `schedule`.
+    public var scheduledCapacity: Int = 1024
     /// Peak limiter threshold, linear (0.891 = -1 dBFS).
     public var limiterThreshold: Float = 0.891
     /// Time for the limiter's gain to recover from full reduction, in seconds.
@@ -90,6 +92,11 @@ public final class Engine: @unchecked Sendable {
     public let configuration: EngineConfiguration
     /// Events to be applied by `render`; see `enqueue`.
     public let events: EventQueue
+    /// Events planned ahead of time, in frame order; see `schedule`.
+    public let scheduled: EventQueue
+    /// The last `cancelScheduled`: `scheduled.pushedCount` then, times 16, plus the channel.
+    /// The render thread skips that channel's scheduled events pushed before it.
+    private let scheduledCancellation = Atomic<Int>(0)
     /// Keeps the sample memory that `keys` and voices point into alive.
     public let bank: SampleBank
 
@@ -111,6 +118,10 @@ public final class Engine: @unchecked Sendable {
     /// Voices sounding after the last render call, and the most at once so far.
     public let voiceCount = Atomic<Int>(0)
     public let peakVoiceCount = Atomic<Int>(0)
+    /// Notes with a voice sounding after the last render call, one bit per MIDI note
+    /// (0...63 in `soundingNotesLow`, 64...127 in `soundingNotesHigh`), whatever played them.
+    public let soundingNotesLow = Atomic<UInt64>(0)
+    public let soundingNotesHigh = Atomic<UInt64>(0)
     private let masterGainBits: Atomic<UInt32>
 
     // Render-thread state. Allocated in init, never resized.
@@ -145,6 +156,7 @@ public final class Engine: @unchecked Sendable {
         self.configuration = configuration
         self.bank = bank
         events = EventQueue(capacity: configuration.eventCapacity)
+        scheduled = EventQueue(capacity: configuration.scheduledCapacity)
         let rate = Double(configuration.sampleRate)
 
         keys = .allocate(capacity: max(instrument.keys.count, 1))
@@ -226,6 +238,28 @@ public final class Engine: @unchecked Sendable {
         return false
     }
 
+    /// Queues `event` ahead of time: unlike `enqueue`'s live events, which wait for no one,
+    /// these may lie seconds ahead, and `render` merges both queues by frame. Events must be
+    /// scheduled in frame order. Returns false when the queue is full (nothing is counted:
+    /// the caller schedules again later). Thread: the single producer.
+    @_noLocks
+    public func schedule(_ event: EngineEvent) -> Bool {
+        scheduled.push(event)
+    }
+
+    /// Drops every event on `channel` (0...15) scheduled so far that has not yet taken
+    /// effect. Events scheduled after this call are kept, and so are other channels' events.
+    /// Only the latest call counts. Thread: the single producer.
+    public func cancelScheduled(channel: Int) {
+        scheduledCancellation.store(scheduled.pushedCount * 16 + channel & 15, ordering: .releasing)
+    }
+
+    /// Whether `note` (0...127) sounded at the end of the last render call. Thread: any.
+    public func isSounding(note: Int) -> Bool {
+        let bits = note < 64 ? soundingNotesLow.load(ordering: .relaxed) : soundingNotesHigh.load(ordering: .relaxed)
+        return bits & (1 << UInt64(note & 63)) != 0
+    }
+
     /// Sets the master volume; the render thread ramps to it. Thread: any.
     public func setMasterVolume(decibels: Double) {
         masterGainBits.store(linearGain(decibels: decibels).bitPattern, ordering: .relaxed)
@@ -239,6 +273,7 @@ public final class Engine: @unchecked Sendable {
     public func isSilent() -> Bool {
         if activeCount != 0 { return false }
         if let _ = events.peek() { return false }
+        if let _ = scheduled.peek() { return false }
         return true
     }
 
@@ -260,17 +295,37 @@ public final class Engine: @unchecked Sendable {
             masterGain = Float(bitPattern: masterBits)
             for ch in 0..<16 { updateBus(channel: ch) }
         }
+        let cancellation = scheduledCancellation.load(ordering: .acquiring)
+        let cancelledBefore = cancellation >> 4, cancelledChannel = UInt8(cancellation & 15)
         var done = 0
         while done < frameCount {
             var end = min(frameCount, done + configuration.maxBlockFrames)
-            while let event = events.peek() {
+            while true {
+                // The earlier of the two queues' heads; live events first on a tie.
+                var fromScheduled = false
+                var next = events.peek()
+                var planned = scheduled.peek()
+                while let skipped = planned, skipped.status & 0x0F == cancelledChannel,
+                      scheduled.headIndex < cancelledBefore {
+                    scheduled.pop()
+                    planned = scheduled.peek()
+                }
+                if let planned {
+                    if let live = next {
+                        if planned.frame < live.frame { next = planned; fromScheduled = true }
+                    } else {
+                        next = planned
+                        fromScheduled = true
+                    }
+                }
+                guard let event = next else { break }
                 let offset = event.frame - currentFrame
                 if offset > 0 {
                     guard offset < Int64(end - done) else { break }
                     // See appliesWithinSegment; anything else ends the segment at its frame.
                     if appliesWithinSegment(event) {
                         apply(event, delay: Int(offset))
-                        events.pop()
+                        if fromScheduled { scheduled.pop() } else { events.pop() }
                         continue
                     }
                     end = done + Int(offset)
@@ -278,13 +333,20 @@ public final class Engine: @unchecked Sendable {
                 }
                 if offset < 0 { lateEvents.wrappingAdd(1, ordering: .relaxed) }
                 apply(event, delay: 0)
-                events.pop()
+                if fromScheduled { scheduled.pop() } else { events.pop() }
             }
             renderSegment(into: output + done, frameCount: end - done)
             currentFrame += Int64(end - done)
             done = end
         }
         voiceCount.store(activeCount, ordering: .relaxed)
+        var low: UInt64 = 0, high: UInt64 = 0
+        for i in 0..<activeCount {
+            let note = voices[Int(active[i])].note
+            if note < 64 { low |= 1 << UInt64(note) } else { high |= 1 << UInt64(note & 63) }
+        }
+        soundingNotesLow.store(low, ordering: .relaxed)
+        soundingNotesHigh.store(high, ordering: .relaxed)
         if activeCount > peakVoiceCount.load(ordering: .relaxed) {
             peakVoiceCount.store(activeCount, ordering: .relaxed)
         }

@@ -52,6 +52,15 @@ public struct EventQueue: ~Copyable, @unchecked Sendable {
         return slots[h & mask]
     }
 
+    /// Events pushed since the queue was made. Thread: producer only.
+    public var pushedCount: Int { tail.load(ordering: .relaxed) }
+
+    /// The position of the oldest event among all ever pushed (0 for the first).
+    /// Thread: consumer only. Real-time safe.
+    public var headIndex: Int {
+        @_noLocks get { head.load(ordering: .relaxed) }
+    }
+
     /// Removes the oldest event. Thread: consumer only, after `peek` returned one.
     @_noLocks
     public func pop() {

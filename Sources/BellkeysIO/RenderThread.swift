@@ -20,6 +20,8 @@ public final class RenderThread: @unchecked Sendable {
     public let mixer: LiveMixer
     public let output: PCMOutput
     public let periodFrames: Int
+    /// Receives a copy of every period written (`--record`), if set before `start`.
+    public var recorder: Recorder?
     /// Set by the control thread; the render thread ends after its current period.
     private let stopRequested = Atomic<Bool>(false)
     /// alsa-lib's error code once the device failed (the thread has ended), else 0.
@@ -52,6 +54,10 @@ public final class RenderThread: @unchecked Sendable {
         mixer.renderPeriod(frameCount: periodFrames, nanoseconds: monotonicNanoseconds())
         let result = output.write(mixer.output, frameCount: periodFrames, frameByteCount: mixer.frameByteCount)
         if result == .recovered { mixer.clock.restart() }
+        // What the device took is what the recording gets.
+        if let recorder, result == .written || result == .recovered {
+            recorder.tap.push(mixer.output, frameCount: periodFrames)
+        }
         return result
     }
 

@@ -15,7 +15,7 @@ struct Bellkeys: ParsableCommand {
             Set BELLKEYS_SAMPLES to use another folder's tags.json as the default.
             """,
         version: "bellkeys 0.1.0",
-        subcommands: [Play.self, Render.self, Check.self, List.self],
+        subcommands: [Play.self, Demo.self, Render.self, Check.self, List.self],
         defaultSubcommand: Play.self)
 }
 

@@ -59,48 +59,56 @@ struct Render: ParsableCommand {
                 throw Failure(error.description)
             }
             let loaded = try mapOptions.load(sampleRate: rate)
-            // Offline there is no latency to keep low: long blocks amortise per-voice work.
-            // Events still take effect at their exact frames.
-            let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: 1_024)
-
-            let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
-            let events = schedule.events.map {
-                EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
-            }
             let sampleFormat = OutputSampleFormat(rawValue: format)!   // checked in validate()
-            // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
-            let longestSample = loaded.bank.frameCounts.max() ?? 0
-            let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount
-            if maximumBytes >= (1 << 32) - 1024 {
-                throw Failure("\(output): the render would pass the 4 GiB limit of a WAV file "
-                              + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
-                              + "    fix: render fewer channels (--channels 1), a smaller --format, or a shorter MIDI file")
-            }
-            let writer: WAVWriter
-            let frames: Int64
-            do {
-                writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
-                                       format: sampleFormat)
-                frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
-                    (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
-                }
-                try writer.finish()
-            } catch let error as FileError {
-                throw Failure(error.description)
-            }
-            if quiet { return }
-            let notes = events.filter { $0.status & 0xF0 == 0x90 && $0.data2 > 0 }.count
-            let seconds = Double(frames) / Double(loaded.sampleRate)
-            let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
-            print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
-                  + "\(loaded.sampleRate) Hz, \(channels) ch, \(format)")
-            print("  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
-                  + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
-                  + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
-                  + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
-                  + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
-                  + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
-                  + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+            try renderToWAV(midi, named: input, loaded: loaded, voiceOptions: voiceOptions, output: output,
+                            format: sampleFormat, channels: channels, quiet: quiet)
         }
     }
+}
+
+/// Renders `midi` with the bells of `loaded` into the WAV file `output`, and reports it
+/// (unless `quiet`). Shared by `render` and `demo -o`.
+func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
+                 output: String, format sampleFormat: OutputSampleFormat, channels: Int, quiet: Bool) throws {
+    // Offline there is no latency to keep low: long blocks amortise per-voice work.
+    // Events still take effect at their exact frames.
+    let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: 1_024)
+
+    let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
+    let events = schedule.events.map {
+        EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
+    }
+    // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
+    let longestSample = loaded.bank.frameCounts.max() ?? 0
+    let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount
+    if maximumBytes >= (1 << 32) - 1024 {
+        throw Failure("\(output): the render would pass the 4 GiB limit of a WAV file "
+                      + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
+                      + "    fix: render fewer channels (--channels 1), a smaller --format, or a shorter MIDI file")
+    }
+    let writer: WAVWriter
+    let frames: Int64
+    do {
+        writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
+                               format: sampleFormat)
+        frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
+            (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
+        }
+        try writer.finish()
+    } catch {
+        throw Failure(error.description)
+    }
+    if quiet { return }
+    let notes = events.filter { $0.status & 0xF0 == 0x90 && $0.data2 > 0 }.count
+    let seconds = Double(frames) / Double(loaded.sampleRate)
+    let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
+    print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
+          + "\(loaded.sampleRate) Hz, \(channels) ch, \(sampleFormat.rawValue)")
+    print("  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
+          + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
+          + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
+          + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
+          + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
+          + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+          + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
 }

@@ -178,34 +178,8 @@ fputs(json, file)
 fclose(file)
 print(mapPath)
 
-// demo.mid: the Westminster Quarters (the full hour: changes 2, 3, 4, 5) in F, then three
-// strikes of the hour, played with the sustain pedal down so the bells ring; the pedal comes
-// up at the end and the bells are damped.
-let ppq = 480
-let F4 = 65, G4 = 67, A4 = 69, C4 = 60
-let changes = [[F4, A4, G4, C4], [F4, G4, A4, F4], [A4, F4, G4, C4], [C4, G4, A4, F4]]
-var track: [(tick: Int, bytes: [UInt8])] = [(0, [0xB0, 7, 110]), (0, [0xB0, 64, 127])]
-var tick = 0
-var velocities = [96, 84, 90, 108]
-for change in changes {
-    for (j, note) in change.enumerated() {
-        let length = j == 3 ? 2 * ppq : ppq
-        track.append((tick, [0x90, UInt8(note), UInt8(velocities[j])]))
-        track.append((tick + length - 40, [0x80, UInt8(note), 64]))
-        tick += length
-    }
-    tick += ppq
-    velocities = velocities.map { $0 + 2 }
-}
-tick += ppq
-for _ in 0..<3 {
-    track.append((tick, [0x90, UInt8(C4), 120]))
-    track.append((tick + ppq, [0x80, UInt8(C4), 64]))
-    tick += 4 * ppq
-}
-track.append((tick, [0xB0, 64, 0]))
-track.sort { $0.tick < $1.tick }
-let demo = makeMIDIFile(ticksPerQuarter: ppq, microsecondsPerQuarter: 600_000, tracks: [[], track])
+// demo.mid: the tune `bellkeys demo` plays (BellkeysFormats/DemoTune.swift).
+let demo = westminsterQuartersFile()
 let demoPath = folder + "/demo.mid"
 guard let midiFile = fopen(demoPath, "wb") else { print("make-bells: cannot write \(demoPath)"); exit(1) }
 fwrite(demo, 1, demo.count, midiFile)

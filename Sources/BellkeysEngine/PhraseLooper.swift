@@ -1,0 +1,140 @@
+/// A phrase looper, like a loop pedal: `toggle` starts recording what is played, `toggle`
+/// again closes the loop, and the phrase then repeats until `clear`.
+///
+/// It records notes (note-on, note-off, sustain pedal), not audio: each event keeps its frame
+/// offset from the start, and repeat k of an event recorded at offset o plays at exactly
+/// `start + k × length + o`. Nothing accumulates, so the loop never drifts, and a repeat costs
+/// what the same notes played live cost. Repeats play on their own MIDI channel
+/// (`channel`), so the player's note-offs and pedal never cut the loop's bells, and the
+/// loop's never cut the player's.
+///
+/// Thread: control (the engine's event producer). Repeats go to the engine through
+/// `Engine.schedule`, a little ahead of time (`due(through:)`).
+public struct PhraseLooper: Sendable {
+    public enum State: Equatable, Sendable {
+        case empty
+        case recording(startFrame: Int64)
+        case looping(startFrame: Int64, lengthFrames: Int64)
+    }
+
+    /// What `toggle` did.
+    public enum Outcome: Equatable, Sendable {
+        case started
+        /// The loop closed: it repeats every `lengthFrames`.
+        case closed(lengthFrames: Int64, noteCount: Int)
+        /// Closed with no note in it, or shorter than `minimumFrames`: back to empty.
+        case discarded
+        /// A loop is playing; `clear` it first.
+        case busy
+    }
+
+    public private(set) var state = State.empty
+    /// The MIDI channel (0...15) that repeats play on.
+    public let channel: Int
+    /// The most events a phrase holds; later ones are not recorded (`overflowed` counts them).
+    public let capacity: Int
+    /// The shortest loop kept, in frames.
+    public let minimumFrames: Int64
+    /// The phrase: frames are offsets from the start, in order.
+    public private(set) var phrase: [EngineEvent] = []
+    /// Events played while recording that did not fit.
+    public private(set) var overflowed = 0
+    /// Next event of `phrase` to schedule, and the repeat it belongs to (1 = first repeat).
+    private var nextIndex = 0
+    private var nextRepeat: Int64 = 1
+
+    public init(channel: Int = 15, capacity: Int = 4_096, minimumFrames: Int64 = 12_000) {
+        precondition((0...15).contains(channel) && capacity > 0)
+        self.channel = channel
+        self.capacity = capacity
+        self.minimumFrames = minimumFrames
+        phrase.reserveCapacity(capacity)
+    }
+
+    /// Notes recorded so far, or in the loop.
+    public var noteCount: Int { phrase.count { $0.status & 0xF0 == 0x90 && $0.data2 > 0 } }
+
+    /// Starts recording at `frame`, or closes the loop there.
+    public mutating func toggle(atFrame frame: Int64) -> Outcome {
+        switch state {
+        case .empty:
+            phrase.removeAll(keepingCapacity: true)
+            overflowed = 0
+            state = .recording(startFrame: frame)
+            return .started
+        case .recording(let start):
+            let length = frame - start
+            let notes = noteCount
+            guard notes > 0, length >= minimumFrames else {
+                clear()
+                return .discarded
+            }
+            // Notes still held, and the pedal still down, end with the phrase: each repeat
+            // starts from the state the first one did.
+            var down = Set<UInt8>(), pedal = false
+            for event in phrase {
+                switch event.status & 0xF0 {
+                case 0x90 where event.data2 > 0: down.insert(event.data1)
+                case 0x80, 0x90: down.remove(event.data1)
+                default: pedal = event.data2 >= 64
+                }
+            }
+            for note in down.sorted() {
+                phrase.append(EngineEvent(frame: length, status: 0x80 | UInt8(channel), data1: note, data2: 0))
+            }
+            if pedal { phrase.append(EngineEvent(frame: length, status: 0xB0 | UInt8(channel), data1: 64, data2: 0)) }
+            state = .looping(startFrame: start, lengthFrames: length)
+            nextIndex = 0
+            nextRepeat = 1
+            return .closed(lengthFrames: length, noteCount: notes)
+        case .looping:
+            return .busy
+        }
+    }
+
+    /// Records `event` if a phrase is being recorded: note-ons, note-offs and the sustain
+    /// pedal, from any channel; everything else is ignored.
+    public mutating func record(_ event: EngineEvent) {
+        guard case .recording(let start) = state else { return }
+        let kind = event.status & 0xF0
+        guard kind == 0x80 || kind == 0x90 || (kind == 0xB0 && event.data1 == 64) else { return }
+        guard phrase.count < capacity else {
+            overflowed += 1
+            return
+        }
+        phrase.append(EngineEvent(frame: max(0, event.frame - start), status: kind | UInt8(channel),
+                                  data1: event.data1, data2: event.data2))
+    }
+
+    /// Stops the loop (or the recording) and forgets the phrase. The caller cancels what it
+    /// already scheduled (`Engine.cancelScheduled(channel:)`).
+    public mutating func clear() {
+        state = .empty
+        phrase.removeAll(keepingCapacity: true)
+        nextIndex = 0
+        nextRepeat = 1
+    }
+
+    /// The next repeat's event if it falls at or before `horizon`, without taking it.
+    public func peek(through horizon: Int64) -> EngineEvent? {
+        guard case .looping(let start, let length) = state, !phrase.isEmpty else { return nil }
+        var event = phrase[nextIndex]
+        event.frame += start + nextRepeat * length
+        return event.frame <= horizon ? event : nil
+    }
+
+    /// Moves past the event `peek` returned.
+    public mutating func advance() {
+        nextIndex += 1
+        if nextIndex == phrase.count {
+            nextIndex = 0
+            nextRepeat += 1
+        }
+    }
+
+    /// Hands every repeat event up to `horizon` to `schedule`, in order, stopping early (to go
+    /// on from there next time) when `schedule` returns false.
+    public mutating func schedule(through horizon: Int64, _ schedule: (EngineEvent) -> Bool) {
+        while let event = peek(through: horizon), schedule(event) { advance() }
+    }
+}

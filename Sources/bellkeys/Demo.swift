@@ -1,0 +1,54 @@
+import ArgumentParser
+import BellkeysEngine
+import BellkeysFormats
+import Glibc
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play the demo tune, the Westminster Quarters, on the bells (or render it with -o).",
+        discussion: """
+            The full hour of the Westminster Quarters in F (changes 2, 3, 4 and 5, within C4..C5), \
+            then three strikes of the hour on C4: about 24 s with the ring-out. It plays live on the \
+            sound device, with the piano drawn and the keys lit as the bells sound; MIDI keyboards \
+            and the computer keyboard can play along, and Ctrl-C stops it. With -o it is rendered \
+            to a WAV file instead, on any machine: no sound card needed, the same bytes every time. \
+            Samples/demo.mid holds the same tune.
+            """)
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Render to this WAV file instead of playing (no sound card needed).",
+                                                    valueName: "out.wav"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("With -o: sample format s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
+    var format: String = "s16"
+
+    @OptionGroup var mapOptions: MapOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var voiceOptions: VoiceOptions
+    @OptionGroup var sessionOptions: SessionOptions
+
+    func validate() throws {
+        if OutputSampleFormat(rawValue: format) == nil {
+            throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
+        }
+        if output != nil, sessionOptions.record != nil {
+            throw ValidationError("--record records live playing; with -o the demo is already written to a file")
+        }
+    }
+
+    func run() throws {
+        try reporting {
+            let tune = westminsterQuarters()
+            if let output {
+                let loaded = try mapOptions.load(sampleRate: outputOptions.rate)
+                try renderToWAV(tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions, output: output,
+                                format: OutputSampleFormat(rawValue: format)!, channels: outputOptions.channels,
+                                quiet: sessionOptions.quiet)
+                return
+            }
+            let session = try LiveSession(settings: LiveSettings(
+                map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions, tune: tune))
+            Glibc.exit(session.run())
+        }
+    }
+}

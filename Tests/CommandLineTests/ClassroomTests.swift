@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// A 16-bit mono WAV file of `samples` (−1...1).
+func wavFile(_ samples: [Float], rate: Int = 48_000) -> Data {
+    var data = Data()
+    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+    data.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 2)
+    data.append(contentsOf: Array("WAVEfmt ".utf8)); u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16)
+    data.append(contentsOf: Array("data".utf8)); u32(samples.count * 2)
+    for s in samples { withUnsafeBytes(of: Int16(s * 32767).littleEndian) { data.append(contentsOf: $0) } }
+    return data
+}
+
+/// The bytes of a WAV file's data chunk.
+func wavData(_ path: String) throws -> Data {
+    let file = try Data(contentsOf: URL(fileURLWithPath: path))
+    var i = 12
+    while i + 8 <= file.count {
+        let id = String(decoding: file[i..<i + 4], as: UTF8.self)
+        let size = file[i + 4..<i + 8].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) }
+        if id == "data" { return file[i + 8..<min(file.count, i + 8 + size)] }
+        i += 8 + size + size % 2
+    }
+    return Data()
+}
+
+/// A map of 13 ringing keys whose sample for note n is an impulse at index n − 60, so an
+/// output frame says which note was struck where.
+func impulseMap(in folder: String) throws -> String {
+    var keys: [String] = []
+    for i in 0..<13 {
+        try wavFile((0..<16).map { $0 == i ? 1 : 0 }).write(to: URL(fileURLWithPath: folder + "/k\(i).wav"))
+        keys.append("{ \"note\": \(60 + i), \"sample\": \"k\(i).wav\" }")
+    }
+    let map = folder + "/impulses.json"
+    try "{ \"noteOff\": \"ring\", \"keys\": [\(keys.joined(separator: ", "))] }".write(toFile: map, atomically: true, encoding: .utf8)
+    return map
+}
+
+@Suite struct Classroom {
+    @Test func demoRendersTheWestminsterQuartersAtTheirFrames() throws {
+        let folder = temporaryFolder()
+        let map = try impulseMap(in: folder)
+        let run = try bellkeys(["demo", "-o", "demo.wav", "--map", map, "--format", "f32", "--channels", "1"], in: folder)
+        #expect(run.status == 0, "\(run.error)")
+        let data = try wavData(folder + "/demo.wav")
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let struck = samples.indices.filter { samples[$0] != 0 }
+        // A crotchet is 0.6 s = 28,800 frames. Changes 2, 3, 4, 5 of the quarters in F (three
+        // crotchets and a minim, then a crotchet's rest), a rest, then three strikes of C4.
+        let (F, G, A, C) = (65, 67, 69, 60)
+        let notes = [F, A, G, C, F, G, A, F, A, F, G, C, C, G, A, F, C, C, C]
+        let beats = [0, 1, 2, 3, 6, 7, 8, 9, 12, 13, 14, 15, 18, 19, 20, 21, 25, 29, 33]
+        #expect(struck == zip(beats, notes).map { $0 * 28_800 + ($1 - 60) })
+        #expect(run.output.contains("19 notes"))
+    }
+
+    @Test func demoWithoutASoundDeviceSaysHowToRenderIt() throws {
+        let run = try bellkeys(["demo", "--no-ui", "--device", "hw:9"])
+        #expect(run.status == 1)
+        #expect(run.error.contains("hw:9: cannot open the sound device"))
+        #expect(run.error.contains("`bellkeys demo -o demo.wav` renders the demo tune"))
+        #expect(!run.error.contains("sequencer"))      // the demo needs no MIDI input
+    }
+
+    /// alsa-lib's `file` plugin writes what the device was given; `--record` must hold exactly
+    /// those bytes. (`null` is not paced, so the demo plays faster than real time here.)
+    @Test func recordingEqualsWhatWasPlayed() throws {
+        let folder = temporaryFolder()
+        let run = try bellkeys(["demo", "--no-ui", "--device", "file:FILE=\(folder)/played.raw,FORMAT=raw",
+                                "--record", "take.wav"], in: folder)
+        #expect(run.status == 0, "\(run.error)")
+        let played = try Data(contentsOf: URL(fileURLWithPath: folder + "/played.raw"))
+        let recorded = try wavData(folder + "/take.wav")
+        #expect(recorded.count > 48_000 * 8 * 20)        // the whole tune: over 20 s, s32 stereo
+        #expect(recorded == played)
+        #expect(recorded.contains { $0 != 0 })
+        #expect(run.output.contains("recorded take.wav: "))
+        #expect(run.output.contains("stopped (the tune has rung out)"))
+
+        // A second take does not replace the first.
+        let again = try bellkeys(["demo", "--no-ui", "--device", "null", "--record", "take.wav"], in: folder)
+        #expect(again.status == 1)
+        #expect(again.error.contains("take.wav: cannot record: the file exists"))
+        #expect(try wavData(folder + "/take.wav") == recorded)
+    }
+
+    @Test func helpDocumentsEveryCommandAndOption() throws {
+        let top = try bellkeys(["--help"]).output
+        for command in ["play (default)", "demo", "render", "check", "list"] { #expect(top.contains(command)) }
+        let play = try bellkeys(["help", "play"]).output
+        for option in ["--map", "--device", "--rate", "--period", "--periods", "--channels", "--priority", "--connect",
+                       "--channel", "--polyphony", "--volume", "--no-ui", "--record", "--quiet", "--verbose"] {
+            #expect(play.contains(option), "play --help lacks \(option)")
+        }
+        let demo = try bellkeys(["help", "demo"]).output
+        for option in ["--output", "--format", "--device", "--no-ui", "--record", "--volume"] {
+            #expect(demo.contains(option), "demo --help lacks \(option)")
+        }
+    }
+
+    @Test func shellCompletionScripts() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let run = try bellkeys(["--generate-completion-script", shell])
+            #expect(run.status == 0)
+            #expect(run.output.contains("demo") && run.output.contains("no-ui"), "\(shell)")
+        }
+    }
+}
