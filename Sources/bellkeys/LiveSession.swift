@@ -43,6 +43,8 @@ final class LiveSession {
     var keyboard = TerminalKeyboard()
     /// When the kitty keyboard query was sent; the answer (or its absence) decides the mode.
     var keyboardQuery: Double?
+    /// Since when a partial escape sequence has waited for the rest.
+    var pendingSince: Double?
     /// The MIDI channel the computer keyboard plays on (--channel, else 1).
     let keyboardChannel: UInt8
 
@@ -247,7 +249,9 @@ final class LiveSession {
             var arrived: [(SequencerEvent, UInt64)] = []
             while let event = sequencer?.read() { arrived.append((event, monotonicNanoseconds())) }
             for (event, arrival) in arrived { handle(event, arrival: arrival) }
-            if let terminal, let reason = readKeys(terminal) { return shutDown(reason) }
+            if let terminal, let reason = readKeys(terminal, ready: descriptors[descriptors.count - 1].revents != 0) {
+                return shutDown(reason)
+            }
             scheduleAhead()
             if let retired = mixer.takeRetired(), retired === previousEngine { previousEngine = nil }
             while let signal = signals.next() {
@@ -308,12 +312,20 @@ final class LiveSession {
         }
     }
 
-    /// Reads the computer keyboard and acts on it. Returns a reason to quit, if one came.
-    func readKeys(_ terminal: Terminal) -> String? {
-        guard let bytes = terminal.read() else { return "the terminal closed" }
-        var inputs = parser.feed(bytes)
-        if bytes.isEmpty, parser.hasPending { inputs += parser.flush() }
+    /// Reads the computer keyboard, if `ready` (poll saw input or a hang-up), and acts on it.
+    /// Returns a reason to quit, if one came.
+    func readKeys(_ terminal: Terminal, ready: Bool) -> String? {
         let now = monotonicSeconds()
+        var inputs: [TerminalInput] = []
+        if ready {
+            guard let bytes = terminal.read() else { return "the terminal closed" }
+            inputs = parser.feed(bytes)
+            if parser.hasPending, pendingSince == nil { pendingSince = now }
+        } else if let since = pendingSince, now - since >= 0.025 {
+            // Nothing followed an ESC for 25 ms: it was the Esc key.
+            inputs = parser.flush()
+        }
+        if !parser.hasPending { pendingSince = nil }
         for input in inputs {
             switch input {
             case .kittyKeyboardFlags:

@@ -290,6 +290,55 @@ def test_signals(results):
     exit_status(results, "signals", limit_ms=500)
 
 
+def read_wav(path):
+    """(channels, sample width, rate, frames per the header, data bytes present, samples)."""
+    import wave
+    with wave.open(path, "rb") as w:
+        channels, width, rate, frames = w.getnchannels(), w.getsampwidth(), w.getframerate(), w.getnframes()
+        data = w.readframes(frames)
+    dtype = {2: "<i2", 4: "<i4"}[width]
+    return channels, width, rate, frames, len(data), np.frombuffer(data, dtype=dtype).reshape(-1, channels)
+
+
+def test_record(results):
+    run = Run(os.path.join(results, "record"))
+    notes_played(run, "record", expect_count=3)
+    path = os.path.join(results, "record", "take.wav")
+    try:
+        channels, width, rate, frames, present, take = read_wav(path)
+    except Exception as error:
+        check(False, f"record: take.wav after SIGTERM is not a valid WAV: {error}")
+        return
+    m = re.search(r"recorded /out/record/take.wav: [\d.]+ s, (\d+) frames", run.log)
+    check(m is not None and int(m.group(1)) == frames and present == frames * channels * width,
+          f"record: take.wav is a valid WAV after SIGTERM: {channels} ch, {8 * width}-bit, {rate} Hz, "
+          f"{frames} frames in its header and its data; bellkeys reported {m.group(1) if m else '?'}")
+    # The loopback card recorded what the device played, converted to 16 bits (the top 16 of
+    # bellkeys' 32). Line up the first sound in each and compare every sample.
+    recorded = (take[:, 0].astype(np.int64) >> 16) if width == 4 else take[:, 0].astype(np.int64)
+    captured = np.round(run.audio * 32768).astype(np.int64)
+    first_r = np.nonzero(recorded)[0]
+    first_c = np.nonzero(captured)[0]
+    if len(first_r) == 0 or len(first_c) == 0:
+        check(False, "record: no sound in the take or the capture")
+        return
+    r0, c0 = int(first_r[0]), int(first_c[0])
+    n = min(len(recorded) - r0, len(captured) - c0)
+    diff = np.abs(recorded[r0:r0 + n] - captured[c0:c0 + n])
+    check(n > 2 * RATE and int(diff.max()) <= 1,
+          f"record: the take equals what the sound card played over {n / RATE:.2f} s from the first bell "
+          f"(largest difference {int(diff.max())} LSB at 16 bits; {int(np.count_nonzero(diff))} samples differ)")
+    killed = os.path.join(results, "record-kill", "take.wav")
+    try:
+        channels, width, rate, frames, present, take = read_wav(killed)
+        size = os.path.getsize(killed)
+        check(frames >= RATE and present == frames * channels * width and size >= 44 + present,
+              f"record: a take ended by SIGKILL is a valid WAV of {frames / RATE:.2f} s "
+              f"(header rewritten every second; file {size} bytes)")
+    except Exception as error:
+        check(False, f"record: a take ended by SIGKILL is not a valid WAV: {error}")
+
+
 def test_devicegone(results):
     text = open(os.path.join(results, "devicegone", "exit.txt")).read()
     m = re.search(r"exit (\d+) after the card went away in (\d+) ms", text)

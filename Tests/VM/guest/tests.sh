@@ -146,6 +146,21 @@ test_signals() {
     keyboard_out
 }
 
+test_record() {
+    keyboard_in 1
+    start_bellkeys record --record /out/record/take.wav
+    # Three bells, each damped (0.4 s) before the next, as in test_autoconnect.
+    { note 300 60 100; off 400 60; note 900 64 110; off 1000 64; note 1500 67 90; off 1600 67; } > /tmp/s
+    probe record 3.5 --script /tmp/s
+    stop_bellkeys record
+    # A take ended by SIGKILL (nothing can run) is still a valid WAV, up to its last second.
+    start_bellkeys record-kill --record /out/record-kill/take.wav
+    note 300 72 100 > /tmp/s
+    probe record-kill 2.5 --script /tmp/s
+    kill -KILL $BELLKEYS_PID; wait $BELLKEYS_PID
+    keyboard_out
+}
+
 test_devicegone() {
     start_bellkeys devicegone
     t0=$(cut -d' ' -f1 /proc/uptime)
