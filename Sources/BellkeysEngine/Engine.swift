@@ -94,7 +94,8 @@ public final class Engine: @unchecked Sendable {
     public let events: EventQueue
     /// Events planned ahead of time, in frame order; see `schedule`.
     public let scheduled: EventQueue
-    /// The last `cancelScheduled`: `scheduled.pushedCount` then, times 16, plus the channel.
+    /// The last `cancelScheduled`: `scheduled.pushedCount` then, times 32, plus the channel
+    /// (16: all).
     /// The render thread skips that channel's scheduled events pushed before it.
     private let scheduledCancellation = Atomic<Int>(0)
     /// Keeps the sample memory that `keys` and voices point into alive.
@@ -247,11 +248,12 @@ public final class Engine: @unchecked Sendable {
         scheduled.push(event)
     }
 
-    /// Drops every event on `channel` (0...15) scheduled so far that has not yet taken
-    /// effect. Events scheduled after this call are kept, and so are other channels' events.
-    /// Only the latest call counts. Thread: the single producer.
-    public func cancelScheduled(channel: Int) {
-        scheduledCancellation.store(scheduled.pushedCount * 16 + channel & 15, ordering: .releasing)
+    /// Drops every event on `channel` (0...15; nil: every channel) scheduled so far that has
+    /// not yet taken effect. Events scheduled after this call are kept, and so are other
+    /// channels' events. Only the latest call counts. Thread: the single producer.
+    public func cancelScheduled(channel: Int?) {
+        let code = channel.map { $0 & 15 } ?? 16
+        scheduledCancellation.store(scheduled.pushedCount * 32 + code, ordering: .releasing)
     }
 
     /// Whether `note` (0...127) sounded at the end of the last render call. Thread: any.
@@ -296,7 +298,7 @@ public final class Engine: @unchecked Sendable {
             for ch in 0..<16 { updateBus(channel: ch) }
         }
         let cancellation = scheduledCancellation.load(ordering: .acquiring)
-        let cancelledBefore = cancellation >> 4, cancelledChannel = UInt8(cancellation & 15)
+        let cancelledBefore = cancellation >> 5, cancelledChannel = UInt8(cancellation & 31)
         var done = 0
         while done < frameCount {
             var end = min(frameCount, done + configuration.maxBlockFrames)
@@ -305,7 +307,7 @@ public final class Engine: @unchecked Sendable {
                 var fromScheduled = false
                 var next = events.peek()
                 var planned = scheduled.peek()
-                while let skipped = planned, skipped.status & 0x0F == cancelledChannel,
+                while let skipped = planned, cancelledChannel == 16 || skipped.status & 0x0F == cancelledChannel,
                       scheduled.headIndex < cancelledBefore {
                     scheduled.pop()
                     planned = scheduled.peek()

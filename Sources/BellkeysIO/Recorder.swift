@@ -47,7 +47,9 @@ public final class Recorder: @unchecked Sendable {
         tap = AudioTap(frameCapacity: sampleRate * bufferSeconds, frameByteCount: channels * format.deviceByteCount)
     }
 
-    deinit { if thread == nil { sf_close(file) } }
+    private var closed = false
+
+    deinit { if !closed { sf_close(file) } }
 
     /// Starts the writing thread (normal priority).
     public func start() {
@@ -93,7 +95,8 @@ public final class Recorder: @unchecked Sendable {
         stopRequested.store(true, ordering: .releasing)
         if let thread { pthread_join(thread, nil) }
         thread = nil
-        sf_close(file)
+        if !closed { sf_close(file) }
+        closed = true
         return (framesWritten.load(ordering: .relaxed), tap.droppedFrames.load(ordering: .relaxed), writeFailure)
     }
 }

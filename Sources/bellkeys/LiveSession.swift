@@ -498,6 +498,9 @@ final class LiveSession {
     /// Quitting (a signal, a quit key, the terminal gone, the tune's end): silence every bell
     /// with the engine's short fade, let it play out, close.
     func shutDown(_ reason: String) -> Int32 {
+        // Nothing planned may start after this: the loop's and the tune's next notes go.
+        engine.cancelScheduled(channel: nil)
+        previousEngine?.cancelScheduled(channel: nil)
         // CC120 all-sound-off on every channel (send() gives it to a ringing-out engine too).
         for channel in 0..<16 { send(status: 0xB0 | UInt8(channel), data1: 120, data2: 0) }
         // The fade is 5 ms; the buffer a few more. Wait for both, at most 200 ms.

@@ -36,6 +36,12 @@ func impulseKeys(ring: Bool = true) -> (samples: [[Float]], keys: [KeySettings])
         let out = render(e, 5_000)
         // Channel 0's note stays; channel 15's pending one goes; the one after the cancel plays.
         #expect(out.indices.filter { out[$0] != 0 }.map { $0 + 1_000 } == [2_001, 4_003])
+        // Cancelling every channel drops everything pending.
+        #expect(e.schedule(.noteOn(frame: 7_000, channel: 0, note: 64, velocity: 127)))
+        #expect(e.schedule(.noteOn(frame: 7_500, channel: 15, note: 65, velocity: 127)))
+        e.cancelScheduled(channel: nil)
+        #expect(render(e, 2_000).allSatisfy { $0 == 0 })
+        #expect(e.isSilent())
     }
 
     @Test func soundingNotesFollowTheVoices() {

@@ -65,26 +65,17 @@ func impulseMap(in folder: String) throws -> String {
         #expect(!run.error.contains("sequencer"))      // the demo needs no MIDI input
     }
 
-    /// alsa-lib's `file` plugin writes what the device was given; `--record` must hold exactly
-    /// those bytes. (`null` is not paced, so the demo plays faster than real time here.)
-    @Test func recordingEqualsWhatWasPlayed() throws {
+    /// The recording itself is checked against what was played in Tests/UI/run (alsa-lib's
+    /// `file` device, paced like a card) and in the VM (the loopback card). Here: a take is
+    /// never written over.
+    @Test func aRecordingNeverReplacesAnExistingFile() throws {
         let folder = temporaryFolder()
-        let run = try bellkeys(["demo", "--no-ui", "--device", "file:FILE=\(folder)/played.raw,FORMAT=raw",
-                                "--record", "take.wav"], in: folder)
-        #expect(run.status == 0, "\(run.error)")
-        let played = try Data(contentsOf: URL(fileURLWithPath: folder + "/played.raw"))
-        let recorded = try wavData(folder + "/take.wav")
-        #expect(recorded.count > 48_000 * 8 * 20)        // the whole tune: over 20 s, s32 stereo
-        #expect(recorded == played)
-        #expect(recorded.contains { $0 != 0 })
-        #expect(run.output.contains("recorded take.wav: "))
-        #expect(run.output.contains("stopped (the tune has rung out)"))
-
-        // A second take does not replace the first.
-        let again = try bellkeys(["demo", "--no-ui", "--device", "null", "--record", "take.wav"], in: folder)
-        #expect(again.status == 1)
-        #expect(again.error.contains("take.wav: cannot record: the file exists"))
-        #expect(try wavData(folder + "/take.wav") == recorded)
+        let old = Data("an earlier take".utf8)
+        try old.write(to: URL(fileURLWithPath: folder + "/take.wav"))
+        let run = try bellkeys(["demo", "--no-ui", "--device", "null", "--record", "take.wav"], in: folder)
+        #expect(run.status == 1)
+        #expect(run.error.contains("take.wav: cannot record: the file exists"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/take.wav")) == old)
     }
 
     @Test func helpDocumentsEveryCommandAndOption() throws {
