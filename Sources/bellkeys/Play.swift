@@ -15,7 +15,11 @@ struct Play: ParsableCommand {
             map (a map with errors is reported and the old one keeps playing). The program ends \
             with status 1 when the sound device goes away, so a service manager can restart it.
 
-            On a terminal (unless --no-ui) the computer keyboard plays too, and the 13 keys are             drawn lit while their bells sound: a w s e d f t g y h u j k = C4..C5, space pedal,             x damps all, ↑/↓ volume, Enter records and closes a phrase loop, Backspace clears it,             Esc or Ctrl-C quits. Without key releases (most terminals) struck bells ring out;             terminals with the kitty keyboard protocol damp keys on release. See README: Classroom.
+            On a terminal (unless --no-ui) the computer keyboard plays too, and the 13 keys are \
+            drawn lit while their bells sound: a w s e d f t g y h u j k = C4..C5, space pedal, x \
+            damps all, ↑/↓ volume, Enter records and closes a phrase loop, Backspace clears it, Esc \
+            or Ctrl-C quits. Without key releases (most terminals) struck bells ring out; terminals \
+            with the kitty keyboard protocol damp keys on release. See README: Classroom.
             """)
 
     @OptionGroup var mapOptions: MapOptions
