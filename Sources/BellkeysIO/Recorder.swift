@@ -33,16 +33,8 @@ public final class Recorder: @unchecked Sendable {
             throw FileError(path: path, operation: "record", message: "the file exists, and recording would replace it",
                             fix: "choose another name, or move the old recording away first")
         }
-        var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = Int32(channels)
-        info.format = Int32(SF_FORMAT_WAV) | format.sndfileSubtype
-        guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw FileError(path: path, operation: "create the recording", message: String(cString: sf_strerror(nil)),
-                            fix: "check that the folder exists and is writable")
-        }
-        self.file = file
-        sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        file = try createWAV(at: path, reportedAs: path, operation: "create the recording",
+                             sampleRate: sampleRate, channelCount: channels, format: format)
         sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
         tap = AudioTap(frameCapacity: sampleRate * bufferSeconds, frameByteCount: channels * format.deviceByteCount)
     }

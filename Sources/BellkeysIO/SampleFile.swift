@@ -148,6 +148,21 @@ extension OutputSampleFormat {
     }
 }
 
+/// Creates a WAV file for writing (no PEAK chunk); errors name `reportedAs`.
+func createWAV(at path: String, reportedAs name: String, operation: String, sampleRate: Int, channelCount: Int,
+               format: OutputSampleFormat) throws(FileError) -> OpaquePointer {
+    var info = SF_INFO()
+    info.samplerate = Int32(sampleRate)
+    info.channels = Int32(channelCount)
+    info.format = Int32(SF_FORMAT_WAV) | format.sndfileSubtype
+    guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
+        throw FileError(path: name, operation: operation, message: String(cString: sf_strerror(nil)),
+                        fix: "check that the folder exists and is writable")
+    }
+    sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+    return file
+}
+
 /// Writes mono engine output to a WAV file, copied to every channel. The file is written
 /// under a temporary name and moved into place by `finish`, so a failed render never
 /// destroys an existing file. Output is deterministic (no PEAK chunk with a timestamp).
@@ -169,16 +184,9 @@ public final class WAVWriter {
         self.channelCount = channelCount
         self.format = format
         partialPath = path + ".partial"
-        var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = Int32(channelCount)
-        info.format = Int32(SF_FORMAT_WAV) | format.sndfileSubtype
-        guard let file = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
-            throw FileError(path: path, operation: "create the WAV file", message: String(cString: sf_strerror(nil)),
-                            fix: "check that the folder exists and is writable")
-        }
+        let file = try createWAV(at: partialPath, reportedAs: path, operation: "create the WAV file",
+                                 sampleRate: sampleRate, channelCount: channelCount, format: format)
         self.file = file
-        sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
     }
 
