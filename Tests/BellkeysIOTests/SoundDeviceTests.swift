@@ -50,14 +50,25 @@ import Testing
         let pcm = try PCMOutput(device: "null", sampleRate: 48_000, channels: 2, periodFrames: 64, periods: 2)
         let e = engine((0..<4_800).map { Float($0 % 100) / 200 })
         let thread = RenderThread(mixer: LiveMixer(engine: e, channels: 2, format: .s32, maximumPeriodFrames: 64), output: pcm)
+        // With --record's tap (its writing thread not started: the tap only fills) and
+        // scheduled events (the loop, the demo) beside the live ones.
+        let path = NSTemporaryDirectory() + "bellkeys-cycle-\(getpid()).wav"
+        let recorder = try Recorder(path: path, sampleRate: 48_000, channels: 2, format: .s32)
+        defer { _ = recorder.finish(); unlink(path) }
+        thread.recorder = recorder
         _ = thread.cycle()      // alsa-lib's first write sets up its own state
         bellkeys_allocations_start()
         for p in 0..<3_000 {
             e.enqueue(.noteOn(frame: Int64(p * 64 + p % 64), note: 60, velocity: 100))
+            if p % 4 == 0 { _ = e.schedule(.noteOn(frame: Int64(p * 64 + 300), channel: 15, note: 60, velocity: 90)) }
+            if p == 2_000 { e.cancelScheduled(channel: 15) }
             _ = thread.cycle()
         }
         let allocations = bellkeys_allocations_stop()
         #expect(allocations == 0)
+        var recorded = 0
+        recorder.tap.read { recorded += $0.count }
+        #expect(recorded == 3_001 * 64 * 8)
     }
 
     @Test func theRenderThreadRunsUntilStopped() throws {
