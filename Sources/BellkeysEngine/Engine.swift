@@ -95,8 +95,7 @@ public final class Engine: @unchecked Sendable {
     /// Events planned ahead of time, in frame order; see `schedule`.
     public let scheduled: EventQueue
     /// The last `cancelScheduled`: `scheduled.pushedCount` then, times 32, plus the channel
-    /// (16: all).
-    /// The render thread skips that channel's scheduled events pushed before it.
+    /// (16: all). The render thread skips that channel's scheduled events pushed before it.
     private let scheduledCancellation = Atomic<Int>(0)
     /// Keeps the sample memory that `keys` and voices point into alive.
     public let bank: SampleBank

@@ -58,7 +58,7 @@ public final class LiveMixer: @unchecked Sendable {
     }
 
     /// Bytes of one interleaved frame in `output`.
-    public var frameByteCount: Int { channels * (format == .s16 ? 2 : 4) }
+    public var frameByteCount: Int { channels * format.deviceByteCount }
 
     /// Renders the next `frameCount` frames into `output`. `nanoseconds` is the monotonic
     /// time now, published with the period's first frame for `FrameClock.Stamper`.

@@ -2,6 +2,9 @@
 public enum OutputSampleFormat: String, CaseIterable, Sendable {
     case s16, s24, s32, f32
 
+    /// Bytes per sample on a device and in `interleave`'s output (s24 is carried in 4).
+    public var deviceByteCount: Int { self == .s16 ? 2 : 4 }
+
     /// Bytes per sample in a file (s24 is packed in 3 bytes there; devices use 4, see `interleave`).
     public var byteCount: Int {
         switch self {

@@ -9,7 +9,8 @@
 /// loop's never cut the player's.
 ///
 /// Thread: control (the engine's event producer). Repeats go to the engine through
-/// `Engine.schedule`, a little ahead of time (`due(through:)`).
+/// `Engine.schedule`, a little ahead of time (`peek(through:)` and `advance`, or
+/// `schedule(through:)`).
 public struct PhraseLooper: Sendable {
     public enum State: Equatable, Sendable {
         case empty

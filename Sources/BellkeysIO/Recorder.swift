@@ -92,8 +92,3 @@ public final class Recorder: @unchecked Sendable {
         return (framesWritten.load(ordering: .relaxed), tap.droppedFrames.load(ordering: .relaxed), writeFailure)
     }
 }
-
-extension OutputSampleFormat {
-    /// Bytes per sample on a device (s24 is carried in 4).
-    public var deviceByteCount: Int { self == .s16 ? 2 : 4 }
-}

@@ -82,6 +82,13 @@ func validateRate(_ rate: Int?) throws {
     }
 }
 
+/// Checks `--format`, shared by the commands that write WAV files.
+func validateFormat(_ format: String) throws {
+    if OutputSampleFormat(rawValue: format) == nil {
+        throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
+    }
+}
+
 /// Checks `--channels`, shared by the commands that write audio.
 func validateChannels(_ channels: Int) throws {
     if !(1...8).contains(channels) { throw ValidationError("--channels \(channels) is out of range; use 1 to 8") }

@@ -28,9 +28,7 @@ struct Demo: ParsableCommand {
     @OptionGroup var sessionOptions: SessionOptions
 
     func validate() throws {
-        if OutputSampleFormat(rawValue: format) == nil {
-            throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
-        }
+        try validateFormat(format)
         if output != nil, sessionOptions.record != nil {
             throw ValidationError("--record records live playing; with -o the demo is already written to a file")
         }

@@ -214,12 +214,14 @@ final class LiveSession {
         stamper.frame(arrivalNanoseconds: arrival, clock: mixer.clock.read())
     }
 
-    /// Queues a channel message for the engine, at the frame for now.
-    func send(status: UInt8, data1: UInt8, data2: UInt8, arrival: UInt64 = monotonicNanoseconds()) {
+    /// Queues a channel message for the engine, at the frame for now; returns it as queued.
+    @discardableResult
+    func send(status: UInt8, data1: UInt8, data2: UInt8, arrival: UInt64 = monotonicNanoseconds()) -> EngineEvent {
         let event = EngineEvent(frame: frame(arrival: arrival), status: status, data1: data1, data2: data2)
         engine.enqueue(event)
         // Bells of the map before a reload still hear their note-offs and pedal.
         if let previousEngine, status & 0xF0 != 0x90 { previousEngine.enqueue(event) }
+        return event
     }
 
     /// Plays a message from any source (MIDI keyboard, computer keyboard): remembered for a
@@ -228,10 +230,7 @@ final class LiveSession {
         if status & 0xF0 == 0xB0, let index = [7, 11, 64].firstIndex(of: Int(data1)) {
             controllers[Int(status & 0x0F)][index] = data2
         }
-        let event = EngineEvent(frame: frame(arrival: arrival), status: status, data1: data1, data2: data2)
-        looper.record(event)
-        engine.enqueue(event)
-        if let previousEngine, status & 0xF0 != 0x90 { previousEngine.enqueue(event) }
+        looper.record(send(status: status, data1: data1, data2: data2, arrival: arrival))
     }
 
     /// The poll loop. Returns the exit status.

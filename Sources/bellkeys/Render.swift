@@ -40,9 +40,7 @@ struct Render: ParsableCommand {
 
     func validate() throws {
         try validateRate(rate)
-        if OutputSampleFormat(rawValue: format) == nil {
-            throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
-        }
+        try validateFormat(format)
         try validateChannels(channels)
     }
 
