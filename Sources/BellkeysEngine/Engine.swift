@@ -134,6 +134,9 @@ public final class Engine: @unchecked Sendable {
     private let silence: UnsafeMutablePointer<Int16>
     private let active: UnsafeMutablePointer<Int32>
     private var activeCount = 0
+    /// Active voices per MIDI note, and the notes with any (kept as voices start and end).
+    private let noteVoiceCounts: UnsafeMutablePointer<Int32>
+    private var soundingLow: UInt64 = 0, soundingHigh: UInt64 = 0
     private let free: UnsafeMutablePointer<Int32>
     private var freeCount: Int
     private var soundingCount = 0
@@ -176,6 +179,8 @@ public final class Engine: @unchecked Sendable {
                 chokeGroup: key.chokeGroup))
         }
         noteToKey = .allocate(capacity: 128)
+        noteVoiceCounts = .allocate(capacity: 128)
+        noteVoiceCounts.initialize(repeating: 0, count: 128)
         for (note, index) in instrument.keyIndexForEveryNote().enumerated() {
             noteToKey[note] = Int32(index ?? -1)
         }
@@ -217,6 +222,7 @@ public final class Engine: @unchecked Sendable {
         keys.deallocate()
         silence.deallocate()
         noteToKey.deallocate()
+        noteVoiceCounts.deallocate()
         velocityGains.deallocate()
         controllerGains.deallocate()
         voices.deallocate()
@@ -341,13 +347,8 @@ public final class Engine: @unchecked Sendable {
             done = end
         }
         voiceCount.store(activeCount, ordering: .relaxed)
-        var low: UInt64 = 0, high: UInt64 = 0
-        for i in 0..<activeCount {
-            let note = voices[Int(active[i])].note
-            if note < 64 { low |= 1 << UInt64(note) } else { high |= 1 << UInt64(note & 63) }
-        }
-        soundingNotesLow.store(low, ordering: .relaxed)
-        soundingNotesHigh.store(high, ordering: .relaxed)
+        soundingNotesLow.store(soundingLow, ordering: .relaxed)
+        soundingNotesHigh.store(soundingHigh, ordering: .relaxed)
         if activeCount > peakVoiceCount.load(ordering: .relaxed) {
             peakVoiceCount.store(activeCount, ordering: .relaxed)
         }
@@ -509,6 +510,8 @@ public final class Engine: @unchecked Sendable {
         activeCount += 1
         soundingCount += 1
         channels[channel].voiceCount += 1
+        noteVoiceCounts[note] += 1
+        if note < 64 { soundingLow |= 1 << UInt64(note) } else { soundingHigh |= 1 << UInt64(note & 63) }
     }
 
     @_noLocks
@@ -650,6 +653,11 @@ public final class Engine: @unchecked Sendable {
         let slot = active[i]
         if voices[Int(slot)].phase != .fading { soundingCount -= 1 }
         channels[Int(voices[Int(slot)].channel)].voiceCount -= 1
+        let note = Int(voices[Int(slot)].note)
+        noteVoiceCounts[note] -= 1
+        if noteVoiceCounts[note] == 0 {
+            if note < 64 { soundingLow &= ~(1 << UInt64(note)) } else { soundingHigh &= ~(1 << UInt64(note & 63)) }
+        }
         activeCount -= 1
         active[i] = active[activeCount]
         free[freeCount] = slot
