@@ -103,3 +103,66 @@ import Testing
         #expect(held.release(source: 1).isEmpty)
     }
 }
+
+/// Delivery stamps: the kernel's stamp on the sequencer queue, turned into the monotonic clock.
+@Suite struct DeliveryStamps {
+    let second: UInt64 = 1_000_000_000
+
+    @Test func aStampMapsThroughTheMiddleOfTheBracket() {
+        var clock = DeliveryClock()
+        // The queue read 2.000 s between monotonic 100.000 000 and 100.000 010 s.
+        let kept = clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_010_000)
+        #expect(kept)
+        #expect(clock.offset == 98_000_005_000)
+        // An event delivered at queue time 2.5 s and read 7 ms later (a slow wake-up) arrived
+        // at 100.5 s + 5 µs: the wake-up's delay is not part of its arrival.
+        #expect(clock.arrival(queue: 2_500_000_000, readAt: 100_507_000_000) == 100_500_005_000)
+    }
+
+    @Test func aPreemptedMeasurementIsIgnored() {
+        var clock = DeliveryClock()
+        let first = clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_000_000)
+        #expect(first)
+        // 300 µs between the readings: the thread was preempted. Its offset (1 ms smaller)
+        // would be wrong; it is not used.
+        let preempted = clock.sample(before: 100_500_000_000, queue: 2_501_000_000, after: 100_500_300_000)
+        #expect(!preempted)
+        #expect(clock.offset == 98_000_000_000)
+        // Readings out of order are refused too.
+        let backwards = clock.sample(before: 100_600_000_000, queue: 2_602_000_000, after: 100_500_000_000)
+        #expect(!backwards)
+        #expect(clock.offset == 98_000_000_000)
+    }
+
+    @Test func aLateTickDoesNotMoveTheOffset() {
+        var clock = DeliveryClock()
+        clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_000_000)
+        // The queue timer's tick ran 3 ms late: the queue reads 3 ms behind for a while.
+        clock.sample(before: 100_300_000_000, queue: 2_297_000_000, after: 100_300_000_000)
+        #expect(clock.offset == 98_000_000_000)
+        // A delivery stamped during that late tick arrived at most 3 ms before the mapping says.
+        #expect(clock.arrival(queue: 2_297_000_000, readAt: 100_400_000_000) == 100_297_000_000)
+    }
+
+    @Test func theOffsetFollowsDriftAfterTwoWindows() {
+        var clock = DeliveryClock()
+        clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_000_000)
+        // From here the queue runs 0.5 ms ahead (offset 0.5 ms smaller): the smaller offset is
+        // taken at once, since the smallest of both windows is used.
+        clock.sample(before: 101_000_000_000, queue: 3_000_500_000, after: 101_000_000_000)
+        #expect(clock.offset == 97_999_500_000)
+        // And 1 ms behind later: after two windows without the older, smaller offsets it is used.
+        clock.sample(before: 102_000_000_000, queue: 3_999_000_000, after: 102_000_000_000)
+        #expect(clock.offset == 97_999_500_000)
+        clock.sample(before: 103_000_000_000, queue: 4_999_000_000, after: 103_000_000_000)
+        #expect(clock.offset == 98_001_000_000)
+    }
+
+    @Test func withoutAMeasurementOrAfterTheReadTheArrivalIsTheRead() {
+        var clock = DeliveryClock()
+        #expect(clock.arrival(queue: 5_000_000_000, readAt: 42_000_000_000) == 42_000_000_000)
+        clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_000_000)
+        // Timer jitter may put the stamp 0.1 ms after the read: it is clamped to the read.
+        #expect(clock.arrival(queue: 3_000_100_000, readAt: 101_000_000_000) == 101_000_000_000)
+    }
+}
