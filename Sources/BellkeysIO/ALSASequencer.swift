@@ -1,3 +1,4 @@
+import BellkeysEngine
 import CALSA
 import Glibc
 
@@ -118,6 +119,13 @@ public final class Sequencer {
     /// (SNDRV_SEQ_MAX_EVENTS), 1 s of a dense 2,000-message performance, instead of the default
     /// 200 (0.1 s of it, less than a slow wake-up of the control thread).
     public static let inputBufferEvents = 2_000
+    /// The queue whose time the kernel stamps on delivered events; nil when none could be had.
+    public let queue: Int?
+    private var queueStatus: OpaquePointer?
+    private var delivery = DeliveryClock()
+    /// How long after its delivery each MIDI message was read (the MIDI thread's wake-up time,
+    /// which the delivery stamp keeps out of the timing). Reported when bellkeys stops.
+    public private(set) var readLag = LagStatistics()
 
     /// Opens the sequencer as client `name` with a port of the same name.
     public init(name: String) throws(ALSAError) {
@@ -132,21 +140,60 @@ public final class Sequencer {
         snd_seq_set_client_name(handle, name)
         // A kernel that refuses the size keeps its default of 200, enough at ordinary playing rates.
         _ = snd_seq_set_client_pool_input(handle, Sequencer.inputBufferEvents)
+        // A queue of our own, so the kernel stamps each event as it delivers it (see read()).
+        // Without one (the machine's 32 queues are taken) events are stamped when read.
+        let allocated = snd_seq_alloc_named_queue(handle, name)
+        queue = allocated >= 0 ? Int(allocated) : nil
         let caps = UInt32(SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE)
         let type = UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION)
+        var portInfo: OpaquePointer?
+        snd_seq_port_info_malloc(&portInfo)
+        defer { snd_seq_port_info_free(portInfo) }
+        snd_seq_port_info_set_name(portInfo, name)
+        snd_seq_port_info_set_capability(portInfo, caps)
+        snd_seq_port_info_set_type(portInfo, type)
+        snd_seq_port_info_set_midi_channels(portInfo, 16)
+        if let queue {
+            snd_seq_port_info_set_timestamping(portInfo, 1)
+            snd_seq_port_info_set_timestamp_real(portInfo, 1)
+            snd_seq_port_info_set_timestamp_queue(portInfo, Int32(queue))
+        }
         do {
-            port = Int(try check(snd_seq_create_simple_port(handle, name, caps, type),
-                                 "create the sequencer port", device: "/dev/snd/seq"))
+            try check(snd_seq_create_port(handle, portInfo), "create the sequencer port", device: "/dev/snd/seq")
+            port = Int(snd_seq_port_info_get_port(portInfo))
+            if let queue {
+                try check(snd_seq_control_queue(handle, Int32(queue), Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
+                          "start the sequencer queue", device: "/dev/snd/seq")
+                try check(snd_seq_drain_output(handle), "start the sequencer queue", device: "/dev/snd/seq")
+                snd_seq_queue_status_malloc(&queueStatus)
+                // A first read may be slow (cold caches); a few tries give a good measurement.
+                for _ in 0..<8 where delivery.offset == nil { measureQueue() }
+            }
             // System Announce: clients and ports coming and going, connections made and removed.
             try check(snd_seq_connect_from(handle, Int32(port), Int32(SND_SEQ_CLIENT_SYSTEM), Int32(SND_SEQ_PORT_SYSTEM_ANNOUNCE)),
                       "listen to the System Announce port", device: "/dev/snd/seq")
         } catch {
+            if let queueStatus { snd_seq_queue_status_free(queueStatus) }
             snd_seq_close(handle)
             throw error
         }
     }
 
-    deinit { snd_seq_close(handle) }
+    deinit {
+        if let queueStatus { snd_seq_queue_status_free(queueStatus) }
+        snd_seq_close(handle)
+    }
+
+    /// Measures the queue's time against the monotonic clock (see `DeliveryClock`).
+    private func measureQueue() {
+        guard let queue, let queueStatus else { return }
+        let before = monotonicNanoseconds()
+        guard snd_seq_get_queue_status(handle, Int32(queue), queueStatus) >= 0 else { return }
+        let after = monotonicNanoseconds()
+        guard let time = snd_seq_queue_status_get_real_time(queueStatus)?.pointee else { return }
+        delivery.sample(before: before, queue: UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec), after: after)
+    }
+
 
     /// Descriptors to poll for input.
     public func pollDescriptors() -> [pollfd] {
@@ -199,8 +246,13 @@ public final class Sequencer {
                   "connect from \(source)", device: "sequencer")
     }
 
-    /// The next event, or nil when none is waiting. Wraps `snd_seq_event_input`.
-    public func read() -> SequencerEvent? {
+    /// The next event and the monotonic time it arrived, or nil when none is waiting. Wraps
+    /// `snd_seq_event_input`.
+    ///
+    /// The arrival is the kernel's delivery stamp, turned into the monotonic clock: the moment
+    /// the keyboard's bytes reached bellkeys' port, however late this thread wakes to read them.
+    /// Without a queue it is the time of the read.
+    public func read() -> (event: SequencerEvent, arrival: UInt64)? {
         while true {
             var pointer: UnsafeMutablePointer<snd_seq_event_t>?
             let result = snd_seq_event_input(handle, &pointer)
@@ -211,9 +263,18 @@ public final class Sequencer {
                 continue
             }
             guard result >= 0, let event = pointer else { return nil }
-            return decode(event)
+            let now = monotonicNanoseconds()
+            let stamp = bellkeys_seq_event_real_time(event, Int32(queue ?? -1))
+            let arrival = stamp >= 0 ? delivery.arrival(queue: UInt64(stamp), readAt: now) : now
+            let decoded = decode(event)
+            if stamp >= 0, case .midi = decoded { readLag.add(now - arrival) }
+            return (decoded, arrival)
         }
     }
+
+    /// Measures the queue against the monotonic clock again; the control thread calls it each
+    /// time it wakes, so the measurement follows the queue timer.
+    public func remeasure() { measureQueue() }
 
     private func decode(_ event: UnsafeMutablePointer<snd_seq_event_t>) -> SequencerEvent {
         let type = Int32(bellkeys_seq_event_type(event))
@@ -283,4 +344,25 @@ public func soundCards() -> [(index: Int, name: String)] {
         }
     }
     return result
+}
+
+/// The mean and the largest of a series of delays.
+public struct LagStatistics: Sendable {
+    public private(set) var count = 0
+    public private(set) var totalNanoseconds: UInt64 = 0
+    public private(set) var maximumNanoseconds: UInt64 = 0
+
+    public init() {}
+
+    public mutating func add(_ nanoseconds: UInt64) {
+        count += 1
+        totalNanoseconds &+= nanoseconds
+        maximumNanoseconds = max(maximumNanoseconds, nanoseconds)
+    }
+
+    /// The mean and the largest, in milliseconds; nil with nothing measured.
+    public var milliseconds: (mean: Double, maximum: Double)? {
+        guard count > 0 else { return nil }
+        return (Double(totalNanoseconds) / Double(count) / 1e6, Double(maximumNanoseconds) / 1e6)
+    }
 }

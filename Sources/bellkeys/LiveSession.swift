@@ -153,6 +153,8 @@ final class LiveSession {
                 + (settings.connect.isEmpty ? "connecting every keyboard, now and when plugged in"
                                             : "connecting " + settings.connect.map { "'\($0)'" }.joined(separator: ", "))
             if let channel = settings.channel { input += ", channel \(channel) only" }
+            input += sequencer.queue.map { "; events stamped on delivery (queue \($0))" }
+                ?? "; events stamped when read (no sequencer queue free)"
             console.line(input)
         }
 
@@ -243,10 +245,12 @@ final class LiveSession {
         while true {
             // A lone ESC waits 30 ms for the rest of a sequence; otherwise up to 50 ms.
             _ = poll(&descriptors, nfds_t(descriptors.count), parser.hasPending ? 30 : 50)
-            // Everything waiting is read and stamped first, so that slow handling of one event
-            // (a new port's name lookup) never delays the stamps of the notes behind it.
+            // Everything waiting is read first, so that slow handling of one event (a new port's
+            // name lookup) never delays the stamps of the notes behind it. The stamps are the
+            // kernel's delivery times when the sequencer gives them (see Sequencer.read).
+            sequencer?.remeasure()
             var arrived: [(SequencerEvent, UInt64)] = []
-            while let event = sequencer?.read() { arrived.append((event, monotonicNanoseconds())) }
+            while let received = sequencer?.read() { arrived.append(received) }
             for (event, arrival) in arrived { handle(event, arrival: arrival) }
             if let terminal, let reason = readKeys(terminal, ready: descriptors[descriptors.count - 1].revents != 0) {
                 return shutDown(reason)
@@ -516,7 +520,9 @@ final class LiveSession {
         console.line("bellkeys: stopped (\(reason)); underruns: \(output.underruns.load(ordering: .relaxed))"
                      + "; MIDI messages: \(eventsReceived), input overflows \(sequencer?.inputOverflows ?? 0)"
                      + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
-                     + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))")
+                     + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
+                     + (sequencer?.readLag.milliseconds.map {
+                        "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? ""))
         return 0
     }
 }

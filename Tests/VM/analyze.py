@@ -178,6 +178,8 @@ def test_autoconnect(results):
     aconnect = open(os.path.join(results, "autoconnect", "aconnect.txt")).read()
     check(re.search(r"client \d+: 'bellkeys' \[type=user", aconnect) is not None and "'bellkeys        '" in aconnect,
           "autoconnect: aconnect -l shows client 'bellkeys' with port 'bellkeys'")
+    check("events stamped on delivery" in run.log,
+          "autoconnect: the kernel stamps each event as it delivers it (bellkeys' own sequencer queue)")
     found = notes_played(run, "autoconnect", expect_count=6)
     onset_spread("autoconnect", found)
     notes_played(Run(os.path.join(results, "autoconnect-port2")), "autoconnect (second port)", expect_count=1)
