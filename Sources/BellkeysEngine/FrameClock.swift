@@ -29,6 +29,18 @@ public struct FrameClock: ~Copyable, Sendable {
     private let windowStart = Atomic<UInt64>(0)
     private let current = Anchor()
     private let previous = Anchor()
+    /// Render-thread state for noticing that the device's clock slipped: the earliest pair of
+    /// the current block of at least `slipBlockNanoseconds`.
+    private let block = Anchor()
+    private let blockStart = Atomic<UInt64>(0)
+    private let blockCount = Atomic<Int>(0)
+    /// A block whose every pair lies this much later than the line says the device slipped.
+    public static let slipNanoseconds: Int64 = 2_000_000
+    /// A block lasts at least this long and holds at least `slipBlockPairs` pairs.
+    public static let slipBlockNanoseconds: UInt64 = 100_000_000
+    public static let slipBlockPairs = 8
+    /// Times the line was moved because the device's clock slipped.
+    public let slips = Atomic<Int>(0)
 
     /// Storage for one (frame, time, offset) candidate, render thread only.
     private struct Anchor: ~Copyable, Sendable {
@@ -61,6 +73,7 @@ public struct FrameClock: ~Copyable, Sendable {
         } else if offset <= current.offset.load(ordering: .relaxed) {
             current.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
         }
+        noticeSlip(frame: frame, nanoseconds: nanoseconds, offset: offset)
         var anchorFrame = current.frame.load(ordering: .relaxed)
         var anchorTime = current.nanoseconds.load(ordering: .relaxed)
         if previous.offset.load(ordering: .relaxed) < current.offset.load(ordering: .relaxed) {
@@ -75,6 +88,34 @@ public struct FrameClock: ~Copyable, Sendable {
         sequence.store(s &+ 2, ordering: .releasing)
     }
 
+    /// The line keeps the earliest pair for one to two seconds, so that late wake-ups never move
+    /// it. A device whose clock really moved later (a USB card that resynchronised, a driver
+    /// that skipped a buffer without reporting an underrun, as snd-aloop does in an emulated
+    /// guest) would then place every event late for up to two seconds. When every pair of a
+    /// block of at least 0.1 s and 8 periods lies more than 2 ms later than the line, the device
+    /// slipped: late wake-ups are sporadic, and a single on-time wake-up in the block keeps the
+    /// line. The line then starts again from the block's earliest pair. Thread: render.
+    @_noLocks
+    private func noticeSlip(frame: Int64, nanoseconds: UInt64, offset: Int64) {
+        let count = blockCount.load(ordering: .relaxed)
+        if count == 0 || offset < block.offset.load(ordering: .relaxed) {
+            block.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
+        }
+        if count == 0 { blockStart.store(nanoseconds, ordering: .relaxed) }
+        blockCount.store(count + 1, ordering: .relaxed)
+        guard count + 1 >= Self.slipBlockPairs,
+              nanoseconds &- blockStart.load(ordering: .relaxed) >= Self.slipBlockNanoseconds else { return }
+        blockCount.store(0, ordering: .relaxed)
+        let line = min(current.offset.load(ordering: .relaxed), previous.offset.load(ordering: .relaxed))
+        let earliest = block.offset.load(ordering: .relaxed)
+        guard earliest &- line > Self.slipNanoseconds else { return }
+        current.set(frame: block.frame.load(ordering: .relaxed), nanoseconds: block.nanoseconds.load(ordering: .relaxed),
+                    offset: earliest)
+        previous.set(frame: -1, nanoseconds: 0, offset: Int64.max)
+        windowStart.store(nanoseconds, ordering: .relaxed)
+        slips.wrappingAdd(1, ordering: .relaxed)
+    }
+
     /// Forgets the line after the device's clock jumped (an underrun restarted it); the next
     /// `publish` starts it again. Thread: render. Real-time safe.
     @_noLocks
@@ -82,6 +123,7 @@ public struct FrameClock: ~Copyable, Sendable {
         current.set(frame: -1, nanoseconds: 0, offset: Int64.max)
         previous.set(frame: -1, nanoseconds: 0, offset: Int64.max)
         windowStart.store(0, ordering: .relaxed)
+        blockCount.store(0, ordering: .relaxed)
     }
 
     /// A point of the device's clock line (frame, time), or nil before the first `publish`.

@@ -521,6 +521,7 @@ final class LiveSession {
                      + "; MIDI messages: \(eventsReceived), input overflows \(sequencer?.inputOverflows ?? 0)"
                      + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
                      + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
+                     + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
                      + (sequencer?.readLag.milliseconds.map {
                         "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? ""))
         return 0

@@ -62,6 +62,40 @@ import Testing
         #expect(second == first)
     }
 
+    /// The line's offset: how much later than `10 s + frame / rate` its point lies, in ns.
+    func lineOffset(_ clock: borrowing FrameClock) -> Int64 {
+        let point = clock.read()!
+        return Int64(point.nanoseconds) - Int64(10 * second) - point.frame * 1_000_000_000 / 48_000
+    }
+
+    @Test func aDeviceThatSlipsIsFollowedWithinATenthOfASecond() {
+        let clock = FrameClock(sampleRate: 48_000)
+        // 1 s of 480-frame periods (10 ms) on the line.
+        for k in 0..<100 { clock.publish(frame: Int64(k) * 480, nanoseconds: 10 * second + UInt64(k) * 10_000_000) }
+        #expect(lineOffset(clock) == 0)
+        // The device skips a buffer (21 ms) without an underrun: every pair is 21 ms late now.
+        var k = 100
+        while lineOffset(clock) == 0, k < 200 {
+            clock.publish(frame: Int64(k) * 480, nanoseconds: 10 * second + UInt64(k) * 10_000_000 + 21_000_000)
+            k += 1
+        }
+        #expect(lineOffset(clock) == 21_000_000)
+        // Noticed after one block: 0.1 s and 8 pairs, plus the pairs of the block under way.
+        #expect(k - 100 <= 21)
+        #expect(clock.slips.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func lateWakeUpsAreNotASlip() {
+        let clock = FrameClock(sampleRate: 48_000)
+        // 2 s of 64-frame periods, two of every three woken 3 ms late (snd-aloop's tick does that).
+        for k in 0..<1_500 {
+            let late: UInt64 = k % 3 == 0 ? 0 : 3_000_000
+            clock.publish(frame: Int64(k) * 64, nanoseconds: 10 * second + UInt64(k) * 1_333_333 + UInt64(k) / 3 + late)
+        }
+        #expect(abs(lineOffset(clock)) < 1_000)
+        #expect(clock.slips.load(ordering: .relaxed) == 0)
+    }
+
     @Test func nothingIsStampedBeforeTheRenderThreadStarts() {
         let clock = FrameClock(sampleRate: 48_000)
         #expect(clock.read() == nil)
@@ -134,28 +168,23 @@ import Testing
         #expect(clock.offset == 98_000_000_000)
     }
 
-    @Test func aLateTickDoesNotMoveTheOffset() {
+    @Test func aQueueThatJumpsAheadNeverMakesADeliveryEarly() {
         var clock = DeliveryClock()
         clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_000_000)
-        // The queue timer's tick ran 3 ms late: the queue reads 3 ms behind for a while.
-        clock.sample(before: 100_300_000_000, queue: 2_297_000_000, after: 100_300_000_000)
+        // A note is delivered at 100.300 s: the queue reads 2.300 s. Then the guest stalls, and the
+        // queue timer, catching up, counts 20 ms too many: at the next wake-up (100.310 s) the
+        // queue reads 2.330 s.
+        clock.sample(before: 100_310_000_000, queue: 2_330_000_000, after: 100_310_000_000)
         #expect(clock.offset == 98_000_000_000)
-        // A delivery stamped during that late tick arrived at most 3 ms before the mapping says.
-        #expect(clock.arrival(queue: 2_297_000_000, readAt: 100_400_000_000) == 100_297_000_000)
-    }
-
-    @Test func theOffsetFollowsDriftAfterTwoWindows() {
-        var clock = DeliveryClock()
-        clock.sample(before: 100_000_000_000, queue: 2_000_000_000, after: 100_000_000_000)
-        // From here the queue runs 0.5 ms ahead (offset 0.5 ms smaller): the smaller offset is
-        // taken at once, since the smallest of both windows is used.
-        clock.sample(before: 101_000_000_000, queue: 3_000_500_000, after: 101_000_000_000)
-        #expect(clock.offset == 97_999_500_000)
-        // And 1 ms behind later: after two windows without the older, smaller offsets it is used.
-        clock.sample(before: 102_000_000_000, queue: 3_999_000_000, after: 102_000_000_000)
-        #expect(clock.offset == 97_999_500_000)
-        clock.sample(before: 103_000_000_000, queue: 4_999_000_000, after: 103_000_000_000)
-        #expect(clock.offset == 98_001_000_000)
+        // The note read now arrived at 100.300 s, not 20 ms before.
+        #expect(clock.arrival(queue: 2_300_000_000, readAt: 100_310_000_000) == 100_300_000_000)
+        // A note delivered after the jump (queue 2.335 s, at 100.315 s) and read in the same batch
+        // is placed at its read, never later.
+        #expect(clock.arrival(queue: 2_335_000_000, readAt: 100_316_000_000) == 100_316_000_000)
+        // From the next wake-up on, deliveries map through the new offset.
+        clock.sample(before: 100_400_000_000, queue: 2_420_000_000, after: 100_400_000_000)
+        #expect(clock.offset == 97_980_000_000)
+        #expect(clock.arrival(queue: 2_450_000_000, readAt: 100_440_000_000) == 100_430_000_000)
     }
 
     @Test func withoutAMeasurementOrAfterTheReadTheArrivalIsTheRead() {
