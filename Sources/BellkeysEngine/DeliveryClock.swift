@@ -3,35 +3,35 @@
 ///
 /// The ALSA sequencer stamps every event delivered to bellkeys' port with the current time of
 /// bellkeys' own queue (port timestamping). The queue's time and `CLOCK_MONOTONIC` both come from
-/// the kernel's ktime, so their difference is constant but for one thing: each tick of the
-/// queue timer sets the queue's time to the tick's due time, while the kernel measures from the
-/// moment the tick ran, so the queue's time falls behind by that tick's lateness until the next
-/// tick (under 1 ms at the sequencer's default 1 kHz on real hardware, several ms in an emulated
-/// guest). The difference, monotonic minus queue, is therefore the true one plus a lateness that
-/// is never negative, and its smallest value is the true one.
+/// the kernel's ktime, so their difference is constant while the queue timer ticks on time, as it
+/// does on real hardware. A tick that runs late makes the kernel count its lateness in whole ticks
+/// and then fire again at once for each of them (`snd_hrtimer_callback` adds the drift to the
+/// ticks but moves the expiry one period only), so after a stall the queue's time jumps ahead.
+/// The difference, monotonic minus queue, then drops.
 ///
-/// It is measured by reading the queue's time between two monotonic readings (`sample`); a sample
-/// whose two readings are further apart than `maximumBracketNanoseconds` (the thread was
-/// preempted in between) is ignored. The offset used is the smallest sample of the last one to
-/// two seconds, as `FrameClock` keeps the earliest pair: it ignores late ticks, and follows any
-/// slow drift between the queue timer and the clock.
+/// It is measured each time the MIDI thread wakes, before it reads (`sample`): the queue's time
+/// read between two monotonic readings; a sample whose two readings are further apart than
+/// `maximumBracketNanoseconds` (the thread was preempted in between) is ignored. The events read
+/// at one wake-up were delivered after the previous wake-up's measurement, so the offset valid
+/// at their delivery is that measurement's or the new one's. `offset` is the larger of the two:
+/// right for an event delivered before a jump, and, for one delivered after it, a stamp late by
+/// at most the jump, which `arrival` then limits to the read. It is never early, which would put
+/// the note before its time.
 ///
 /// Thread: the one MIDI (control) thread.
 public struct DeliveryClock: Sendable {
     /// The widest bracket a sample may have: an ioctl takes a few microseconds.
     public static let maximumBracketNanoseconds: UInt64 = 200_000
-    /// How long one window of samples lasts.
-    public static let windowNanoseconds: UInt64 = 1_000_000_000
-    /// The smallest offset of the current and of the previous window.
-    private var current: Int64?
-    private var previous: Int64?
-    private var windowStart: UInt64 = 0
+    /// The last two good samples, the newer last.
+    private var older: Int64?
+    private var newer: Int64?
 
-    /// Monotonic time minus queue time, in nanoseconds; nil before the first good sample.
+    /// Monotonic time minus queue time, in nanoseconds, for events read now: the larger of the
+    /// last two samples. Nil before the first good sample.
     public var offset: Int64? {
-        switch (current, previous) {
-        case let (c?, p?): min(c, p)
-        case let (c, p): c ?? p
+        switch (older, newer) {
+        case let (o?, n?): max(o, n)
+        case let (o, n): n ?? o
         }
     }
 
@@ -43,14 +43,8 @@ public struct DeliveryClock: Sendable {
     public mutating func sample(before: UInt64, queue: UInt64, after: UInt64) -> Bool {
         guard after >= before, after - before <= Self.maximumBracketNanoseconds else { return false }
         let middle = before + (after - before) / 2
-        let sample = Int64(bitPattern: middle) &- Int64(bitPattern: queue)
-        if current == nil || middle &- windowStart >= Self.windowNanoseconds {
-            previous = current
-            current = sample
-            windowStart = middle
-        } else if let c = current, sample < c {
-            current = sample
-        }
+        older = newer
+        newer = Int64(bitPattern: middle) &- Int64(bitPattern: queue)
         return true
     }
 
