@@ -76,14 +76,16 @@ class Run:
     def __init__(self, folder):
         self.folder = folder
         self.audio = np.fromfile(os.path.join(folder, "capture.raw"), dtype="<i2").astype(float) / 32768
-        self.sent = []          # (ns, [bytes]) for MIDI messages
+        self.sent = []          # (ns, [bytes]) for MIDI messages: ns just before the write
+        self.uncertainty = {}   # ns -> how long the write took (ns): when the bytes left is unsure by that
         self.commands = []      # (ns, command)
         for line in open(os.path.join(folder, "sent.txt")):
             parts = line.split()
             if len(parts) > 1 and parts[1].startswith("!"):
                 self.commands.append((int(parts[0]), line.split(" ", 1)[1].strip()))
             elif len(parts) > 1 and parts[1] != "#":
-                self.sent.append((int(parts[0]), [int(b, 16) for b in parts[1:]]))
+                self.sent.append((int(parts[0]), [int(b, 16) for b in parts[1:] if not b.startswith("@")]))
+                self.uncertainty[int(parts[0])] = next((int(b[1:]) for b in parts[1:] if b.startswith("@")), 0)
         stamps = np.loadtxt(os.path.join(folder, "stamps.txt"), ndmin=2)
         # Capture frame f was recorded at time origin + f / RATE (ns).
         self.origin = float(np.min(stamps[:, 0] - stamps[:, 1] * 1e9 / RATE))
@@ -145,17 +147,28 @@ def notes_played(run, name, expect_count=None):
             continue
         frame, index, score, gain = found
         latency = (run.origin + frame * 1e9 / RATE - ns) / 1e6
-        results.append((note, velocity, latency, gain))
+        unsure = run.uncertainty.get(ns, 0) / 1e6
+        results.append((note, velocity, latency, gain, unsure))
         check(index == note - 60 and score > 0.999,
               f"{name}: note {note} sent at {when:.3f} s plays bell-{NAMES[index]} "
-              f"(waveform match {score:.4f}) {latency:.2f} ms after its bytes, gain {gain:.3f}")
+              f"(waveform match {score:.4f}) {latency:.2f} ms after its bytes, gain {gain:.3f}"
+              + (f" (the probe took {unsure:.1f} ms to send it)" if unsure > UNSURE_MS else ""))
     if expect_count is not None:
         check(len(results) == expect_count, f"{name}: {len(results)} of {expect_count} notes heard")
     return results
 
 
+# A note whose bytes took longer than this to send (the emulated guest stalled the probe between
+# its two clock readings) has no exact send time; it is heard and matched, but not timed.
+UNSURE_MS = 2.0
+
+
 def onset_spread(name, results):
-    latencies = [r[2] for r in results]
+    timed = [r for r in results if r[4] <= UNSURE_MS]
+    if len(timed) < len(results):
+        print(f"      {name}: {len(results) - len(timed)} note(s) not timed: the probe stalled while sending them")
+    check(len(timed) >= len(results) - 2, f"{name}: {len(timed)} of {len(results)} notes timed exactly")
+    latencies = [r[2] for r in timed]
     if len(latencies) > 1:
         spread = max(latencies) - min(latencies)
         check(spread < 5.0, f"{name}: onset latency {min(latencies):.2f} to {max(latencies):.2f} ms "

@@ -254,11 +254,15 @@ int main(int argc, char **argv) {
                     midi = NULL;
                     continue;
                 }
+                // The bytes left between these two times: a guest stalled in between (the
+                // emulated CPU does that) makes the moment uncertain, and the analysis says so.
+                int64_t before = now_ns();
                 snd_rawmidi_write(midi, s->bytes, s->count);
                 snd_rawmidi_drain(midi);
-                fprintf(sent, "%lld", (long long)now_ns());
+                int64_t after = now_ns();
+                fprintf(sent, "%lld", (long long)before);
                 for (int k = 0; k < s->count; k++) fprintf(sent, " %02x", s->bytes[k]);
-                fprintf(sent, "\n");
+                fprintf(sent, " @%lld\n", (long long)(after - before));
             }
             now = now_ns();
         }
