@@ -1,3 +1,5 @@
+import BellkeysEngine
+
 /// A problem reading a Standard MIDI File.
 public struct MIDIFileError: Error, Sendable, CustomStringConvertible {
     public var file: String
@@ -58,11 +60,14 @@ public struct MIDIFile: Sendable {
         return converter.frame(atTick: tick)
     }
 
-    /// Every channel message with its output frame, and the frame of the end of the file.
-    public func scheduled(sampleRate: Int) -> (events: [(frame: Int64, event: MIDITimedEvent)], endFrame: Int64) {
+    /// Every channel message as an engine event at its output frame, and the frame of the end
+    /// of the file; `startFrame` is the frame of tick 0.
+    public func scheduled(sampleRate: Int, startFrame: Int64 = 0) -> (events: [EngineEvent], endFrame: Int64) {
         var converter = TickConverter(file: self, sampleRate: sampleRate)
-        let events = self.events.map { (converter.frame(atTick: $0.tick), $0) }
-        return (events, converter.frame(atTick: endTick))
+        let events = self.events.map {
+            EngineEvent(frame: startFrame + converter.frame(atTick: $0.tick), status: $0.status, data1: $0.data1, data2: $0.data2)
+        }
+        return (events, startFrame + converter.frame(atTick: endTick))
     }
 }
 

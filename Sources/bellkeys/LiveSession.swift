@@ -395,12 +395,10 @@ final class LiveSession {
 
     /// Starts `tune` a fifth of a second from now.
     func start(_ tune: MIDIFile) {
-        let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
-        let start = frame() + Int64(output.configuration.sampleRate / 5)
-        self.tune = schedule.events.map {
-            EngineEvent(frame: start + $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
-        }
-        tuneEndFrame = start + schedule.endFrame
+        let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate,
+                                      startFrame: frame() + Int64(output.configuration.sampleRate / 5))
+        self.tune = schedule.events
+        tuneEndFrame = schedule.endFrame
         tuneNext = 0
         scheduleAhead()
     }

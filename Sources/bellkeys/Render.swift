@@ -73,9 +73,7 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: 1_024)
 
     let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
-    let events = schedule.events.map {
-        EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
-    }
+    let events = schedule.events
     // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
     let longestSample = loaded.bank.frameCounts.max() ?? 0
     let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount

@@ -122,9 +122,8 @@ import Testing
         engine.enqueue(.control(frame: 0, controller: 7, value: 127))
         let schedule = file.scheduled(sampleRate: 44_100)
         var out: [Float] = []
-        _ = renderOffline(engine: engine, events: schedule.events.map {
-            EngineEvent(frame: $0.frame, status: $0.event.status, data1: $0.event.data1, data2: $0.event.data2)
-        }, endFrame: schedule.endFrame, chunkFrames: 1_000) { (chunk: UnsafeBufferPointer<Float>) in out += chunk }
+        _ = renderOffline(engine: engine, events: schedule.events, endFrame: schedule.endFrame,
+                          chunkFrames: 1_000) { (chunk: UnsafeBufferPointer<Float>) in out += chunk }
         // Ticks 33, 150 (=33+117), 205 (=150+55). Times: 0.165 s, 0.75 s, 0.75 + 55/100 × 0.3 = 0.915 s;
         // 0.915 × 44100 = 40351.5 exactly, rounded half up.
         let onsets = out.indices.filter { out[$0] != 0 }

@@ -47,7 +47,7 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
     let rate = 48_000
     let (scheduled, endFrame) = file.scheduled(sampleRate: rate)
     var lastFrame: Int64 = 0
-    for (frame, _) in scheduled {
+    for frame in scheduled.map(\.frame) {
         if frame < lastFrame { broken.append("frames go backwards: \(frame) after \(lastFrame)") }
         lastFrame = frame
     }
