@@ -28,8 +28,12 @@ final class LiveSession {
     var held = HeldNotes()
     /// Ports sending to us, with what they were called when they connected.
     var connected: [SequencerAddress: SequencerPort] = [:]
-    /// Last value of CC7, CC11 and CC64 per channel, replayed into a reloaded map's engine.
-    var controllers = [[UInt8]](repeating: [100, 127, 0], count: 16)
+    /// The controllers replayed into a reloaded map's engine (CC7, CC11, CC64), and their values
+    /// in a fresh engine.
+    static let replayedControllers: [UInt8] = [7, 11, 64]
+    static let controllerDefaults: [UInt8] = [100, 127, 0]
+    /// Last value of each replayed controller per channel.
+    var controllers = [[UInt8]](repeating: LiveSession.controllerDefaults, count: 16)
     /// Messages received from keyboards, played or not (before the --channel filter), for the
     /// closing report.
     var eventsReceived = 0
@@ -229,7 +233,7 @@ final class LiveSession {
     /// Plays a message from any source (MIDI keyboard, computer keyboard): remembered for a
     /// reload, recorded into a phrase loop being recorded, and queued.
     func play(status: UInt8, data1: UInt8, data2: UInt8, arrival: UInt64 = monotonicNanoseconds()) {
-        if status & 0xF0 == 0xB0, let index = [7, 11, 64].firstIndex(of: Int(data1)) {
+        if status & 0xF0 == 0xB0, let index = Self.replayedControllers.firstIndex(of: data1) {
             controllers[Int(status & 0x0F)][index] = data2
         }
         looper.record(send(status: status, data1: data1, data2: data2, arrival: arrival))
@@ -473,8 +477,9 @@ final class LiveSession {
         engine = newEngine
         loaded = fresh
         for channel in 0..<16 {
-            for (index, controller) in [7, 11, 64].enumerated() where controllers[channel][index] != [100, 127, 0][index] {
-                send(status: 0xB0 | UInt8(channel), data1: UInt8(controller), data2: controllers[channel][index])
+            for (index, controller) in Self.replayedControllers.enumerated()
+            where controllers[channel][index] != Self.controllerDefaults[index] {
+                send(status: 0xB0 | UInt8(channel), data1: controller, data2: controllers[channel][index])
             }
         }
         console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
