@@ -9,8 +9,8 @@
 /// loop's never cut the player's.
 ///
 /// Thread: control (the engine's event producer). Repeats go to the engine through
-/// `Engine.schedule`, a little ahead of time (`peek(through:)` and `advance`, or
-/// `schedule(through:)`).
+/// `Engine.schedule`, a little ahead of time (`peek(through:)` and `advance`), merged there
+/// with any other scheduled events in frame order.
 public struct PhraseLooper: Sendable {
     public enum State: Equatable, Sendable {
         case empty
@@ -131,11 +131,5 @@ public struct PhraseLooper: Sendable {
             nextIndex = 0
             nextRepeat += 1
         }
-    }
-
-    /// Hands every repeat event up to `horizon` to `schedule`, in order, stopping early (to go
-    /// on from there next time) when `schedule` returns false.
-    public mutating func schedule(through horizon: Int64, _ schedule: (EngineEvent) -> Bool) {
-        while let event = peek(through: horizon), schedule(event) { advance() }
     }
 }

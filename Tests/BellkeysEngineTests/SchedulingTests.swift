@@ -86,7 +86,7 @@ func impulseKeys(ring: Bool = true) -> (samples: [[Float]], keys: [KeySettings])
         var out = [Float](repeating: 0, count: total)
         var frame = 0
         while frame < total {
-            looper.schedule(through: Int64(frame) + 24_000) { e.schedule($0) }
+            while let event = looper.peek(through: Int64(frame) + 24_000), e.schedule(event) { looper.advance() }
             let n = min(64, total - frame)
             out.withUnsafeMutableBufferPointer { e.render(into: $0.baseAddress! + frame, frameCount: n) }
             frame += n
