@@ -13,6 +13,8 @@ gives the note's bell and its onset frame to the sample. Capture frames are tied
 clock by the probe's (time, frame) pairs: the earliest pair on the line is the true one
 (snd-aloop updates its position on the kernel tick, so later pairs lag).
 """
+import json
+import math
 import os
 import re
 import sys
@@ -25,6 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 NAMES = ["C4", "Cs4", "D4", "Ds4", "E4", "F4", "Fs4", "G4", "Gs4", "A4", "As4", "B4", "C5"]
 TEMPLATE = int(0.040 * RATE)
 failures = 0
+# Every timing check's measured value and bound, written to RESULTS/timing.json for Tests/VM/repeat.
+timings = {}
 
 # The aplaymidi test's phrase: (seconds, note, velocity), at 120 bpm, 480 ticks per quarter.
 # Each note is damped (0.1 s held + 0.4 s release) before the next starts.
@@ -58,6 +62,13 @@ def check(ok, text):
         failures += 1
 
 
+def timed(key, value, bound, text):
+    """A timing check: passes when `value` is at most `bound`; both are kept for Tests/VM/repeat,
+    which also asks that the worst value of several runs stay within half the bound."""
+    timings[key] = {"value": value, "bound": bound}
+    check(value <= bound, f"{text} [bound {bound:g}]")
+
+
 def bells():
     templates = []
     for name in NAMES:
@@ -79,10 +90,13 @@ class Run:
         self.sent = []          # (ns, [bytes]) for MIDI messages: ns just before the write
         self.uncertainty = {}   # ns -> how long the write took (ns): when the bytes left is unsure by that
         self.commands = []      # (ns, command)
+        self.command_ends = []  # ns when each command had returned
         for line in open(os.path.join(folder, "sent.txt")):
             parts = line.split()
             if len(parts) > 1 and parts[1].startswith("!"):
                 self.commands.append((int(parts[0]), line.split(" ", 1)[1].strip()))
+                took = re.search(r"\(exit -?\d+, (\d+) us\)", line)
+                self.command_ends.append(int(parts[0]) + (int(took.group(1)) * 1000 if took else 0))
             elif len(parts) > 1 and parts[1] != "#":
                 self.sent.append((int(parts[0]), [int(b, 16) for b in parts[1:] if not b.startswith("@")]))
                 self.uncertainty[int(parts[0])] = next((int(b[1:]) for b in parts[1:] if b.startswith("@")), 0)
@@ -130,6 +144,14 @@ class Run:
         b = min(len(self.audio), self.frame_for_seconds(end_s))
         return float(np.max(np.abs(self.audio[a:b]))) if b > a else 0.0
 
+    def last_sound(self, start_s, end_s):
+        """Seconds (from the first message) just past the last sample above 1 LSB between two
+        times; `start_s` if there is none."""
+        a = max(0, self.frame_for_seconds(start_s))
+        b = min(len(self.audio), self.frame_for_seconds(end_s))
+        loud = np.nonzero(np.abs(self.audio[a:b]) > 1 / 32768)[0] if b > a else []
+        return start_s + (int(loud[-1]) + 1) / RATE if len(loud) else start_s
+
     def frame_for_seconds(self, s):
         start = min([t for t, _ in self.sent] + [t for t, _ in self.commands])
         return self.frame_at(start + s * 1e9)
@@ -158,21 +180,51 @@ def notes_played(run, name, expect_count=None):
     return results
 
 
+_tick_ms = None
+
+
+def tick_ms(results):
+    """The VM's audio tick in ms, measured: snd-aloop moves audio only when the kernel's timer
+    ticks, so every step of the capture position the probe recorded is a whole number of ticks;
+    the greatest common divisor of the steps is one tick (192 frames, 4 ms, at HZ=250)."""
+    global _tick_ms
+    if _tick_ms is None:
+        ticks = []
+        for folder in sorted(os.listdir(results)):
+            path = os.path.join(results, folder, "stamps.txt")
+            if not os.path.exists(path):
+                continue
+            steps = np.diff(np.loadtxt(path, ndmin=2)[:, 1]).astype(int)
+            ticks.append(math.gcd(*[int(x) for x in steps[steps > 0]]))
+        frames = max(set(ticks), key=ticks.count)
+        _tick_ms = frames * 1000 / RATE
+        print(f"info  the VM's audio tick: {frames} frames ({_tick_ms:.2f} ms), the step of the capture position "
+              f"in {ticks.count(frames)} of {len(ticks)} recordings")
+    return _tick_ms
+
+
+def spread_bound_ms(results):
+    """Bound on onset timing errors in the VM: three ticks. An onset is timed through three
+    clocks that the VM moves only on its tick (the sequencer queue that stamps the delivery,
+    the playback pointer that bellkeys' frame line follows, the capture pointer that the
+    probe's line follows), each of which can be a tick off; see the README's "Live tests"."""
+    return 3 * tick_ms(results)
+
 # A note whose bytes took longer than this to send (the emulated guest stalled the probe between
 # its two clock readings) has no exact send time; it is heard and matched, but not timed.
 UNSURE_MS = 2.0
 
 
-def onset_spread(name, results):
-    timed = [r for r in results if r[4] <= UNSURE_MS]
-    if len(timed) < len(results):
-        print(f"      {name}: {len(results) - len(timed)} note(s) not timed: the probe stalled while sending them")
-    check(len(timed) >= len(results) - 2, f"{name}: {len(timed)} of {len(results)} notes timed exactly")
-    latencies = [r[2] for r in timed]
+def onset_spread(name, results, bound):
+    exact = [r for r in results if r[4] <= UNSURE_MS]
+    if len(exact) < len(results):
+        print(f"      {name}: {len(results) - len(exact)} note(s) not timed: the probe stalled while sending them")
+    check(len(exact) >= len(results) - 2, f"{name}: {len(exact)} of {len(results)} notes timed exactly")
+    latencies = [r[2] for r in exact]
     if len(latencies) > 1:
         spread = max(latencies) - min(latencies)
-        check(spread < 5.0, f"{name}: onset latency {min(latencies):.2f} to {max(latencies):.2f} ms "
-                            f"(spread {spread:.2f} ms; the VM's timer ticks every 4 ms)")
+        timed(f"{name}: onset latency spread (ms)", spread, bound,
+              f"{name}: onset latency {min(latencies):.2f} to {max(latencies):.2f} ms (spread {spread:.2f} ms)")
 
 
 def started(run, name):
@@ -194,7 +246,7 @@ def test_autoconnect(results):
     check("events stamped on delivery" in run.log,
           "autoconnect: the kernel stamps each event as it delivers it (bellkeys' own sequencer queue)")
     found = notes_played(run, "autoconnect", expect_count=6)
-    onset_spread("autoconnect", found)
+    onset_spread("autoconnect", found, spread_bound_ms(results))
     notes_played(Run(os.path.join(results, "autoconnect-port2")), "autoconnect (second port)", expect_count=1)
     exit_status(results, "autoconnect")
 
@@ -205,7 +257,8 @@ def test_hotplug(results):
     check("connected 20:0 VirMIDI 1-0" in run.log, "hotplug: the keyboard plugged in after start was connected")
     plugged = run.commands[0][0]
     first = run.note_ons()[0][0]
-    check(first - plugged <= 1.05e9, f"hotplug: first note {(first - plugged) / 1e9:.2f} s after the keyboard appeared")
+    timed("hotplug: first note after the keyboard appeared (s)", (first - plugged) / 1e9, 1.0,
+          f"hotplug: first note sent {(first - plugged) / 1e9:.3f} s after the keyboard appeared")
     notes_played(run, "hotplug", expect_count=2)
     exit_status(results, "hotplug")
 
@@ -232,8 +285,8 @@ def test_aplaymidi(results):
         errors = [abs((k - onsets[1]) / RATE - (t - PHRASE[1][0])) * 1000 for k, (t, _, _) in zip(onsets[1:], PHRASE[1:])]
         print(f"      aplaymidi: the first note is {((onsets[1] - onsets[0]) / RATE - PHRASE[1][0]) * 1000:+.2f} ms off the second")
     if errors:
-        check(max(errors) < 5.0, f"aplaymidi: bells start at the file's times to within {max(errors):.3f} ms "
-                                 f"(the VM's loopback card moves audio on a 4 ms tick)")
+        timed("aplaymidi: worst onset error (ms)", max(errors), spread_bound_ms(results),
+              f"aplaymidi: bells start at the file's times to within {max(errors):.3f} ms")
     exit_status(results, "aplaymidi")
 
 
@@ -252,19 +305,22 @@ def test_dynamics(results):
     at = lambda status, note: next((t - first) / 1e9 for t, b in run.sent if b[0] == status and b[1] == note)
     # Damping: D4's note-off, then a 0.4 s release: silent from then (plus latency) until E4.
     damp_off, next_on = at(0x80, 62), at(0x90, 64)
-    damped = run.level(damp_off + 0.4 + latency + 0.02, next_on + latency - 0.01)
     ringing = run.level(damp_off - 0.2 + latency, damp_off + latency)
-    check(damped <= 1 / 32768 and ringing > 0.05,
-          f"dynamics: damped bell rings {20 * np.log10(ringing):.1f} dBFS before note-off and is silent (peak {damped * 32768:.0f} LSB) 0.4 s after it")
+    check(ringing > 0.05, f"dynamics: the held bell rings {20 * np.log10(ringing):.1f} dBFS before its note-off")
+    end = run.last_sound(damp_off + latency, next_on + latency - 0.01)
+    timed("dynamics: damped bell's silence after its 0.4 s release (ms late)", max(0.0, (end - damp_off - latency - 0.4) * 1000), 20,
+          f"dynamics: damped bell silent {(end - damp_off - latency) * 1000:.1f} ms after its note-off (plus latency), "
+          f"until the next note")
     # CC7 50 against 100: square law, 0.25.
     ratio = gains[4] / gains[3]
     check(abs(ratio / 0.25 - 1) < 0.05, f"dynamics: CC7 50 against 100 gives gain ratio {ratio:.3f} (expected 0.250)")
     # Sustain: F4's key up with the pedal down, still ringing until the pedal lifts, which damps it.
     pedal_up = next((t - first) / 1e9 for t, b in run.sent if b[0] == 0xB0 and b[1] == 64 and b[2] == 0)
     held = run.level(pedal_up - 0.3 + latency, pedal_up + latency)
-    after = run.level(pedal_up + 0.4 + latency + 0.02, pedal_up + 1.1)
-    check(held > 0.05 and after <= 1 / 32768,
-          f"dynamics: sustained bell rings at {20 * np.log10(held):.1f} dBFS after its key is up; silent (peak {after * 32768:.0f} LSB) 0.4 s after the pedal lifts")
+    check(held > 0.05, f"dynamics: sustained bell rings at {20 * np.log10(held):.1f} dBFS after its key is up")
+    end = run.last_sound(pedal_up + latency, pedal_up + 1.1)
+    timed("dynamics: sustained bell's silence after its 0.4 s release (ms late)", max(0.0, (end - pedal_up - latency - 0.4) * 1000), 20,
+          f"dynamics: sustained bell silent {(end - pedal_up - latency) * 1000:.1f} ms after the pedal lifts (plus latency)")
     exit_status(results, "dynamics")
 
 
@@ -275,10 +331,16 @@ def test_unplug(results):
     check(re.search(r"disconnected 20:0 VirMIDI 1-0 .*: port gone; released 1 held note", run.log) is not None,
           "unplug: the lost keyboard was reported and its held note released")
     unplugged = (run.commands[0][0] - run.sent[0][0]) / 1e9
+    # The unbinding shell command (forked under emulation) takes 10 to 45 ms; the keyboard is
+    # gone by the time it returns, and the release is timed from then.
+    gone = (run.command_ends[0] - run.sent[0][0]) / 1e9
     ringing = run.level(unplugged - 0.2, unplugged)
-    silent = run.level(unplugged + 0.5, unplugged + 1.6)
-    check(ringing > 0.05 and silent <= 1 / 32768,
-          f"unplug: the held bell ({20 * np.log10(ringing):.1f} dBFS) is silent from 0.5 s after the unplug (peak {silent * 32768:.0f} LSB)")
+    check(ringing > 0.05, f"unplug: the held bell rings ({20 * np.log10(ringing):.1f} dBFS) until the unplug")
+    end = run.last_sound(unplugged, unplugged + 1.6)
+    # Released when the unplug is noticed, then the 0.4 s damp: the rest is noticing and latency.
+    timed("unplug: held bell's silence after its 0.4 s release (ms late)", max(0.0, (end - gone - 0.4) * 1000), 100,
+          f"unplug: the held bell is silent {(end - gone) * 1000:.1f} ms after the keyboard was gone "
+          f"({(gone - unplugged) * 1000:.1f} ms after the unplug began), and stays silent")
     exit_status(results, "unplug")
 
 
@@ -358,8 +420,11 @@ def test_devicegone(results):
     text = open(os.path.join(results, "devicegone", "exit.txt")).read()
     m = re.search(r"exit (\d+) after the card went away in (\d+) ms", text)
     log = open(os.path.join(results, "devicegone", "bellkeys.log")).read()
-    check(m is not None and m.group(1) == "1" and int(m.group(2)) < 1000 and "failed" in log,
+    check(m is not None and m.group(1) == "1" and "failed" in log,
           f"devicegone: {text.strip()}; message: {log.strip().splitlines()[-2] if log.strip() else ''}")
+    if m:
+        timed("devicegone: exit after the card went away (ms)", int(m.group(2)), 1000,
+              f"devicegone: bellkeys stopped {m.group(2)} ms after the card went away")
 
 
 def exit_status(results, name, limit_ms=500):
@@ -368,7 +433,9 @@ def exit_status(results, name, limit_ms=500):
     if os.path.exists(hang):
         text += "; HUNG, killed after 5 s; threads:\n" + open(hang).read()
     m = re.search(r"exit (\d+) after SIGTERM in (\d+) ms", text)
-    check(m is not None and m.group(1) == "0" and int(m.group(2)) < limit_ms, f"{name}: {text}")
+    check(m is not None and m.group(1) == "0", f"{name}: {text}")
+    if m:
+        timed(f"{name}: exit after SIGTERM (ms)", int(m.group(2)), limit_ms, f"{name}: exit took {m.group(2)} ms")
 
 
 def test_latency(results):
@@ -429,7 +496,8 @@ def test_soak(results):
     m = re.search(r"(\d+) events sent, (\d+) not sent while unplugged, (\d+) unplugs", probe)
     sent, unsent, unplugs = (int(x) for x in m.groups())
     rate = (sent + unsent) / seconds
-    check(abs(rate - 2000) < 100, f"soak: {seconds:.0f} s at {rate:.0f} MIDI events/s: {sent} sent, {unsent} due while unplugged")
+    timed("soak: event rate error (events/s)", abs(rate - 2000), 100,
+          f"soak: {seconds:.0f} s at {rate:.0f} MIDI events/s: {sent} sent, {unsent} due while unplugged")
     stop = re.search(r"stopped \(SIGTERM\); underruns: (\d+); MIDI messages: (\d+), input overflows (\d+), "
                      r"dropped \(queue full\) (\d+); voices: peak (\d+), stolen (\d+)", log)
     underruns, received, overflows, dropped, peak, stolen = (int(x) for x in stop.groups())
@@ -487,6 +555,8 @@ if __name__ == "__main__":
             globals()[f"test_{test}"](results)
         except Exception as error:      # a missing file or an unexpected capture
             check(False, f"{test}: could not be checked: {type(error).__name__}: {error}")
+    with open(os.path.join(results, "timing.json"), "w") as f:
+        json.dump(timings, f, indent=1)
     if failures:
         print(f"\n{failures} check(s) failed; the guest's report:\n" + open(serial).read())
     sys.exit(min(failures, 100))

@@ -81,8 +81,8 @@ test_autoconnect() {
 
 test_hotplug() {
     start_bellkeys hotplug
-    # The keyboard appears 0.5 s in; its first note comes 1 s after it appeared.
-    { echo "500 !insmod $M/snd-virmidi.ko index=1 midi_devs=1"; note 1500 62 100; off 1600 62; note 2200 65 100; off 2300 65; } > /tmp/s
+    # The keyboard appears 0.5 s in; its first note comes 0.4 s after it appeared.
+    { echo "500 !insmod $M/snd-virmidi.ko index=1 midi_devs=1"; note 900 62 100; off 1000 62; note 1600 65 100; off 1700 65; } > /tmp/s
     probe hotplug 4 --script /tmp/s
     stop_bellkeys hotplug
     keyboard_out
