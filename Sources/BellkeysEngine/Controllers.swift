@@ -1,0 +1,77 @@
+import Synchronization
+
+// Note-offs and controllers: what each MIDI message does to the voices and the channel buses.
+extension Engine {
+    @_noLocks
+    func noteOff(channel: Int, note: Int) {
+        let sustain = channels[channel].sustain
+        for i in 0..<activeCount {
+            let slot = Int(active[i])
+            guard voices[slot].channel == channel, voices[slot].note == note,
+                  voices[slot].keyDown else { continue }
+            voices[slot].keyDown = false
+            guard voices[slot].damp else { continue }
+            if sustain { voices[slot].sustained = true } else { release(slot: slot) }
+        }
+    }
+
+    @_noLocks
+    func controlChange(channel: Int, controller: Int, value: Int) {
+        // Literal cases: matching named constants or a range calls out of the module.
+        switch controller {
+        case 7:  // channel volume
+            channels[channel].volume = value
+            updateBus(channel: channel)
+        case 11:  // expression
+            channels[channel].expression = value
+            updateBus(channel: channel)
+        case 64:  // sustain pedal
+            let down = value >= 64
+            channels[channel].sustain = down
+            if !down { releaseSustained(channel: channel) }
+        case 120:  // all sound off
+            for i in 0..<activeCount where voices[Int(active[i])].channel == channel {
+                fade(slot: Int(active[i]))
+            }
+        case 121:  // reset all controllers
+            channels[channel].expression = 127
+            channels[channel].sustain = false
+            releaseSustained(channel: channel)
+            updateBus(channel: channel)
+        case 123, 124, 125, 126, 127:  // all notes off, and the mode messages
+            // All-notes-off (and the mode messages, which imply it): every damped key on the
+            // channel is released, sustained or not. Ringing keys ring on.
+            for i in 0..<activeCount {
+                let slot = Int(active[i])
+                guard voices[slot].channel == channel else { continue }
+                voices[slot].keyDown = false
+                voices[slot].sustained = false
+                if voices[slot].damp { release(slot: slot) }
+            }
+        default:
+            break
+        }
+    }
+
+    @_noLocks
+    func releaseSustained(channel: Int) {
+        for i in 0..<activeCount {
+            let slot = Int(active[i])
+            guard voices[slot].channel == channel, voices[slot].sustained else { continue }
+            voices[slot].sustained = false
+            release(slot: slot)
+        }
+    }
+
+    @_noLocks
+    func busTarget(channel: Int) -> Float {
+        controllerGains[channels[channel].volume] * controllerGains[channels[channel].expression]
+            * masterGain
+    }
+
+    @_noLocks
+    func updateBus(channel: Int) {
+        let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
+        channels[channel].bus.move(to: busTarget(channel: channel), frames: frames)
+    }
+}

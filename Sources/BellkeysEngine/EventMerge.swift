@@ -1,0 +1,95 @@
+import Synchronization
+
+// How `render` walks the live and scheduled queues and applies each event at its frame.
+extension Engine {
+    /// Renders `frameCount` mono frames into `output`, applying every queued event whose frame
+    /// falls inside them at exactly that frame. Thread: render. Real-time safe.
+    @_noLocks
+    public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        let masterBits = masterGainBits.load(ordering: .relaxed)
+        if masterBits != masterGain.bitPattern {
+            masterGain = Float(bitPattern: masterBits)
+            for ch in 0..<16 { updateBus(channel: ch) }
+        }
+        let cancellation = scheduledCancellation.load(ordering: .acquiring)
+        let cancelledBefore = cancellation >> 5, cancelledChannel = UInt8(cancellation & 31)
+        var done = 0
+        while done < frameCount {
+            var end = min(frameCount, done + configuration.maxBlockFrames)
+            while true {
+                // The earlier of the two queues' heads; live events first on a tie.
+                var fromScheduled = false
+                var next = events.peek()
+                var planned = scheduled.peek()
+                while let skipped = planned, cancelledChannel == 16 || skipped.status & 0x0F == cancelledChannel,
+                      scheduled.headIndex < cancelledBefore {
+                    scheduled.pop()
+                    planned = scheduled.peek()
+                }
+                if let planned {
+                    if let live = next {
+                        if planned.frame < live.frame { next = planned; fromScheduled = true }
+                    } else {
+                        next = planned
+                        fromScheduled = true
+                    }
+                }
+                guard let event = next else { break }
+                let offset = event.frame - currentFrame
+                if offset > 0 {
+                    guard offset < Int64(end - done) else { break }
+                    // See appliesWithinSegment; anything else ends the segment at its frame.
+                    if appliesWithinSegment(event) {
+                        apply(event, delay: Int(offset))
+                        if fromScheduled { scheduled.pop() } else { events.pop() }
+                        continue
+                    }
+                    end = done + Int(offset)
+                    break
+                }
+                if offset < 0 { lateEvents.wrappingAdd(1, ordering: .relaxed) }
+                apply(event, delay: 0)
+                if fromScheduled { scheduled.pop() } else { events.pop() }
+            }
+            renderSegment(into: output + done, frameCount: end - done)
+            currentFrame += Int64(end - done)
+            done = end
+        }
+        voiceCount.store(activeCount, ordering: .relaxed)
+        soundingNotesLow.store(soundingLow, ordering: .relaxed)
+        soundingNotesHigh.store(soundingHigh, ordering: .relaxed)
+        if activeCount > peakVoiceCount.load(ordering: .relaxed) {
+            peakVoiceCount.store(activeCount, ordering: .relaxed)
+        }
+    }
+
+    /// Whether `event` can take effect inside a segment without ending it there: a note-on that
+    /// neither chokes nor steals (its voice starts at its frame), or a note-off of a ringing or
+    /// unmapped key (nothing audible changes).
+    @_noLocks
+    func appliesWithinSegment(_ event: EngineEvent) -> Bool {
+        let kind = event.status & 0xF0
+        guard kind == 0x80 || kind == 0x90 else { return false }
+        let keyIndex = Int(noteToKey[Int(event.data1 & 0x7F)])
+        if kind == 0x80 || event.data2 & 0x7F == 0 {
+            if keyIndex < 0 { return true }
+            return !keys[keyIndex].damp
+        }
+        // (guard, not &&: the operator's autoclosure would retain self)
+        guard keyIndex >= 0, keys[keyIndex].chokeGroup == 0, freeCount > 0 else { return false }
+        return soundingCount < configuration.polyphony
+    }
+
+    /// Applies `event`; a note-on's voice starts `delay` frames into the next segment.
+    @_noLocks
+    func apply(_ event: EngineEvent, delay: Int) {
+        let channel = Int(event.status & 0x0F)
+        let note = Int(event.data1 & 0x7F), value = Int(event.data2 & 0x7F)
+        switch event.status & 0xF0 {
+        case 0x90 where value > 0: noteOn(channel: channel, note: note, velocity: value, delay: delay)
+        case 0x80, 0x90: noteOff(channel: channel, note: note)
+        case 0xB0: controlChange(channel: channel, controller: note, value: value)
+        default: break
+        }
+    }
+}

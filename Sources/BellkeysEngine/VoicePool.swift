@@ -1,0 +1,112 @@
+import Synchronization
+
+// Voices start, release, fade, are stolen and end here; slots are preallocated and reused.
+extension Engine {
+    @_noLocks
+    func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
+        let keyIndex = Int(noteToKey[note])
+        if keyIndex < 0 {
+            ignoredNotes.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
+        let key = keys[keyIndex]
+        if key.chokeGroup != 0 {
+            for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.chokeGroup {
+                fade(slot: Int(active[i]))
+            }
+        }
+        if soundingCount >= configuration.polyphony { stealVoice() }
+        if freeCount == 0 { cutQuietestFadingVoice() }
+        freeCount -= 1
+        let slot = Int(free[freeCount])
+        voices[slot] = Voice(frames: key.frames, frameCount: key.frameCount,
+                             gain: Ramp(key.gain * velocityGains[velocity]), serial: nextSerial,
+                             releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
+                             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
+        voices[slot].delay = delay
+        nextSerial &+= 1
+        active[activeCount] = Int32(slot)
+        activeCount += 1
+        soundingCount += 1
+        channels[channel].voiceCount += 1
+        noteVoiceCounts[note] += 1
+        if note < 64 { soundingLow |= 1 << UInt64(note) } else { soundingHigh |= 1 << UInt64(note & 63) }
+    }
+
+    // MARK: Voice life
+
+    /// Damped note-off: fade over the key's release time.
+    @_noLocks
+    func release(slot: Int) {
+        guard voices[slot].phase.is(.sounding) else { return }
+        voices[slot].phase = .releasing
+        voices[slot].gain.move(to: 0, frames: voices[slot].releaseFrames)
+    }
+
+    /// Stolen, choked or silenced: fade over `fadeSeconds` (or sooner if already nearly silent).
+    @_noLocks
+    func fade(slot: Int) {
+        if voices[slot].phase.is(.fading) { return }
+        voices[slot].phase = .fading
+        soundingCount -= 1
+        let ramp = voices[slot].gain, frames = fadeFrames
+        if ramp.target == 0, ramp.framesLeft > 0, ramp.framesLeft <= frames { return }
+        voices[slot].gain.move(to: 0, frames: frames)
+    }
+
+    /// Polyphony is full: fade the voice that will be missed least. Releasing voices go first,
+    /// then voices whose key is up, then any; the oldest within each.
+    @_noLocks
+    func stealVoice() {
+        var best = -1
+        var bestRank = Int.max, bestSerial = UInt64.max
+        for i in 0..<activeCount {
+            let slot = Int(active[i])
+            let v = voices[slot]
+            if v.phase.is(.fading) { continue }
+            let rank = v.phase.is(.releasing) ? 0 : (v.keyDown || v.sustained ? 2 : 1)
+            if rank < bestRank || (rank == bestRank && v.serial < bestSerial) {
+                best = slot
+                bestRank = rank
+                bestSerial = v.serial
+            }
+        }
+        if best >= 0 {
+            fade(slot: best)
+            stolenVoices.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// Every slot is taken by fading voices: end the quietest now so the new note can start.
+    @_noLocks
+    func cutQuietestFadingVoice() {
+        var best = -1
+        var bestGain = Float.infinity
+        for i in 0..<activeCount {
+            let v = voices[Int(active[i])]
+            if v.phase.is(.fading) && abs(v.gain.value) < bestGain {
+                best = i
+                bestGain = abs(v.gain.value)
+            }
+        }
+        if best < 0 { best = 0 }
+        retire(activeIndex: best)
+        cutVoices.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    @_noLocks
+    func retire(activeIndex i: Int) {
+        let slot = active[i]
+        if !voices[Int(slot)].phase.is(.fading) { soundingCount -= 1 }
+        channels[Int(voices[Int(slot)].channel)].voiceCount -= 1
+        let note = Int(voices[Int(slot)].note)
+        noteVoiceCounts[note] -= 1
+        if noteVoiceCounts[note] == 0 {
+            if note < 64 { soundingLow &= ~(1 << UInt64(note)) } else { soundingHigh &= ~(1 << UInt64(note & 63)) }
+        }
+        activeCount -= 1
+        active[i] = active[activeCount]
+        free[freeCount] = slot
+        freeCount += 1
+    }
+}

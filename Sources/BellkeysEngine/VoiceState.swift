@@ -1,0 +1,76 @@
+/// One mapped key in the form the render thread reads.
+struct KeySlot {
+    var frames: UnsafePointer<Int16>
+    var frameCount: Int
+    /// Key gain times the sample's storage scale.
+    var gain: Float
+    var damp: Bool
+    var releaseFrames: Int
+    var chokeGroup: Int
+}
+
+/// Where a voice is in its life.
+enum VoicePhase: UInt8 {
+    /// At its strike gain; counts toward polyphony.
+    case sounding
+    /// Fading after note-off on a damped key; counts toward polyphony, stolen first.
+    case releasing
+    /// Fast fade after being stolen, choked or silenced; no longer counts toward polyphony.
+    case fading
+
+    /// Whether this is `phase`. (Instead of `==`, which is synthesised in this file: a debug
+    /// build checks `@_noLocks` file by file and cannot look into it from the render path's
+    /// other files.)
+    @_noLocks
+    func `is`(_ phase: VoicePhase) -> Bool {
+        switch (self, phase) {
+        case (.sounding, .sounding), (.releasing, .releasing), (.fading, .fading): true
+        default: false
+        }
+    }
+}
+
+/// One playing bell. Plain values only: no references, so copying one never retains.
+struct Voice {
+    var frames: UnsafePointer<Int16>
+    var frameCount: Int
+    var position = 0
+    var gain: Ramp
+    var serial: UInt64
+    var releaseFrames: Int
+    var chokeGroup: Int
+    var channel: UInt8
+    var note: UInt8
+    var phase = VoicePhase.sounding
+    var keyDown = true
+    var damp: Bool
+    var sustained = false
+    /// Frames of the current segment before the voice starts.
+    var delay = 0
+
+    // Written out, with the attribute, so that the render path's other files may call it: a
+    // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.
+    @_noLocks
+    init(frames: UnsafePointer<Int16>, frameCount: Int, gain: Ramp, serial: UInt64, releaseFrames: Int,
+         chokeGroup: Int, channel: UInt8, note: UInt8, damp: Bool) {
+        self.frames = frames
+        self.frameCount = frameCount
+        self.gain = gain
+        self.serial = serial
+        self.releaseFrames = releaseFrames
+        self.chokeGroup = chokeGroup
+        self.channel = channel
+        self.note = note
+        self.damp = damp
+    }
+}
+
+/// Per MIDI channel: controller state and the gain ramp of the channel's bus.
+struct ChannelState {
+    var volume = 100          // CC7, General MIDI default
+    var expression = 127      // CC11
+    var sustain = false       // CC64
+    var bus = Ramp(0)
+    /// Voices on this channel's bus; with none, a gain change applies at once.
+    var voiceCount = 0
+}
