@@ -19,18 +19,22 @@ let package = Package(
         // Linux headers that the Glibc module does not cover (signalfd).
         .systemLibrary(name: "CLinux"),
 
-        // Everything the render thread runs. Pure Swift: no Foundation, no C.
+        // Everything the render thread runs (RT), and the lock-free hand-overs it shares with
+        // the control thread. Pure Swift: no Foundation, no C.
         .target(name: "BellkeysEngine"),
+        // The control thread's logic, which every live input plays through: the player, arrival
+        // stamps, held notes, the phrase loop, MIDI messages. Pure Swift, no I/O.
+        .target(name: "BellkeysControl", dependencies: ["BellkeysEngine"]),
         // The computer keyboard and the on-screen piano: key decoding, layout, drawing. Pure Swift.
         .target(name: "BellkeysTerminal"),
         // File formats (map JSON, Standard MIDI Files). Pure Swift, no Foundation, no C, no I/O.
         .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
         // The only code that talks to C libraries and the file system.
         .target(name: "BellkeysIO",
-                dependencies: ["BellkeysEngine", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux"]),
+                dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux"]),
         // The command line: parse, wire, report.
         .executableTarget(name: "bellkeys", dependencies: [
-            "BellkeysEngine", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
+            "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells
@@ -50,10 +54,14 @@ let package = Package(
 
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "BellkeysEngineTests", dependencies: ["BellkeysEngine", "AllocationCounter"]),
+        // Test-only: engines over synthetic samples, for the engine's and the control side's tests.
+        .target(name: "EngineTestSupport", dependencies: ["BellkeysEngine"], path: "Tests/EngineTestSupport"),
+        .testTarget(name: "BellkeysEngineTests",
+                    dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
+        .testTarget(name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
-        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysFormats", "AllocationCounter"]),
+        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter"]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys"]),
     ]

@@ -6,7 +6,7 @@ import Synchronization
 /// holds, a period is dropped and counted instead.
 ///
 /// Thread: `push` the render thread only; `read` one consumer thread; the counters any.
-public struct AudioTap: ~Copyable, @unchecked Sendable {
+public final class AudioTap: @unchecked Sendable {
     private let storage: UnsafeMutableRawPointer
     /// Ring size in bytes: a whole number of frames, so a frame never wraps.
     public let capacity: Int

@@ -11,9 +11,10 @@ import Synchronization
 /// late wake-ups, and recent enough that drift between the sound card's and the system's
 /// clocks stays far below a millisecond.
 ///
-/// The MIDI thread turns an arrival time into a frame one period after the frame the line says
-/// the render thread would render at that moment (`Stamper`). An event then plays a constant
-/// buffer's time after it arrived, whatever its phase within the period, and is never late.
+/// The control thread turns an arrival time into a frame one period after the frame the line
+/// says the render thread would render at that moment (`FrameClock.Stamper`, in
+/// BellkeysControl). An event then plays a constant buffer's time after it arrived, whatever
+/// its phase within the period, and is never late.
 /// (Quantising to the period instead, as FluidSynth does, spreads onsets over a whole period.)
 ///
 /// A sequence lock keeps the pair consistent: the writer never waits; a reader retries while
@@ -138,31 +139,6 @@ public struct FrameClock: ~Copyable, Sendable {
             if sequence.load(ordering: .relaxed) == before {
                 return frame < 0 ? nil : (frame, nanoseconds)
             }
-        }
-    }
-
-    /// Turns arrival times into output frames. Thread: the one MIDI (producer) thread.
-    public struct Stamper: Sendable {
-        public let sampleRate: Int
-        /// Frames between the frame the clock line gives for an arrival and the frame the
-        /// event is placed at: one period.
-        public let latencyFrames: Int64
-        private var lastFrame: Int64 = 0
-
-        public init(sampleRate: Int, periodFrames: Int) {
-            self.sampleRate = sampleRate
-            latencyFrames = Int64(periodFrames)
-        }
-
-        /// The frame for an event that arrived at `nanoseconds`, given a point of the clock
-        /// line. Frames never go backwards, so the engine's queue stays in order.
-        public mutating func frame(arrivalNanoseconds nanoseconds: UInt64,
-                                   clock: (frame: Int64, nanoseconds: UInt64)?) -> Int64 {
-            guard let clock else { return lastFrame }
-            let elapsed = Double(Int64(bitPattern: nanoseconds &- clock.nanoseconds))
-            let frame = clock.frame + latencyFrames + Int64((elapsed * Double(sampleRate) / 1e9).rounded())
-            lastFrame = max(lastFrame, frame)
-            return lastFrame
         }
     }
 }

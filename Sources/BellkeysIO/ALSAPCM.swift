@@ -1,31 +1,8 @@
+import BellkeysControl
 import BellkeysEngine
 import CALSA
 import Glibc
 import Synchronization
-
-/// What a sound device granted, which may differ from what was asked.
-public struct PCMConfiguration: Sendable, Equatable {
-    public var device: String
-    public var sampleRate: Int
-    public var channels: Int
-    public var format: OutputSampleFormat
-    public var periodFrames: Int
-    public var bufferFrames: Int
-
-    public init(device: String, sampleRate: Int, channels: Int, format: OutputSampleFormat, periodFrames: Int,
-                bufferFrames: Int) {
-        self.device = device
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.format = format
-        self.periodFrames = periodFrames
-        self.bufferFrames = bufferFrames
-    }
-
-    public var periods: Int { bufferFrames / max(periodFrames, 1) }
-    /// Time for a written frame to reach the device's output when the buffer is full.
-    public var bufferMilliseconds: Double { Double(bufferFrames) * 1000 / Double(sampleRate) }
-}
 
 /// How one period's write went.
 public enum PCMWriteResult: Equatable, Sendable {
@@ -41,7 +18,7 @@ public enum PCMWriteResult: Equatable, Sendable {
 /// Wraps `snd_pcm_*`, in the manner of alsa-lib's `test/pcm_min.c`.
 public final class PCMOutput: @unchecked Sendable {
     private let handle: OpaquePointer
-    public let configuration: PCMConfiguration
+    public let configuration: OutputConfiguration
     /// Underruns (and suspends) recovered so far. Written by `write`, read anywhere.
     public let underruns = Atomic<Int>(0)
 
@@ -70,7 +47,7 @@ public final class PCMOutput: @unchecked Sendable {
     deinit { snd_pcm_close(handle) }
 
     private static func configure(_ pcm: OpaquePointer, device: String, sampleRate: Int, channels: Int,
-                                  periodFrames: Int, periods: Int) throws(ALSAError) -> PCMConfiguration {
+                                  periodFrames: Int, periods: Int) throws(ALSAError) -> OutputConfiguration {
         var hw: OpaquePointer?
         snd_pcm_hw_params_malloc(&hw)
         defer { snd_pcm_hw_params_free(hw) }
@@ -116,7 +93,7 @@ public final class PCMOutput: @unchecked Sendable {
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, grantedPeriod), "set the wake-up size", device: device)
         try check(snd_pcm_sw_params(pcm, sw), "apply the software settings", device: device)
         try check(snd_pcm_prepare(pcm), "prepare the device", device: device)
-        return PCMConfiguration(device: device, sampleRate: Int(grantedRate), channels: Int(grantedChannels),
+        return OutputConfiguration(device: device, sampleRate: Int(grantedRate), channels: Int(grantedChannels),
                                 format: chosen.0, periodFrames: Int(grantedPeriod), bufferFrames: Int(grantedBuffer))
     }
 

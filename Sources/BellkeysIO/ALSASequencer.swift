@@ -1,3 +1,4 @@
+import BellkeysControl
 import BellkeysEngine
 import CALSA
 import Glibc
@@ -93,8 +94,8 @@ extension SequencerPort {
 
 /// A MIDI or system event read from the sequencer.
 public enum SequencerEvent: Sendable {
-    /// A channel message (note on/off, control change, ...) as MIDI bytes.
-    case midi(source: SequencerAddress, status: UInt8, data1: UInt8, data2: UInt8)
+    /// A note-on, note-off or control change.
+    case midi(source: SequencerAddress, message: MIDIMessage)
     case portStarted(SequencerAddress)
     case portExited(SequencerAddress)
     case clientExited(client: Int)
@@ -107,7 +108,7 @@ public enum SequencerEvent: Sendable {
 
 /// An ALSA sequencer client with one writable port, listening to the System Announce port.
 /// Opened non-blocking; read it when `pollDescriptors` are readable.
-/// Thread: one control (MIDI) thread. Wraps `snd_seq_*`.
+/// Thread: control. Wraps `snd_seq_*`.
 public final class Sequencer {
     private let handle: OpaquePointer
     public let client: Int
@@ -115,6 +116,11 @@ public final class Sequencer {
     public var address: SequencerAddress { SequencerAddress(client: client, port: port) }
     /// Times the kernel's input buffer was full and events were lost.
     public private(set) var inputOverflows = 0
+    /// alsa-lib's error code from the first read that failed for another reason than the
+    /// expected ones (nothing waiting, an overflowed input buffer, a signal); nil while reads
+    /// work. Once set, the input is broken: the caller reports it and stops, as FluidSynth's
+    /// ALSA sequencer driver does, so that a service manager can start bellkeys again.
+    public private(set) var readFailure: Int32?
     /// Events the kernel holds for this client before it drops them: the kernel's maximum
     /// (SNDRV_SEQ_MAX_EVENTS), 1 s of a dense 2,000-message performance, instead of the default
     /// 200 (0.1 s of it, less than a slow wake-up of the control thread).
@@ -123,7 +129,7 @@ public final class Sequencer {
     public let queue: Int?
     private var queueStatus: OpaquePointer?
     private var delivery = DeliveryClock()
-    /// How long after its delivery each MIDI message was read (the MIDI thread's wake-up time,
+    /// How long after its delivery each MIDI message was read (the control thread's wake-up time,
     /// which the delivery stamp keeps out of the timing). Reported when bellkeys stops.
     public private(set) var readLag = LagStatistics()
 
@@ -262,7 +268,12 @@ public final class Sequencer {
                 inputOverflows += 1
                 continue
             }
-            guard result >= 0, let event = pointer else { return nil }
+            if result == -EINTR { continue }
+            if result < 0 {
+                if readFailure == nil { readFailure = result }
+                return nil
+            }
+            guard let event = pointer else { return nil }
             let now = monotonicNanoseconds()
             let stamp = bellkeys_seq_event_real_time(event, Int32(queue ?? -1))
             let arrival = stamp >= 0 ? delivery.arrival(queue: UInt64(stamp), readAt: now) : now
@@ -280,15 +291,17 @@ public final class Sequencer {
         let type = Int32(bellkeys_seq_event_type(event))
         let source = SequencerAddress(bellkeys_seq_event_source(event))
         switch type {
-        case Int32(SND_SEQ_EVENT_NOTEON.rawValue), Int32(SND_SEQ_EVENT_NOTEOFF.rawValue):
+        case Int32(SND_SEQ_EVENT_NOTEON.rawValue):
             let note = bellkeys_seq_event_note(event)
-            let status: UInt8 = type == Int32(SND_SEQ_EVENT_NOTEON.rawValue) ? 0x90 : 0x80
-            return .midi(source: source, status: status | (note.channel & 0x0F), data1: note.note & 0x7F,
-                         data2: note.velocity & 0x7F)
+            return .midi(source: source, message: .noteOn(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
+        case Int32(SND_SEQ_EVENT_NOTEOFF.rawValue):
+            let note = bellkeys_seq_event_note(event)
+            return .midi(source: source, message: .noteOff(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
         case Int32(SND_SEQ_EVENT_CONTROLLER.rawValue):
             let control = bellkeys_seq_event_control(event)
-            return .midi(source: source, status: 0xB0 | (control.channel & 0x0F), data1: UInt8(truncatingIfNeeded: control.param & 0x7F),
-                         data2: UInt8(truncatingIfNeeded: max(0, min(127, control.value))))
+            return .midi(source: source, message: .controlChange(channel: control.channel & 0x0F,
+                                                                 controller: UInt8(truncatingIfNeeded: control.param & 0x7F),
+                                                                 value: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))))
         case Int32(SND_SEQ_EVENT_PORT_START.rawValue):
             return .portStarted(SequencerAddress(bellkeys_seq_event_address(event)))
         case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):

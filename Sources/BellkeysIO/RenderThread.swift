@@ -1,3 +1,4 @@
+import BellkeysControl
 import BellkeysEngine
 import Glibc
 import Synchronization
@@ -20,8 +21,9 @@ public final class RenderThread: @unchecked Sendable {
     public let mixer: LiveMixer
     public let output: PCMOutput
     public let periodFrames: Int
-    /// Receives a copy of every period written (`--record`), if set before `start`.
-    public var recorder: Recorder?
+    /// Receives a copy of every period written (`--record`). A constant: were it replaced while
+    /// the thread runs, the thread's reference could be the last one and free the ring there.
+    public let tap: AudioTap?
     /// Set by the control thread; the render thread ends after its current period.
     private let stopRequested = Atomic<Bool>(false)
     /// alsa-lib's error code once the device failed (the thread has ended), else 0.
@@ -32,15 +34,8 @@ public final class RenderThread: @unchecked Sendable {
     private let finished = Atomic<Bool>(false)
     private var thread: pthread_t?
 
-    /// How the thread is scheduled.
-    public enum Scheduling: Equatable, Sendable {
-        /// SCHED_FIFO at this priority.
-        case realTime(priority: Int32)
-        /// Normal scheduling, because real-time was refused with this errno.
-        case normal(errno: Int32)
-    }
-
-    public init(mixer: LiveMixer, output: PCMOutput) {
+    public init(mixer: LiveMixer, output: PCMOutput, tap: AudioTap? = nil) {
+        self.tap = tap
         precondition(output.configuration.periodFrames <= mixer.maximumPeriodFrames)
         self.mixer = mixer
         self.output = output
@@ -55,8 +50,8 @@ public final class RenderThread: @unchecked Sendable {
         let result = output.write(mixer.output, frameCount: periodFrames, frameByteCount: mixer.frameByteCount)
         if result == .recovered { mixer.clock.restart() }
         // What the device took is what the recording gets.
-        if let recorder, result == .written || result == .recovered {
-            recorder.tap.push(mixer.output, frameCount: periodFrames)
+        if let tap, result == .written || result == .recovered {
+            tap.push(mixer.output, frameCount: periodFrames)
         }
         return result
     }
@@ -83,8 +78,8 @@ public final class RenderThread: @unchecked Sendable {
 
     /// Starts the thread, with SCHED_FIFO at `priority` when the system permits it.
     /// Thread: control.
-    public func start(priority: Int32) -> Scheduling {
-        var scheduling = Scheduling.realTime(priority: priority)
+    public func start(priority: Int32) -> RealTimeScheduling {
+        var scheduling = RealTimeScheduling.realTime(priority: priority)
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }

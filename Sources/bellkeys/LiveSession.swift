@@ -1,15 +1,17 @@
+import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
 import BellkeysTerminal
 import Glibc
 
-/// A running instrument: input on this (control) thread, rendering on its own.
+/// A running instrument: the devices, the screen and the poll loop around a `LivePlayer`.
 ///
-/// The control thread is the only producer of engine events. It reads the sequencer and the
-/// computer keyboard, stamps each event's arrival, tracks what each source holds, records and
-/// schedules the phrase loop and the demo tune, handles signals (through a signalfd, so no
-/// work happens in a signal handler), draws the screen and prints. Thread: control only.
+/// The control thread (this one) reads the sequencer and the computer keyboard, decides which
+/// keyboards to connect, hands every message to the player with its arrival time, handles
+/// signals (through a signalfd, so no work happens in a signal handler), draws the screen and
+/// prints. What the messages do (stamps, held notes, reload, loop, tune) is the player's.
+/// Thread: control only.
 final class LiveSession {
     let settings: LiveSettings
     let console: Console
@@ -17,29 +19,17 @@ final class LiveSession {
     /// MIDI input; nil when the machine has no sequencer and the computer keyboard or a
     /// tune plays instead.
     let sequencer: Sequencer?
-    let output: PCMOutput
-    var engine: Engine
-    /// The engine playing before the last reload, until its bells have rung out.
-    var previousEngine: Engine?
-    let mixer: LiveMixer
-    let renderThread: RenderThread
+    /// The sound output driver (ALSA). The session never touches its real-time side.
+    let output: any AudioOutput
+    let player: LivePlayer
+    var mixer: LiveMixer { player.mixer }
     let recorder: Recorder?
-    var stamper: FrameClock.Stamper
-    var held = HeldNotes()
     /// Ports sending to us, with what they were called when they connected.
     var connected: [SequencerAddress: SequencerPort] = [:]
-    /// The controllers replayed into a reloaded map's engine (CC7, CC11, CC64), and their values
-    /// in a fresh engine.
-    static let replayedControllers: [UInt8] = [7, 11, 64]
-    static let controllerDefaults: [UInt8] = [100, 127, 0]
-    /// Last value of each replayed controller per channel.
-    var controllers = [[UInt8]](repeating: LiveSession.controllerDefaults, count: 16)
     /// Messages received from keyboards, played or not (before the --channel filter), for the
     /// closing report.
     var eventsReceived = 0
     let signals: SignalListener
-    /// Master volume now (the map's or --volume, moved by the volume keys).
-    var masterDecibels: Double
 
     // The computer keyboard and the screen (nil without a terminal, or with --no-ui).
     let terminal: Terminal?
@@ -52,14 +42,6 @@ final class LiveSession {
     /// The MIDI channel the computer keyboard plays on (--channel, else 1).
     let keyboardChannel: UInt8
 
-    var looper = PhraseLooper()
-    /// The tune's events at their output frames, once it has started, and the next to schedule.
-    var tune: [EngineEvent] = []
-    var tuneNext = 0
-    var tuneEndFrame: Int64 = 0
-    /// How far ahead of the live stamps the loop and the tune are scheduled.
-    let lookaheadFrames: Int64
-
     init(settings: LiveSettings) throws {
         self.settings = settings
         let options = settings.output
@@ -69,10 +51,10 @@ final class LiveSession {
 
         // Both devices are tried before giving up, so the message says everything missing.
         var sequencerProblem: String?, outputProblem: String?
-        var sequencer: Sequencer?, output: PCMOutput?
+        var sequencer: Sequencer?, output: (any AudioOutput)?
         do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
         do {
-            output = try PCMOutput(device: options.device, sampleRate: loaded.sampleRate, channels: options.channels,
+            output = try ALSAOutput(device: options.device, sampleRate: loaded.sampleRate, channels: options.channels,
                                    periodFrames: options.period, periods: options.periods)
         } catch { outputProblem = error.description }
         // Without MIDI input the computer keyboard or the tune still plays.
@@ -111,14 +93,11 @@ final class LiveSession {
             recorder = nil
         }
 
-        engine = settings.voices.makeEngine(loaded)
-        masterDecibels = settings.voices.volume ?? loaded.instrument.masterVolumeDecibels
-        mixer = LiveMixer(engine: engine, channels: granted.channels, format: granted.format,
-                          maximumPeriodFrames: granted.periodFrames)
-        renderThread = RenderThread(mixer: mixer, output: output)
-        renderThread.recorder = recorder
-        stamper = FrameClock.Stamper(sampleRate: granted.sampleRate, periodFrames: granted.periodFrames)
-        lookaheadFrames = Int64(granted.sampleRate / 2)
+        let engine = settings.voices.makeEngine(loaded)
+        let mixer = LiveMixer(engine: engine, channels: granted.channels, format: granted.format,
+                              maximumPeriodFrames: granted.periodFrames)
+        player = LivePlayer(mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
+                            masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
         keyboardChannel = UInt8((settings.channel ?? 1) - 1)
 
         // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the sequencer. They
@@ -127,7 +106,7 @@ final class LiveSession {
 
         let lockError = lockMemory()
         recorder?.start()
-        let scheduling = renderThread.start(priority: options.priority)
+        let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: options.priority)
 
         let map = loaded.map
         let lowest = map.keys.map(\.note).min() ?? 0, highest = map.keys.map(\.note).max() ?? 0
@@ -209,34 +188,13 @@ final class LiveSession {
 
     func noteDisconnected(_ address: SequencerAddress, why: String) {
         guard let port = connected.removeValue(forKey: address) else { return }
-        let released = held.release(source: address.key)
-        for message in released { play(status: message.status, data1: message.data1, data2: message.data2) }
-        let notes = released.filter { $0.status & 0xF0 == 0x80 }.count
+        let notes = player.release(source: address.key, arrival: monotonicNanoseconds())
         console.line("disconnected \(port.description): \(why)" + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
     }
 
-    /// The output frame for an event arriving at `arrival`.
-    func frame(arrival: UInt64 = monotonicNanoseconds()) -> Int64 {
-        stamper.frame(arrivalNanoseconds: arrival, clock: mixer.clock.read())
-    }
-
-    /// Queues a channel message for the engine, at the frame for now; returns it as queued.
-    @discardableResult
-    func send(status: UInt8, data1: UInt8, data2: UInt8, arrival: UInt64 = monotonicNanoseconds()) -> EngineEvent {
-        let event = EngineEvent(frame: frame(arrival: arrival), status: status, data1: data1, data2: data2)
-        engine.enqueue(event)
-        // Bells of the map before a reload still hear their note-offs and pedal.
-        if let previousEngine, status & 0xF0 != 0x90 { previousEngine.enqueue(event) }
-        return event
-    }
-
-    /// Plays a message from any source (MIDI keyboard, computer keyboard): remembered for a
-    /// reload, recorded into a phrase loop being recorded, and queued.
-    func play(status: UInt8, data1: UInt8, data2: UInt8, arrival: UInt64 = monotonicNanoseconds()) {
-        if status & 0xF0 == 0xB0, let index = Self.replayedControllers.firstIndex(of: data1) {
-            controllers[Int(status & 0x0F)][index] = data2
-        }
-        looper.record(send(status: status, data1: data1, data2: data2, arrival: arrival))
+    /// Plays a message from the computer keyboard, now.
+    func play(_ message: MIDIMessage) {
+        player.play(message, from: nil, arrival: monotonicNanoseconds())
     }
 
     /// The poll loop. Returns the exit status.
@@ -244,7 +202,10 @@ final class LiveSession {
         var descriptors = sequencer?.pollDescriptors() ?? []
         descriptors.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
         if let terminal { descriptors.append(pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0)) }
-        if let tune = settings.tune { start(tune) }
+        if let tune = settings.tune {
+            let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
+            player.startTune(schedule.events, endFrame: schedule.endFrame, arrival: monotonicNanoseconds())
+        }
         var nextStatus = 0.0
         while true {
             // A lone ESC waits 30 ms for the rest of a sequence; otherwise up to 50 ms.
@@ -256,27 +217,23 @@ final class LiveSession {
             var arrived: [(SequencerEvent, UInt64)] = []
             while let received = sequencer?.read() { arrived.append(received) }
             for (event, arrival) in arrived { handle(event, arrival: arrival) }
+            if let code = sequencer?.readFailure {
+                // The sound still works: the bells fade out as on quitting, and the status says why.
+                console.line("bellkeys: error: the MIDI input (ALSA sequencer) failed: \(alsaMessage(code)); stopping."
+                             + "\n    A service manager (see README: systemd) restarts bellkeys.")
+                return shutDown("the MIDI input failed", status: 1)
+            }
             if let terminal, let reason = readKeys(terminal, ready: descriptors[descriptors.count - 1].revents != 0) {
                 return shutDown(reason)
             }
-            scheduleAhead()
-            if let retired = mixer.takeRetired(), retired === previousEngine { previousEngine = nil }
+            player.update(arrival: monotonicNanoseconds())
             while let signal = signals.next() {
                 if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
             }
-            if renderThread.failed {
-                let code = renderThread.failureCode.load(ordering: .acquiring)
-                renderThread.stop()
-                finishScreen()
-                console.line("bellkeys: error: the sound device \(output.configuration.device) failed: \(alsaMessage(code)) "
-                             + "(unplugged?); stopping.\n    A service manager (see README: systemd) restarts bellkeys.")
-                finishRecording()
-                return 1
+            if let failure = output.failure {
+                return fail("the sound device \(output.configuration.device) failed: \(failure)")
             }
-            if settings.tune != nil, tuneNext == tune.count, (mixer.clock.read()?.frame ?? 0) > tuneEndFrame,
-               engine.voiceCount.load(ordering: .relaxed) == 0, previousEngine == nil {
-                return shutDown("the tune has rung out")
-            }
+            if player.tuneHasRungOut { return shutDown("the tune has rung out") }
             let now = monotonicSeconds()
             if now >= nextStatus {
                 nextStatus = now + (terminal == nil ? 0.25 : 0.04)
@@ -285,156 +242,16 @@ final class LiveSession {
         }
     }
 
-    /// The status area: the piano and its lines with the keyboard UI, else one line.
-    func statusLines() -> [String] {
-        let voices = engine.voiceCount.load(ordering: .relaxed) + (previousEngine?.voiceCount.load(ordering: .relaxed) ?? 0)
-        let ports = connected.isEmpty ? (sequencer == nil ? "no MIDI input" : "waiting for a keyboard")
-                                      : connected.values.sorted { $0.address < $1.address }.map(\.portName).joined(separator: ", ")
-        let underruns = output.underruns.load(ordering: .relaxed)
-        guard terminal != nil else {
-            return ["♪ voices \(voices) · underruns \(underruns) · ports \(connected.count)"
-                    + (connected.isEmpty ? " (waiting for a keyboard)" : ": " + ports)]
-        }
-        let sounding = (60...72).filter { note in engine.isSounding(note: note) || previousEngine?.isSounding(note: note) == true }
-        var lines = PianoView.lines { sounding.contains(60 + $0) }
-        lines.append("  sounding: " + (sounding.isEmpty ? "-" : sounding.map { noteName($0) }.joined(separator: " ")))
-        lines.append("  volume \(decibelsText(masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
-                     + " · underruns \(underruns)")
-        lines.append("  loop: " + loopText() + " · x damps all · Esc quits")
-        lines.append("  MIDI: \(ports) · " + (keyboard.reportsReleases ? "key releases on: damped keys stop on release"
-                                                                            : "no key releases: bells ring out"))
-        return lines
-    }
-
-    func loopText() -> String {
-        let rate = Double(output.configuration.sampleRate)
-        switch looper.state {
-        case .empty:
-            return "off (Enter records)"
-        case .recording(let start):
-            let seconds = Double(max(0, frame() - start)) / rate
-            return "recording \(secondsText(seconds, digits: 1)) s, \(looper.noteCount) notes (Enter closes)"
-        case .looping(_, let length):
-            return "playing \(secondsText(Double(length) / rate, digits: 2)) s, \(looper.noteCount) notes (Backspace clears)"
-        }
-    }
-
-    /// Reads the computer keyboard, if `ready` (poll saw input or a hang-up), and acts on it.
-    /// Returns a reason to quit, if one came.
-    func readKeys(_ terminal: Terminal, ready: Bool) -> String? {
-        let now = monotonicSeconds()
-        var inputs: [TerminalInput] = []
-        if ready {
-            guard let bytes = terminal.read() else { return "the terminal closed" }
-            inputs = parser.feed(bytes)
-            if parser.hasPending, pendingSince == nil { pendingSince = now }
-        } else if let since = pendingSince, now - since >= 0.025 {
-            // Nothing followed an ESC for 25 ms: it was the Esc key.
-            inputs = parser.flush()
-        }
-        if !parser.hasPending { pendingSince = nil }
-        for input in inputs {
-            switch input {
-            case .kittyKeyboardFlags:
-                if keyboardQuery != nil {
-                    terminal.enableKittyKeyboard()
-                    keyboard.reportsReleases = true
-                    keyboardQuery = nil
-                }
-            case .deviceAttributes:
-                keyboardQuery = nil
-            case .key(let key, let action):
-                for command in keyboard.handle(key, action, seconds: now) {
-                    if let reason = perform(command) { return reason }
-                }
-            }
-        }
-        return nil
-    }
-
-    /// Carries out one computer-keyboard command. Returns a reason to quit, if it is one.
-    func perform(_ command: KeyboardCommand) -> String? {
-        let channel = keyboardChannel
-        switch command {
-        case .noteOn(let note): play(status: 0x90 | channel, data1: UInt8(note), data2: 100)
-        case .noteOff(let note): play(status: 0x80 | channel, data1: UInt8(note), data2: 64)
-        case .pedal(let down): play(status: 0xB0 | channel, data1: 64, data2: down ? 127 : 0)
-        case .damp:
-            for channel in 0..<16 { send(status: 0xB0 | UInt8(channel), data1: 123, data2: 0) }
-        case .volume(let step):
-            masterDecibels = min(MapFile.decibelRange.upperBound, max(MapFile.decibelRange.lowerBound, masterDecibels + step))
-            engine.setMasterVolume(decibels: masterDecibels)
-            previousEngine?.setMasterVolume(decibels: masterDecibels)
-        case .loop:
-            let now = frame()
-            switch looper.toggle(atFrame: now) {
-            case .started: console.line("loop: recording (Enter closes the loop)")
-            case .closed(let length, let notes):
-                console.line("loop: \(notes) notes, repeating every \(secondsText(Double(length) / Double(output.configuration.sampleRate), digits: 3)) s"
-                             + " (\(length) frames)" + (looper.overflowed > 0 ? "; \(looper.overflowed) events past the first \(looper.capacity) were not kept" : ""))
-                scheduleAhead()
-            case .discarded: console.line("loop: nothing to repeat (no note, or under a quarter second); not kept")
-            case .busy: console.line("loop: a loop is playing; Backspace clears it first")
-            }
-        case .clearLoop:
-            guard looper.state != .empty else { return nil }
-            looper.clear()
-            cancelLoop(engine)
-            if let previousEngine { cancelLoop(previousEngine) }
-            console.line("loop: cleared")
-        case .quit(let key):
-            return key
-        }
-        return nil
-    }
-
-    /// Stops the loop's repeats in `engine`: what is scheduled, and its held notes and pedal.
-    func cancelLoop(_ engine: Engine) {
-        let channel = UInt8(looper.channel)
-        engine.cancelScheduled(channel: looper.channel)
-        let now = frame()
-        engine.enqueue(EngineEvent(frame: now, status: 0xB0 | channel, data1: 64, data2: 0))
-        engine.enqueue(EngineEvent(frame: now, status: 0xB0 | channel, data1: 123, data2: 0))
-    }
-
-    /// Starts `tune` a fifth of a second from now.
-    func start(_ tune: MIDIFile) {
-        let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate,
-                                      startFrame: frame() + Int64(output.configuration.sampleRate / 5))
-        self.tune = schedule.events
-        tuneEndFrame = schedule.endFrame
-        tuneNext = 0
-        scheduleAhead()
-    }
-
-    /// Hands the engine the loop's and the tune's events of the next half second, merged in
-    /// frame order (the scheduled queue must stay in order).
-    func scheduleAhead() {
-        let horizon = frame() + lookaheadFrames
-        while true {
-            let fromTune = tuneNext < tune.count && tune[tuneNext].frame <= horizon ? tune[tuneNext] : nil
-            let fromLoop = looper.peek(through: horizon)
-            if let event = fromTune, fromLoop == nil || event.frame <= fromLoop!.frame {
-                guard engine.schedule(event) else { return }
-                tuneNext += 1
-            } else if let event = fromLoop {
-                guard engine.schedule(event) else { return }
-                looper.advance()
-            } else {
-                return
-            }
-        }
-    }
-
+    /// One sequencer event: a message to play (unless --channel filters it out), or a port
+    /// that appeared, went away, or was connected or disconnected by someone.
     func handle(_ event: SequencerEvent, arrival: UInt64) {
         guard let sequencer else { return }
         switch event {
-        case .midi(let source, let status, let data1, let data2):
+        case .midi(let source, let message):
             eventsReceived += 1
-            if settings.verbose { console.line(describeEvent(source: source, status: status, data1: data1, data2: data2)) }
-            if let channel = settings.channel, Int(status & 0x0F) != channel - 1 { return }
-            held.track(source: source.key, status: status, data1: data1, data2: data2)
-            play(status: status, data1: data1, data2: data2, arrival: arrival)
+            if settings.verbose { console.line(describeEvent(source: source, message: message)) }
+            if let channel = settings.channel, Int(message.channel) != channel - 1 { return }
+            player.play(message, from: source.key, arrival: arrival)
         case .portStarted(let address):
             if let port = sequencer.port(at: address), wanted(port) { connect(port) }
         case .portExited(let address):
@@ -457,7 +274,7 @@ final class LiveSession {
     /// SIGHUP: loads the map again; on success the new bells take over at the next period and
     /// the old ones ring out. On failure the old map keeps playing.
     func reload() {
-        guard previousEngine == nil, !mixer.installPending else {
+        guard !player.isReloading else {
             console.line("reload: the previous reload's bells are still ringing; try again in a few seconds")
             return
         }
@@ -469,19 +286,12 @@ final class LiveSession {
             return
         }
         let newEngine = settings.voices.makeEngine(fresh)
-        // The volume keys' setting outlives the reload.
-        if terminal != nil { newEngine.setMasterVolume(decibels: masterDecibels) }
+        // Locks the new samples and the new engine's voices and queues too.
         _ = lockMemory()
-        guard mixer.install(newEngine) else { return }
-        previousEngine = engine
-        engine = newEngine
+        // The volume keys' setting outlives the reload.
+        guard player.install(newEngine, masterDecibels: terminal != nil ? player.masterDecibels : nil,
+                             arrival: monotonicNanoseconds()) else { return }
         loaded = fresh
-        for channel in 0..<16 {
-            for (index, controller) in Self.replayedControllers.enumerated()
-            where controllers[channel][index] != Self.controllerDefaults[index] {
-                send(status: 0xB0 | UInt8(channel), data1: controller, data2: controllers[channel][index])
-            }
-        }
         console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
     }
 
@@ -501,33 +311,39 @@ final class LiveSession {
         console.line(text)
     }
 
-    /// Quitting (a signal, a quit key, the terminal gone, the tune's end): silence every bell
-    /// with the engine's short fade, let it play out, close.
-    func shutDown(_ reason: String) -> Int32 {
-        // Nothing planned may start after this: the loop's and the tune's next notes go.
-        engine.cancelScheduled(channel: nil)
-        previousEngine?.cancelScheduled(channel: nil)
-        // CC120 all-sound-off on every channel (send() gives it to a ringing-out engine too).
-        for channel in 0..<16 { send(status: 0xB0 | UInt8(channel), data1: 120, data2: 0) }
+    /// A device failed: stop rendering, give the terminal back, close the recording, say why.
+    /// Returns the exit status (1).
+    func fail(_ what: String) -> Int32 {
+        output.stop()
+        finishScreen()
+        console.line("bellkeys: error: \(what); stopping.\n    A service manager (see README: systemd) restarts bellkeys.")
+        finishRecording()
+        return 1
+    }
+
+    /// Quitting (a signal, a quit key, the terminal gone, the tune's end, the MIDI input
+    /// failing): silence every bell with the engine's short fade, let it play out, close.
+    /// Returns `status`, the exit status.
+    func shutDown(_ reason: String, status: Int32 = 0) -> Int32 {
+        // Nothing planned may start after this; every bell fades (CC120).
+        player.silence(arrival: monotonicNanoseconds())
         // The fade is 5 ms; the buffer a few more. Wait for both, at most 200 ms.
         let deadline = monotonicSeconds() + 0.2
-        let fadeDone = { self.engine.voiceCount.load(ordering: .relaxed) == 0 && (self.previousEngine?.voiceCount.load(ordering: .relaxed) ?? 0) == 0 }
-        while !fadeDone(), !renderThread.failed, monotonicSeconds() < deadline { usleep(2_000) }
+        while !player.isSilent, output.failure == nil, monotonicSeconds() < deadline { usleep(2_000) }
         usleep(useconds_t(min(output.configuration.bufferMilliseconds * 1000 + 5000, 100_000)))
-        renderThread.stop()
         output.stop()
         finishScreen()
         finishRecording()
         // Counters of the engine playing now (a reload starts them again).
-        let e = engine
-        console.line("bellkeys: stopped (\(reason)); underruns: \(output.underruns.load(ordering: .relaxed))"
+        let e = player.engine
+        console.line("bellkeys: stopped (\(reason)); underruns: \(output.underrunCount)"
                      + "; MIDI messages: \(eventsReceived), input overflows \(sequencer?.inputOverflows ?? 0)"
                      + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
                      + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
                      + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
                      + (sequencer?.readLag.milliseconds.map {
                         "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? ""))
-        return 0
+        return status
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
@@ -59,15 +60,13 @@ struct Play: ParsableCommand {
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
 
 /// One event as `aseqdump` shows it: source, event, channel (0-based, as aseqdump) and data.
-func describeEvent(source: SequencerAddress, status: UInt8, data1: UInt8, data2: UInt8) -> String {
-    let channel = Int(status & 0x0F)
+func describeEvent(source: SequencerAddress, message: MIDIMessage) -> String {
     let text: String
-    switch status & 0xF0 {
-    case 0x90: text = pad("Note on", 24) + "\(channel), note \(data1), velocity \(data2)"
-    case 0x80: text = pad("Note off", 24) + "\(channel), note \(data1), velocity \(data2)"
-    case 0xB0: text = pad("Control change", 24) + "\(channel), controller \(data1), value \(data2)"
-    default: text = pad("Status \(status)", 24) + "\(channel), \(data1), \(data2)"
+    switch message {
+    case .noteOn(let channel, let note, let velocity): text = pad("Note on", 24) + "\(channel), note \(note), velocity \(velocity)"
+    case .noteOff(let channel, let note, let velocity): text = pad("Note off", 24) + "\(channel), note \(note), velocity \(velocity)"
+    case .controlChange(let channel, let controller, let value):
+        text = pad("Control change", 24) + "\(channel), controller \(controller), value \(value)"
     }
     return pad("\(source)", 7) + text
 }
-

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
@@ -95,7 +96,7 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
         throw Failure(error.description)
     }
     if quiet { return }
-    let notes = events.filter { $0.status & 0xF0 == 0x90 && $0.data2 > 0 }.count
+    let notes = events.count { MIDIMessage($0)?.isStrike == true }
     let seconds = Double(frames) / Double(loaded.sampleRate)
     let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
     print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "

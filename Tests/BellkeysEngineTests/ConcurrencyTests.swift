@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import BellkeysControl
 import BellkeysEngine
 import Testing
 

@@ -2,9 +2,6 @@ import Synchronization
 import BellkeysEngine
 import Testing
 
-/// 1 ms at 48 kHz.
-let release48 = NoteOffMode.damp(releaseSeconds: 0.001)
-
 @Suite struct NoteOff {
     @Test func dampedVoiceFadesToZeroOverItsReleaseAndFreesItsSlot() {
         let e = makeEngine(samples: [constant(1, 10_000)],

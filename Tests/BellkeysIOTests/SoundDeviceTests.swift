@@ -1,4 +1,5 @@
 import AllocationCounter
+import BellkeysControl
 import BellkeysEngine
 import BellkeysIO
 import Foundation
@@ -16,7 +17,7 @@ import Testing
 
     @Test func theNullDeviceGrantsWhatIsAsked() throws {
         let pcm = try PCMOutput(device: "null", sampleRate: 48_000, channels: 2, periodFrames: 64, periods: 2)
-        #expect(pcm.configuration == PCMConfiguration(device: "null", sampleRate: 48_000, channels: 2, format: .s32,
+        #expect(pcm.configuration == OutputConfiguration(device: "null", sampleRate: 48_000, channels: 2, format: .s32,
                                                       periodFrames: 64, bufferFrames: 128))
         #expect(abs(pcm.configuration.bufferMilliseconds - 2.6667) < 0.001)
     }
@@ -49,13 +50,13 @@ import Testing
     @Test func renderThreadCyclesNeverAllocate() throws {
         let pcm = try PCMOutput(device: "null", sampleRate: 48_000, channels: 2, periodFrames: 64, periods: 2)
         let e = engine((0..<4_800).map { Float($0 % 100) / 200 })
-        let thread = RenderThread(mixer: LiveMixer(engine: e, channels: 2, format: .s32, maximumPeriodFrames: 64), output: pcm)
         // With --record's tap (its writing thread not started: the tap only fills) and
         // scheduled events (the loop, the demo) beside the live ones.
         let path = NSTemporaryDirectory() + "bellkeys-cycle-\(getpid()).wav"
         let recorder = try Recorder(path: path, sampleRate: 48_000, channels: 2, format: .s32)
         defer { _ = recorder.finish(); unlink(path) }
-        thread.recorder = recorder
+        let thread = RenderThread(mixer: LiveMixer(engine: e, channels: 2, format: .s32, maximumPeriodFrames: 64), output: pcm,
+                                  tap: recorder.tap)
         _ = thread.cycle()      // alsa-lib's first write sets up its own state
         bellkeys_allocations_start()
         for p in 0..<3_000 {

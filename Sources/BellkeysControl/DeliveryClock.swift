@@ -1,5 +1,6 @@
 /// Turns the sequencer's delivery stamps into the monotonic clock, so that an event's arrival
-/// is the moment the kernel delivered it, not the later moment the MIDI thread woke to read it.
+/// is the moment the kernel delivered it, not the later moment the control thread woke to read
+/// it.
 ///
 /// The ALSA sequencer stamps every event delivered to bellkeys' port with the current time of
 /// bellkeys' own queue (port timestamping). The queue's time and `CLOCK_MONOTONIC` both come from
@@ -9,7 +10,7 @@
 /// ticks but moves the expiry one period only), so after a stall the queue's time jumps ahead.
 /// The difference, monotonic minus queue, then drops.
 ///
-/// It is measured each time the MIDI thread wakes, before it reads (`sample`): the queue's time
+/// It is measured each time the control thread wakes, before it reads (`sample`): the queue's time
 /// read between two monotonic readings; a sample whose two readings are further apart than
 /// `maximumBracketNanoseconds` (the thread was preempted in between) is ignored. The events read
 /// at one wake-up were delivered after the previous wake-up's measurement, so the offset valid
@@ -18,7 +19,7 @@
 /// at most the jump, which `arrival` then limits to the read. It is never early, which would put
 /// the note before its time.
 ///
-/// Thread: the one MIDI (control) thread.
+/// Thread: control.
 public struct DeliveryClock: Sendable {
     /// The widest bracket a sample may have: an ioctl takes a few microseconds.
     public static let maximumBracketNanoseconds: UInt64 = 200_000

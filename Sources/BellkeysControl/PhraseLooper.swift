@@ -1,3 +1,5 @@
+import BellkeysEngine
+
 /// A phrase looper, like a loop pedal: `toggle` starts recording what is played, `toggle`
 /// again closes the loop, and the phrase then repeats until `clear`.
 ///
@@ -8,7 +10,7 @@
 /// (`channel`), so the player's note-offs and pedal never cut the loop's bells, and the
 /// loop's never cut the player's.
 ///
-/// Thread: control (the engine's event producer). Repeats go to the engine through
+/// Thread: control. Repeats go to the engine through
 /// `Engine.schedule`, a little ahead of time (`peek(through:)` and `advance`), merged there
 /// with any other scheduled events in frame order.
 public struct PhraseLooper: Sendable {
@@ -53,7 +55,7 @@ public struct PhraseLooper: Sendable {
     }
 
     /// Notes recorded so far, or in the loop.
-    public var noteCount: Int { phrase.count { $0.status & 0xF0 == 0x90 && $0.data2 > 0 } }
+    public var noteCount: Int { phrase.count { MIDIMessage($0)?.isStrike == true } }
 
     /// Starts recording at `frame`, or closes the loop there.
     public mutating func toggle(atFrame frame: Int64) -> Outcome {
@@ -74,16 +76,21 @@ public struct PhraseLooper: Sendable {
             // starts from the state the first one did.
             var down = Set<UInt8>(), pedal = false
             for event in phrase {
-                switch event.status & 0xF0 {
-                case 0x90 where event.data2 > 0: down.insert(event.data1)
-                case 0x80, 0x90: down.remove(event.data1)
-                default: pedal = event.data2 >= 64
+                switch MIDIMessage(event) {
+                case .noteOn(_, let note, let velocity) where velocity > 0: down.insert(note)
+                case .noteOn(_, let note, _), .noteOff(_, let note, _): down.remove(note)
+                case .controlChange(_, _, let value): pedal = value >= 64
+                case nil: break
                 }
             }
+            let loopChannel = UInt8(channel)
             for note in down.sorted() {
-                phrase.append(EngineEvent(frame: length, status: 0x80 | UInt8(channel), data1: note, data2: 0))
+                phrase.append(MIDIMessage.noteOff(channel: loopChannel, note: note, velocity: 0).event(atFrame: length))
             }
-            if pedal { phrase.append(EngineEvent(frame: length, status: 0xB0 | UInt8(channel), data1: 64, data2: 0)) }
+            if pedal {
+                phrase.append(MIDIMessage.controlChange(channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: 0)
+                    .event(atFrame: length))
+            }
             state = .looping(startFrame: start, lengthFrames: length)
             nextIndex = 0
             nextRepeat = 1
@@ -97,14 +104,20 @@ public struct PhraseLooper: Sendable {
     /// pedal, from any channel; everything else is ignored.
     public mutating func record(_ event: EngineEvent) {
         guard case .recording(let start) = state else { return }
-        let kind = event.status & 0xF0
-        guard kind == 0x80 || kind == 0x90 || (kind == 0xB0 && event.data1 == 64) else { return }
+        let loopChannel = UInt8(channel)
+        let onLoopChannel: MIDIMessage
+        switch MIDIMessage(event) {
+        case .noteOn(_, let note, let velocity): onLoopChannel = .noteOn(channel: loopChannel, note: note, velocity: velocity)
+        case .noteOff(_, let note, let velocity): onLoopChannel = .noteOff(channel: loopChannel, note: note, velocity: velocity)
+        case .controlChange(_, MIDIMessage.Controller.sustain, let value):
+            onLoopChannel = .controlChange(channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: value)
+        default: return
+        }
         guard phrase.count < capacity else {
             overflowed += 1
             return
         }
-        phrase.append(EngineEvent(frame: max(0, event.frame - start), status: kind | UInt8(channel),
-                                  data1: event.data1, data2: event.data2))
+        phrase.append(onLoopChannel.event(atFrame: max(0, event.frame - start)))
     }
 
     /// Stops the loop (or the recording) and forgets the phrase. The caller cancels what it

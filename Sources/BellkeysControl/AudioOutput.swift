@@ -1,0 +1,103 @@
+import BellkeysEngine
+
+/// What a sound output runs at, as the device granted it.
+public struct OutputConfiguration: Sendable, Equatable {
+    /// The device's name, for reports (`plughw:0,0`, `memory`).
+    public var device: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var format: OutputSampleFormat
+    public var periodFrames: Int
+    public var bufferFrames: Int
+
+    public init(device: String, sampleRate: Int, channels: Int, format: OutputSampleFormat, periodFrames: Int,
+                bufferFrames: Int) {
+        self.device = device
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.format = format
+        self.periodFrames = periodFrames
+        self.bufferFrames = bufferFrames
+    }
+
+    public var periods: Int { bufferFrames / max(periodFrames, 1) }
+    public var bufferMilliseconds: Double { Double(bufferFrames) * 1000 / Double(sampleRate) }
+}
+
+/// How an output's real-time side (its thread or callback) is scheduled.
+public enum RealTimeScheduling: Equatable, Sendable {
+    /// SCHED_FIFO at this priority.
+    case realTime(priority: Int32)
+    /// Normal scheduling, because real-time was refused with this errno.
+    case normal(errno: Int32)
+}
+
+/// A sound output driver. It is pull-based: the driver owns the real-time side (ALSA: a thread
+/// that writes each period; JACK: the process callback) and, each period, asks the `LiveMixer`
+/// to render (`renderPeriod`, at most `maximumPeriodFrames`), plays `mixer.output`, and pushes
+/// what it played into the recording tap; when the device's clock jumps (an underrun), it calls
+/// `mixer.clock.restart()`. A driver moves frames and adds no logic: rendering, stamps and events are the
+/// mixer's and the player's, the same for every driver.
+///
+/// Thread: control, for every member; a driver's own real-time side calls only the mixer's
+/// `renderPeriod`, its clock's `restart` and the tap's `push`.
+public protocol AudioOutput: AnyObject {
+    /// What the device runs at.
+    var configuration: OutputConfiguration { get }
+    /// Starts pulling periods from `mixer` (built for `configuration`), pushing each period
+    /// played into `tap` if given. Returns how the real-time side runs.
+    func start(pulling mixer: LiveMixer, tap: AudioTap?, priority: Int32) -> RealTimeScheduling
+    /// Why the output stopped by itself (the device failed), or nil while it plays.
+    var failure: String? { get }
+    /// Stops pulling, after the period under way, and drops what the device still holds.
+    func stop()
+    /// Underruns (the device ran dry and was restarted) so far.
+    var underrunCount: Int { get }
+}
+
+/// An output with no device, for tests, as NIOEmbedded is for NIO: nothing runs by itself;
+/// `pull` renders periods on the calling thread, at the times the test gives, and keeps every
+/// byte played. Thread: the test's.
+public final class MemoryOutput: AudioOutput {
+    public let configuration: OutputConfiguration
+    public private(set) var mixer: LiveMixer?
+    private var tap: AudioTap?
+    /// Every period played, interleaved in the configuration's format.
+    public private(set) var bytes: [UInt8] = []
+    /// Set by a test to make the device fail.
+    public var failure: String?
+    public private(set) var isStopped = false
+    public var underrunCount: Int { 0 }
+
+    public init(sampleRate: Int = 48_000, channels: Int = 1, format: OutputSampleFormat = .f32, periodFrames: Int = 64) {
+        configuration = OutputConfiguration(device: "memory", sampleRate: sampleRate, channels: channels, format: format,
+                                            periodFrames: periodFrames, bufferFrames: 2 * periodFrames)
+    }
+
+    public func start(pulling mixer: LiveMixer, tap: AudioTap?, priority: Int32) -> RealTimeScheduling {
+        precondition(configuration.periodFrames <= mixer.maximumPeriodFrames)
+        self.mixer = mixer
+        self.tap = tap
+        isStopped = false
+        return .realTime(priority: priority)
+    }
+
+    /// Renders one period that starts at `nanoseconds` (monotonic) and keeps it. Does nothing
+    /// before `start`, after `stop` or once failed.
+    public func pull(atNanoseconds nanoseconds: UInt64) {
+        guard let mixer, !isStopped, failure == nil else { return }
+        let frames = configuration.periodFrames
+        mixer.renderPeriod(frameCount: frames, nanoseconds: nanoseconds)
+        bytes += UnsafeRawBufferPointer(start: mixer.output, count: frames * mixer.frameByteCount)
+        tap?.push(mixer.output, frameCount: frames)
+    }
+
+    /// The samples played so far, for a float format.
+    public var floats: [Float] {
+        bytes.withUnsafeBytes { raw in
+            (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        }
+    }
+
+    public func stop() { isStopped = true }
+}

@@ -1,0 +1,240 @@
+import BellkeysEngine
+
+/// What every live input plays through: a MIDI keyboard, the computer keyboard, a tune. It
+/// stamps each message's arrival onto the output's frame clock, tracks what each source holds
+/// down, remembers the controllers a reloaded map must hear again, records and repeats the phrase
+/// loop, schedules a tune, and hands every event to the engine now playing (and note-offs and
+/// controllers to the engine of the map before a reload, until its bells have rung out).
+///
+/// It owns no device and no thread: the caller passes arrival times (monotonic nanoseconds),
+/// and a driver runs the `mixer`'s periods. So it is tested against a real `Engine` and
+/// `LiveMixer` with made-up times.
+///
+/// Thread: control, for every member. It is the engines' only event producer.
+public final class LivePlayer {
+    /// The render thread's side: what the output driver renders each period.
+    public let mixer: LiveMixer
+    /// The engine playing now.
+    public private(set) var engine: Engine
+    /// The engine of the map before the last reload, until its bells have rung out.
+    public private(set) var previousEngine: Engine?
+    public var sampleRate: Int { mixer.sampleRate }
+    /// Master volume now, in dB (the map's or --volume, then the volume keys').
+    public private(set) var masterDecibels: Double
+    /// The phrase loop (its state, for the status line).
+    public private(set) var looper = PhraseLooper()
+    /// How far ahead of the live stamps the loop and the tune are handed to the engine.
+    public let lookaheadFrames: Int64
+
+    private var stamper: FrameClock.Stamper
+    private var held = HeldNotes()
+    /// The last value of each replayed controller per channel.
+    private var controllers = [[UInt8]](repeating: LivePlayer.replayedControllers.map { $0.initial }, count: 16)
+    /// The tune's events at their output frames, once started, and the next to schedule.
+    private var tune: [EngineEvent] = []
+    private var tuneNext = 0
+    private var tuneEndFrame: Int64 = 0
+    private var hasTune = false
+
+    /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
+    public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
+        (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127), (MIDIMessage.Controller.sustain, 0),
+    ]
+
+    /// - Parameters:
+    ///   - periodFrames: the output's period; a live event is placed one period after the frame
+    ///     of its arrival (see `FrameClock`).
+    ///   - masterDecibels: the engine's master volume as built.
+    public init(mixer: LiveMixer, engine: Engine, periodFrames: Int, masterDecibels: Double) {
+        self.mixer = mixer
+        self.engine = engine
+        self.masterDecibels = masterDecibels
+        stamper = FrameClock.Stamper(sampleRate: mixer.sampleRate, periodFrames: periodFrames)
+        lookaheadFrames = Int64(mixer.sampleRate / 2)
+    }
+
+    // MARK: Playing
+
+    /// The output frame for an event arriving at `arrival` (monotonic nanoseconds).
+    public func frame(arrival: UInt64) -> Int64 {
+        stamper.frame(arrivalNanoseconds: arrival, clock: mixer.clock.read())
+    }
+
+    /// Plays `message`, which arrived at `arrival`, from `source` (a number naming the sender,
+    /// whose held keys are released if it goes away; nil for a source that cannot go away). It
+    /// is remembered for a reload, recorded into a loop being recorded, and queued.
+    public func play(_ message: MIDIMessage, from source: Int?, arrival: UInt64) {
+        let message = message.masked
+        if let source { held.track(source: source, message) }
+        if case .controlChange(let channel, let number, let value) = message,
+           let index = Self.replayedControllers.firstIndex(where: { $0.number == number }) {
+            controllers[Int(channel)][index] = value
+        }
+        looper.record(send(message, arrival: arrival))
+    }
+
+    /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless
+    /// another source holds them too. Returns how many notes it released.
+    @discardableResult
+    public func release(source: Int, arrival: UInt64) -> Int {
+        let released = held.release(source: source)
+        for message in released { play(message, from: nil, arrival: arrival) }
+        return released.count(where: \.isNoteOff)
+    }
+
+    /// Damps the bells of every damped key: all-notes-off (CC123) on every channel, which the
+    /// map's ringing keys ignore.
+    public func dampAll(arrival: UInt64) {
+        for channel in 0..<16 {
+            send(.controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allNotesOff, value: 0), arrival: arrival)
+        }
+    }
+
+    /// Sets the master volume of every engine, clamped to `range`.
+    public func setMasterVolume(decibels: Double, range: ClosedRange<Double>) {
+        masterDecibels = min(range.upperBound, max(range.lowerBound, decibels))
+        forEachEngine { $0.setMasterVolume(decibels: masterDecibels) }
+    }
+
+    /// The engine playing now, then the previous map's while its bells ring out.
+    private func forEachEngine(_ body: (Engine) -> Void) {
+        body(engine)
+        if let previousEngine { body(previousEngine) }
+    }
+
+    /// Queues `message` for the engine at the frame for `arrival`, and returns it as queued.
+    /// Bells of the map before a reload hear it too, unless it strikes a new note.
+    @discardableResult
+    private func send(_ message: MIDIMessage, arrival: UInt64) -> EngineEvent {
+        let event = message.event(atFrame: frame(arrival: arrival))
+        engine.enqueue(event)
+        if let previousEngine, !message.isNoteOn { previousEngine.enqueue(event) }
+        return event
+    }
+
+    // MARK: The loop and the tune
+
+    /// Starts recording a phrase loop, or closes the loop: its repeats start at once.
+    public func toggleLoop(arrival: UInt64) -> PhraseLooper.Outcome {
+        let outcome = looper.toggle(atFrame: frame(arrival: arrival))
+        if case .closed = outcome { scheduleAhead(arrival: arrival) }
+        return outcome
+    }
+
+    /// Stops the loop: what is scheduled goes, and its held notes and pedal are let go.
+    /// Returns false when there was no loop.
+    @discardableResult
+    public func clearLoop(arrival: UInt64) -> Bool {
+        guard looper.state != .empty else { return false }
+        let channel = UInt8(looper.channel)
+        looper.clear()
+        let now = frame(arrival: arrival)
+        forEachEngine { engine in
+            engine.cancelScheduled(channel: Int(channel))
+            engine.enqueue(MIDIMessage.controlChange(channel: channel, controller: MIDIMessage.Controller.sustain, value: 0)
+                .event(atFrame: now))
+            engine.enqueue(MIDIMessage.controlChange(channel: channel, controller: MIDIMessage.Controller.allNotesOff, value: 0)
+                .event(atFrame: now))
+        }
+        return true
+    }
+
+    /// Plays a tune: `events` at frames counted from its start (in order), `endFrame` its end;
+    /// it starts a fifth of a second after `arrival`.
+    public func startTune(_ events: [EngineEvent], endFrame: Int64, arrival: UInt64) {
+        let start = frame(arrival: arrival) + Int64(sampleRate / 5)
+        tune = events.map { EngineEvent(frame: $0.frame + start, status: $0.status, data1: $0.data1, data2: $0.data2) }
+        tuneEndFrame = endFrame + start
+        tuneNext = 0
+        hasTune = true
+        scheduleAhead(arrival: arrival)
+    }
+
+    /// Whether a tune was started, all of it has played, and every bell has rung out.
+    public var tuneHasRungOut: Bool {
+        hasTune && tuneNext == tune.count && (mixer.clock.read()?.frame ?? 0) > tuneEndFrame && isSilent
+            && previousEngine == nil
+    }
+
+    /// Work done each time the control thread wakes: hands the engine the loop's and the tune's
+    /// events of the next `lookaheadFrames`, and lets go of an engine that has rung out.
+    public func update(arrival: UInt64) {
+        scheduleAhead(arrival: arrival)
+        if let retired = mixer.takeRetired(), retired === previousEngine { previousEngine = nil }
+    }
+
+    /// The loop's and the tune's events up to the horizon, merged in frame order (the engine's
+    /// scheduled queue must stay in order).
+    private func scheduleAhead(arrival: UInt64) {
+        let horizon = frame(arrival: arrival) + lookaheadFrames
+        while true {
+            let fromTune = tuneNext < tune.count && tune[tuneNext].frame <= horizon ? tune[tuneNext] : nil
+            let fromLoop = looper.peek(through: horizon)
+            if let event = fromTune, fromLoop == nil || event.frame <= fromLoop!.frame {
+                guard engine.schedule(event) else { return }
+                tuneNext += 1
+            } else if let event = fromLoop {
+                guard engine.schedule(event) else { return }
+                looper.advance()
+            } else {
+                return
+            }
+        }
+    }
+
+    // MARK: Reload and shutdown
+
+    /// Whether `install` would be refused now: the last reload's engine has not started yet, or
+    /// the bells of the map before it are still ringing.
+    public var isReloading: Bool { previousEngine != nil || mixer.installPending }
+
+    /// Hands `newEngine` (a reloaded map's) to the render thread, which starts it at its next
+    /// period while the old bells ring out. The new engine hears the controllers played so far
+    /// again, from the frame for `arrival`; with `masterDecibels` it takes that master volume
+    /// (the volume keys' setting), else it keeps its own. Returns false, changing nothing,
+    /// while `isReloading`.
+    public func install(_ newEngine: Engine, masterDecibels: Double?, arrival: UInt64) -> Bool {
+        guard !isReloading else { return false }
+        if let masterDecibels {
+            newEngine.setMasterVolume(decibels: masterDecibels)
+            self.masterDecibels = masterDecibels
+        }
+        guard mixer.install(newEngine) else { return false }
+        previousEngine = engine
+        engine = newEngine
+        let now = frame(arrival: arrival)
+        for channel in 0..<16 {
+            for (index, controller) in Self.replayedControllers.enumerated()
+            where controllers[channel][index] != controller.initial {
+                engine.enqueue(MIDIMessage.controlChange(channel: UInt8(channel), controller: controller.number,
+                                                         value: controllers[channel][index]).event(atFrame: now))
+            }
+        }
+        return true
+    }
+
+    /// Quitting: nothing planned may start any more, and every bell fades out (all-sound-off,
+    /// CC120, on every channel: the engine's short fade). Wait for `isSilent` before stopping
+    /// the output.
+    public func silence(arrival: UInt64) {
+        forEachEngine { $0.cancelScheduled(channel: nil) }
+        for channel in 0..<16 {
+            send(.controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allSoundOff, value: 0), arrival: arrival)
+        }
+    }
+
+    // MARK: What sounds
+
+    /// Voices sounding in every engine, after the last period.
+    public var voiceCount: Int {
+        engine.voiceCount.load(ordering: .relaxed) + (previousEngine?.voiceCount.load(ordering: .relaxed) ?? 0)
+    }
+
+    /// Whether no bell sounds in any engine.
+    public var isSilent: Bool { voiceCount == 0 }
+
+    /// Whether `note` sounded at the end of the last period, in any engine.
+    public func isSounding(note: Int) -> Bool {
+        engine.isSounding(note: note) || previousEngine?.isSounding(note: note) == true
+    }
+}

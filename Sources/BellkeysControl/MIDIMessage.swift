@@ -1,0 +1,77 @@
+import BellkeysEngine
+
+/// A MIDI channel message, the form every live input hands to `LivePlayer`: the control side
+/// matches on these cases instead of decoding status bytes. Channels are 0...15 and data bytes
+/// 0...127: `init(status:data1:data2:)` masks them, and so do `bytes`, `channel` and
+/// `event(atFrame:)`, so a case built with a larger value (a channel of 16) is read masked,
+/// never out of range. Thread: any (a value).
+public enum MIDIMessage: Hashable, Sendable {
+    case noteOn(channel: UInt8, note: UInt8, velocity: UInt8)
+    case noteOff(channel: UInt8, note: UInt8, velocity: UInt8)
+    case controlChange(channel: UInt8, controller: UInt8, value: UInt8)
+
+    /// The message of a status byte and its two data bytes; nil for messages bellkeys does not
+    /// play (program change, pitch bend, aftertouch, system messages). A note-on with velocity 0
+    /// stays a note-on, as the bytes say (the engine releases the key for it, as MIDI asks).
+    public init?(status: UInt8, data1: UInt8, data2: UInt8) {
+        let channel = status & 0x0F, data1 = data1 & 0x7F, data2 = data2 & 0x7F
+        switch status & 0xF0 {
+        case 0x80: self = .noteOff(channel: channel, note: data1, velocity: data2)
+        case 0x90: self = .noteOn(channel: channel, note: data1, velocity: data2)
+        case 0xB0: self = .controlChange(channel: channel, controller: data1, value: data2)
+        default: return nil
+        }
+    }
+
+    /// The message an engine event carries, if the engine plays it.
+    public init?(_ event: EngineEvent) {
+        self.init(status: event.status, data1: event.data1, data2: event.data2)
+    }
+
+    /// Status byte (with the channel) and data bytes.
+    public var bytes: (status: UInt8, data1: UInt8, data2: UInt8) {
+        switch self {
+        case .noteOn(let channel, let note, let velocity): (0x90 | channel & 0x0F, note & 0x7F, velocity & 0x7F)
+        case .noteOff(let channel, let note, let velocity): (0x80 | channel & 0x0F, note & 0x7F, velocity & 0x7F)
+        case .controlChange(let channel, let controller, let value): (0xB0 | channel & 0x0F, controller & 0x7F, value & 0x7F)
+        }
+    }
+
+    /// The channel, 0...15.
+    public var channel: UInt8 { bytes.status & 0x0F }
+
+    /// The same message with every value in range (channel 0...15, data 0...127).
+    public var masked: MIDIMessage { MIDIMessage(status: bytes.status, data1: bytes.data1, data2: bytes.data2)! }
+
+    /// Whether this is a note-on, of any velocity (a velocity-0 note-on releases its key, but a
+    /// reloaded map's old bells are never given one: they would hear it as no strike at all).
+    public var isNoteOn: Bool {
+        if case .noteOn = self { true } else { false }
+    }
+
+    /// Whether this is a note-off message.
+    public var isNoteOff: Bool {
+        if case .noteOff = self { true } else { false }
+    }
+
+    /// Whether this strikes a note (a note-on with a velocity).
+    public var isStrike: Bool {
+        if case .noteOn(_, _, let velocity) = self { return velocity > 0 }
+        return false
+    }
+
+    /// The engine event that plays this message at `frame`.
+    public func event(atFrame frame: Int64) -> EngineEvent {
+        let (status, data1, data2) = bytes
+        return EngineEvent(frame: frame, status: status, data1: data1, data2: data2)
+    }
+
+    /// Controller numbers bellkeys acts on.
+    public enum Controller {
+        public static let volume: UInt8 = 7
+        public static let expression: UInt8 = 11
+        public static let sustain: UInt8 = 64
+        public static let allSoundOff: UInt8 = 120
+        public static let allNotesOff: UInt8 = 123
+    }
+}

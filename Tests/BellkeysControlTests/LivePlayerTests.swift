@@ -1,0 +1,188 @@
+import BellkeysControl
+import BellkeysEngine
+import EngineTestSupport
+import Testing
+
+/// A player over a real engine and mixer, played through the in-memory output: 64-frame
+/// periods of mono f32, period k pulled at exactly its time on a 48 kHz line (frame f at
+/// f × 10⁹ / 48,000 ns), so a message arriving at frame f's time plays at frame f + 64.
+final class Rig {
+    let output = MemoryOutput(sampleRate: 48_000, channels: 1, format: .f32, periodFrames: 64)
+    let mixer: LiveMixer
+    let player: LivePlayer
+    /// Every frame played so far.
+    var out: [Float] { output.floats }
+
+    init(_ engine: Engine) {
+        mixer = LiveMixer(engine: engine, channels: 1, format: .f32, maximumPeriodFrames: 64)
+        player = LivePlayer(mixer: mixer, engine: engine, periodFrames: 64, masterDecibels: 0)
+        _ = output.start(pulling: mixer, tap: nil, priority: 70)
+    }
+
+    static func nanoseconds(_ frame: Int) -> UInt64 { UInt64((Double(frame) * 1e9 / 48_000).rounded()) }
+
+    /// Renders periods until frame `frame` has been rendered (the control thread wakes in the
+    /// period after it), letting the player do its wake-up work; returns that frame's time.
+    func at(_ frame: Int) -> UInt64 {
+        while Int(mixer.frame) <= frame {
+            player.update(arrival: Self.nanoseconds(Int(mixer.frame)))
+            output.pull(atNanoseconds: Self.nanoseconds(Int(mixer.frame)))
+        }
+        return Self.nanoseconds(frame)
+    }
+
+    /// Frames in `range` that are not silent.
+    func sounding(_ range: Range<Int>) -> [Int] {
+        let out = out
+        return range.filter { out[$0] != 0 }
+    }
+}
+
+/// Note n plays an impulse at n − 60 frames (ringing keys), or for the damped tests a long
+/// constant bell at velocity 64 (gain (64/127)²) released over 48 frames.
+@Suite struct Player {
+    let g64 = VelocityCurve.square.gain(velocity: 64)
+
+    func longBells(_ values: [Float], damp: Bool = true) -> Engine {
+        makeEngine(samples: values.map { constant($0, 30_000) },
+                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: damp ? release48 : .ring) })
+    }
+
+    @Test func aMessagePlaysOnePeriodAfterTheFrameOfItsArrival() {
+        let (samples, keys) = impulseKeys()
+        let rig = Rig(makeEngine(samples: samples, keys: keys))
+        rig.player.play(.noteOn(channel: 0, note: 62, velocity: 127), from: 1, arrival: rig.at(200))
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: rig.at(203))
+        // Values out of range are read masked, as the bytes would be: channel 1, C4, velocity 127.
+        rig.player.play(.noteOn(channel: 16, note: 60 + 128, velocity: 255), from: 2, arrival: rig.at(500))
+        _ = rig.at(1_000)
+        // 200 + 64, plus the impulse's own 2 frames; 203 + 64; 500 + 64.
+        #expect(rig.sounding(0..<1_000) == [266, 267, 564])
+        #expect(rig.out[266] == 1 && rig.out[267] == 1 && rig.out[564] == 1)
+        #expect(rig.player.release(source: 2, arrival: rig.at(1_000)) == 1)
+        #expect(rig.player.engine.lateEvents.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func aSourceThatGoesAwayHasItsKeysReleasedButNotAnotherSourcesKeys() {
+        let rig = Rig(longBells([1, 1]))
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 64), from: 1, arrival: rig.at(100))
+        rig.player.play(.noteOn(channel: 0, note: 61, velocity: 64), from: 2, arrival: rig.at(100))
+        rig.player.play(.noteOn(channel: 0, note: 61, velocity: 64), from: 1, arrival: rig.at(100))
+        // Source 1 held C4 and C♯4, but source 2 holds C♯4 too: only C4 is released.
+        #expect(rig.player.release(source: 1, arrival: rig.at(1_000)) == 1)
+        _ = rig.at(2_000)
+        // Three bells until 1,064; then C4's 48-frame release; both C♯4 bells ring on.
+        #expect(abs(rig.out[1_063] - 3 * g64) < 1e-6)
+        #expect(abs(rig.out[1_112] - 2 * g64) < 1e-6 && abs(rig.out[1_999] - 2 * g64) < 1e-6)
+        #expect(rig.player.release(source: 2, arrival: rig.at(2_000)) == 1)
+        _ = rig.at(3_000)
+        #expect(rig.sounding(2_200..<3_000).isEmpty)
+    }
+
+    @Test func aReloadedMapHearsThePlayedControllersAndTheOldBellsHearTheNoteOffs() {
+        let old = longBells([0.25]), new = longBells([0.5])
+        let rig = Rig(old)
+        rig.player.play(.controlChange(channel: 0, controller: 7, value: 64), from: 1, arrival: rig.at(100))
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: 1, arrival: rig.at(200))
+        #expect(rig.player.install(new, masterDecibels: nil, arrival: rig.at(1_000)))
+        #expect(rig.player.isReloading)
+        #expect(!rig.player.install(longBells([1]), masterDecibels: nil, arrival: rig.at(1_000)))
+        // The new map's C4 (note-ons go to the new engine only), at CC7 64 as played before.
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: 1, arrival: rig.at(1_100))
+        _ = rig.at(1_500)
+        #expect(rig.player.engine === new && rig.player.previousEngine === old)
+        #expect(abs(rig.out[1_163] - 0.25 * g64) < 1e-6)
+        #expect(abs(rig.out[1_164] - 0.75 * g64) < 1e-6)
+        // The volume keys reach both maps' bells (ramped over the next 64 frames).
+        rig.player.setMasterVolume(decibels: -6, range: -60...12)
+        _ = rig.at(2_000)
+        #expect(abs(rig.out[1_999] - 0.75 * g64 * linearGain(decibels: -6)) < 1e-6)
+        // The key comes up: both maps' bells are damped.
+        rig.player.play(.noteOff(channel: 0, note: 60, velocity: 0), from: 1, arrival: rig.at(2_000))
+        _ = rig.at(3_000)
+        #expect(rig.sounding(2_064 + 48..<3_000).isEmpty)
+        // The old engine is silent: handed back at the next wake-up; a reload may follow.
+        _ = rig.at(3_100)
+        #expect(rig.player.previousEngine == nil && !rig.player.isReloading)
+    }
+
+    @Test func theLoopRepeatsWhatWasPlayedAtExactlyItsLengthUntilCleared() {
+        let (samples, keys) = impulseKeys()
+        let rig = Rig(makeEngine(samples: samples, keys: keys))
+        #expect(rig.player.toggleLoop(arrival: rig.at(1_000)) == .started)
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: rig.at(1_500))
+        rig.player.play(.noteOn(channel: 0, note: 62, velocity: 127), from: nil, arrival: rig.at(2_000))
+        // 12,000 frames: the shortest loop kept (a quarter second).
+        #expect(rig.player.toggleLoop(arrival: rig.at(13_000)) == .closed(lengthFrames: 12_000, noteCount: 2))
+        _ = rig.at(40_000)
+        // Live at 1,564 and 2,066; repeats every 12,000 frames from 1,064, on the loop's channel
+        // (16, at the default CC7 100, where the player's channel 1 is at 127).
+        #expect(rig.sounding(0..<40_000) == [1_564, 2_066, 13_564, 14_066, 25_564, 26_066, 37_564, 38_066])
+        #expect(abs(rig.out[1_564] - 1) < 1e-6 && abs(rig.out[13_564] - VelocityCurve.square.gain(velocity: 100)) < 1e-6)
+        #expect(rig.player.clearLoop(arrival: rig.at(40_000)))
+        _ = rig.at(60_000)
+        #expect(rig.sounding(40_000..<60_000).isEmpty)
+        #expect(!rig.player.clearLoop(arrival: rig.at(60_000)))
+    }
+
+    @Test func aTuneStartsAFifthOfASecondLaterAndEndsWhenItHasRungOut() {
+        let (samples, keys) = impulseKeys()
+        let rig = Rig(makeEngine(samples: samples, keys: keys))
+        rig.player.startTune([.noteOn(frame: 0, note: 60, velocity: 127), .noteOn(frame: 4_800, note: 61, velocity: 127)],
+                             endFrame: 9_600, arrival: rig.at(1_000))
+        _ = rig.at(20_000)
+        // 1,000 + 64 + 9,600 (a fifth of a second); the second 4,800 frames later, plus 1.
+        #expect(rig.sounding(0..<20_000) == [10_664, 15_465])
+        #expect(!rig.player.tuneHasRungOut)             // its end, 10,664 + 9,600, is still ahead
+        _ = rig.at(20_400)
+        #expect(rig.player.tuneHasRungOut)
+    }
+
+    @Test func aTuneHasRungOutOnlyWhenItsLastBellHas() {
+        // A bell of 30,000 frames struck at the tune's last frame rings 30,000 frames past its end.
+        let rig = Rig(makeEngine(samples: [constant(1, 30_000)], keys: [KeySettings(note: 60, sampleIndex: 0)]))
+        rig.player.startTune([.noteOn(frame: 4_800, note: 60, velocity: 64)], endFrame: 4_800, arrival: rig.at(0))
+        _ = rig.at(30_000)                              // struck at 64 + 9,600 + 4,800 = 14,464
+        #expect(!rig.player.tuneHasRungOut && rig.player.voiceCount == 1)
+        _ = rig.at(14_464 + 30_000 + 64)
+        #expect(rig.player.tuneHasRungOut && rig.player.isSilent)
+    }
+
+    @Test func dampAllReleasesTheDampedBellsAndTheRingingOnesRingOn() {
+        let engine = makeEngine(samples: [constant(1, 30_000), constant(1, 30_000)],
+                                keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48),
+                                       KeySettings(note: 61, sampleIndex: 1, noteOff: .ring)])
+        let rig = Rig(engine)
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 64), from: nil, arrival: rig.at(100))
+        rig.player.play(.noteOn(channel: 0, note: 61, velocity: 64), from: nil, arrival: rig.at(100))
+        rig.player.dampAll(arrival: rig.at(1_000))
+        _ = rig.at(2_000)
+        #expect(abs(rig.out[1_063] - 2 * g64) < 1e-6)
+        #expect(abs(rig.out[1_112] - g64) < 1e-6 && abs(rig.out[1_999] - g64) < 1e-6)
+    }
+
+    @Test func masterVolumeIsClampedAndReachesTheEngine() {
+        let rig = Rig(longBells([1]))
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 64), from: nil, arrival: rig.at(100))
+        rig.player.setMasterVolume(decibels: -6, range: -60...12)
+        _ = rig.at(1_000)
+        #expect(rig.player.masterDecibels == -6)
+        #expect(abs(rig.out[999] - g64 * linearGain(decibels: -6)) < 1e-6)
+        rig.player.setMasterVolume(decibels: 30, range: -60...12)
+        #expect(rig.player.masterDecibels == 12)
+    }
+
+    @Test func silenceFadesEveryBellAndDropsWhatIsScheduled() {
+        let engine = makeEngine(samples: [constant(1, 30_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .ring)])
+        let rig = Rig(engine)
+        rig.player.startTune([.noteOn(frame: 0, note: 60, velocity: 64), .noteOn(frame: 9_600, note: 60, velocity: 64)],
+                             endFrame: 9_600, arrival: rig.at(0))
+        _ = rig.at(12_000)
+        #expect(rig.out[11_000] != 0 && !rig.player.isSilent)
+        rig.player.silence(arrival: rig.at(12_000))
+        _ = rig.at(30_000)
+        // The 5 ms fade (240 frames) from 12,064; the tune's second strike (at 19,264) never comes.
+        #expect(rig.sounding(12_064 + 240..<30_000).isEmpty)
+        #expect(rig.player.isSilent)
+    }
+}

@@ -1,0 +1,44 @@
+import BellkeysEngine
+
+// Engines over synthetic samples, shared by the engine's and the control side's tests.
+
+/// Builds an engine at 48 kHz over synthetic samples, with CC7 raised to 127 on channel 0 so
+/// that bus gain is exactly 1 unless a test says otherwise. The limiter threshold is raised to
+/// 1.0 so that full-scale test samples pass untouched; limiter tests set the real default.
+public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int = 16,
+                       curve: VelocityCurve = .square, unmapped: UnmappedNotes = .ignore,
+                       masterDecibels: Double = 0, unityVolume: Bool = true,
+                       configure: (inout EngineConfiguration) -> Void = { _ in }) -> Engine {
+    let bank = SampleBank(samples: samples, sampleRate: 48_000)
+    var config = EngineConfiguration(sampleRate: 48_000, polyphony: polyphony)
+    config.limiterThreshold = 1
+    configure(&config)
+    let engine = Engine(bank: bank,
+                        instrument: Instrument(keys: keys, velocityCurve: curve,
+                                               unmappedNotes: unmapped,
+                                               masterVolumeDecibels: masterDecibels),
+                        configuration: config)
+    if unityVolume { engine.enqueue(.control(frame: 0, controller: 7, value: 127)) }
+    return engine
+}
+
+/// Renders `frameCount` frames in one call and returns them.
+public func render(_ engine: Engine, _ frameCount: Int) -> [Float] {
+    [Float](unsafeUninitializedCapacity: frameCount) { buffer, count in
+        engine.render(into: buffer.baseAddress!, frameCount: frameCount)
+        count = frameCount
+    }
+}
+
+public func constant(_ value: Float, _ count: Int) -> [Float] { [Float](repeating: value, count: count) }
+
+/// Sample for note `n`: an impulse at index n - 60, so an output frame tells which note
+/// started where (frame of the strike + n - 60).
+public func impulseKeys(ring: Bool = true) -> (samples: [[Float]], keys: [KeySettings]) {
+    let samples = (0..<13).map { i in (0..<16).map { $0 == i ? Float(1) : 0 } }
+    let keys = (0..<13).map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: ring ? .ring : release48) }
+    return (samples, keys)
+}
+
+/// 1 ms at 48 kHz.
+public let release48 = NoteOffMode.damp(releaseSeconds: 0.001)
