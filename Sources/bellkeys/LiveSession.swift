@@ -5,42 +5,31 @@ import BellkeysIO
 import BellkeysTerminal
 import Glibc
 
-/// A running instrument: the devices, the screen and the poll loop around a `LivePlayer`.
+/// A running instrument: the devices, the inputs, the screen and the poll loop around a
+/// `LivePlayer`.
 ///
-/// The control thread (this one) reads the sequencer and the computer keyboard, decides which
-/// keyboards to connect, hands every message to the player with its arrival time, handles
-/// signals (through a signalfd, so no work happens in a signal handler), draws the screen and
-/// prints. What the messages do (stamps, held notes, reload, loop, tune) is the player's.
-/// Thread: control only.
+/// The control thread (this one) waits on every live input and drains each in turn (they play
+/// through the player), handles signals (through a signalfd, so no work happens in a signal
+/// handler), watches the output, draws the screen and prints. What the messages do (stamps,
+/// held notes, reload, loop, tune) is the player's; which keyboards to connect is the
+/// sequencer input's. Thread: control only.
 final class LiveSession {
     let settings: LiveSettings
     let console: Console
     var loaded: LoadedInstrument
-    /// MIDI input; nil when the machine has no sequencer and the computer keyboard or a
-    /// tune plays instead.
-    let sequencer: Sequencer?
     /// The sound output driver (ALSA). The session never touches its real-time side.
     let output: any AudioOutput
     let player: LivePlayer
     var mixer: LiveMixer { player.mixer }
     let recorder: Recorder?
-    /// Ports sending to us, with what they were called when they connected.
-    var connected: [SequencerAddress: SequencerPort] = [:]
-    /// Messages received from keyboards, played or not (before the --channel filter), for the
-    /// closing report.
-    var eventsReceived = 0
     let signals: SignalListener
-
-    // The computer keyboard and the screen (nil without a terminal, or with --no-ui).
-    let terminal: Terminal?
-    var parser = TerminalInputParser()
-    var keyboard = TerminalKeyboard()
-    /// When the kitty keyboard query was sent; the answer (or its absence) decides the mode.
-    var keyboardQuery: Double?
-    /// Since when a partial escape sequence has waited for the rest.
-    var pendingSince: Double?
-    /// The MIDI channel the computer keyboard plays on (--channel, else 1).
-    let keyboardChannel: UInt8
+    /// MIDI keyboards; nil when the machine has no sequencer and the computer keyboard or a
+    /// tune plays instead.
+    let midi: SequencerInput?
+    /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
+    let keys: KeyboardInput?
+    /// Every input, drained in this order on each pass of the poll loop.
+    var inputs: [any LiveInput] { [midi as (any LiveInput)?, keys].compactMap { $0 } }
 
     init(settings: LiveSettings) throws {
         self.settings = settings
@@ -71,7 +60,6 @@ final class LiveSession {
                 `bellkeys check` checks a map.
                 """)
         }
-        self.sequencer = sequencer
         self.output = output
         let granted = output.configuration
         var notes: [String] = []
@@ -98,7 +86,9 @@ final class LiveSession {
                               maximumPeriodFrames: granted.periodFrames)
         player = LivePlayer(mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
                             masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
-        keyboardChannel = UInt8((settings.channel ?? 1) - 1)
+        let console = console
+        midi = sequencer.map { SequencerInput(sequencer: $0, console: console, patterns: settings.connect,
+                                              channel: settings.channel, verbose: settings.verbose) }
 
         // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the sequencer. They
         // are blocked before the render thread starts, so it inherits the mask and never sees them.
@@ -131,100 +121,56 @@ final class LiveSession {
             console.line("  memory locked (\(loaded.bank.byteCount / 1024) KiB of samples)")
         }
         if let recorder { console.line("  recording to \(recorder.path) (\(granted.format.rawValue), as played)") }
-        if let sequencer {
-            var input = "  MIDI input: port \(sequencer.address) \"bellkeys\", "
-                + (settings.connect.isEmpty ? "connecting every keyboard, now and when plugged in"
-                                            : "connecting " + settings.connect.map { "'\($0)'" }.joined(separator: ", "))
-            if let channel = settings.channel { input += ", channel \(channel) only" }
-            input += sequencer.queue.map { "; events stamped on delivery (queue \($0))" }
-                ?? "; events stamped when read (no sequencer queue free)"
-            console.line(input)
-        }
+        if let midi { console.line(midi.startupLine) }
 
         var terminal: Terminal?
         if wantsUI {
             do {
                 terminal = try Terminal()
-                keyboardQuery = monotonicSeconds()
             } catch {
                 console.line("  notice: no keyboard UI (\(error))")
             }
         }
-        self.terminal = terminal
+        keys = terminal.map { KeyboardInput(terminal: $0, console: console, channel: UInt8((settings.channel ?? 1) - 1)) }
         if let terminal {
             console.columns = terminal.columns
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
         }
-        if let sequencer {
-            for port in sequencer.ports() where wanted(port) { connect(port) }
-            for pattern in settings.connect where !connected.values.contains(where: { $0.matches(pattern) }) {
-                console.line("  waiting for '\(pattern)' to appear")
-            }
-        }
-    }
-
-    /// Whether bellkeys should connect to `port` by itself.
-    func wanted(_ port: SequencerPort) -> Bool {
-        guard let sequencer, port.address.client != sequencer.client, port.sendsMIDI else { return false }
-        if settings.connect.isEmpty { return port.isAutoConnectable }
-        return settings.connect.contains { port.matches($0) }
-    }
-
-    func connect(_ port: SequencerPort) {
-        guard let sequencer, connected[port.address] == nil else { return }
-        do {
-            try sequencer.connect(from: port.address)
-            noteConnected(port)
-        } catch {
-            console.line("cannot connect \(port.description): \(error.message)")
-        }
-    }
-
-    func noteConnected(_ port: SequencerPort) {
-        guard connected[port.address] == nil else { return }
-        connected[port.address] = port
-        console.line("connected \(port.description)")
-    }
-
-    func noteDisconnected(_ address: SequencerAddress, why: String) {
-        guard let port = connected.removeValue(forKey: address) else { return }
-        let notes = player.release(source: address.key, arrival: monotonicNanoseconds())
-        console.line("disconnected \(port.description): \(why)" + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
-    }
-
-    /// Plays a message from the computer keyboard, now.
-    func play(_ message: MIDIMessage) {
-        player.play(message, from: nil, arrival: monotonicNanoseconds())
+        midi?.connectPresent()
     }
 
     /// The poll loop. Returns the exit status.
     func run() -> Int32 {
-        var descriptors = sequencer?.pollDescriptors() ?? []
-        descriptors.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
-        if let terminal { descriptors.append(pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0)) }
+        // One descriptor set for the life of the session: the signals, then each input's.
+        let inputs = inputs
+        var descriptors = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
+        var owner: [Int] = [-1]
+        for (index, input) in inputs.enumerated() {
+            for fd in input.descriptors {
+                descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+                owner.append(index)
+            }
+        }
         if let tune = settings.tune {
             let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
             player.startTune(schedule.events, endFrame: schedule.endFrame, arrival: monotonicNanoseconds())
         }
         var nextStatus = 0.0
         while true {
-            // A lone ESC waits 30 ms for the rest of a sequence; otherwise up to 50 ms.
-            _ = poll(&descriptors, nfds_t(descriptors.count), parser.hasPending ? 30 : 50)
-            // Everything waiting is read first, so that slow handling of one event (a new port's
-            // name lookup) never delays the stamps of the notes behind it. The stamps are the
-            // kernel's delivery times when the sequencer gives them (see Sequencer.read).
-            sequencer?.remeasure()
-            var arrived: [(SequencerEvent, UInt64)] = []
-            while let received = sequencer?.read() { arrived.append(received) }
-            for (event, arrival) in arrived { handle(event, arrival: arrival) }
-            if let code = sequencer?.readFailure {
-                // The sound still works: the bells fade out as on quitting, and the status says why.
-                console.line("bellkeys: error: the MIDI input (ALSA sequencer) failed: \(alsaMessage(code)); stopping."
-                             + "\n    A service manager (see README: systemd) restarts bellkeys.")
-                return shutDown("the MIDI input failed", status: 1)
-            }
-            if let terminal, let reason = readKeys(terminal, ready: descriptors[descriptors.count - 1].revents != 0) {
-                return shutDown(reason)
+            _ = poll(&descriptors, nfds_t(descriptors.count), inputs.compactMap(\.pollTimeoutMilliseconds).min() ?? 50)
+            for (index, input) in inputs.enumerated() {
+                let ready = descriptors.indices.contains { owner[$0] == index && descriptors[$0].revents != 0 }
+                switch input.drain(ready: ready, player: player) {
+                case .carryOn:
+                    break
+                case .quit(let reason):
+                    return shutDown(reason)
+                case .failed(let message):
+                    // The sound still works: the bells fade out as on quitting, and the status says why.
+                    console.line("bellkeys: error: \(message); stopping."
+                                 + "\n    A service manager (see README: systemd) restarts bellkeys.")
+                    return shutDown("an input failed", status: 1)
+                }
             }
             player.update(arrival: monotonicNanoseconds())
             while let signal = signals.next() {
@@ -236,38 +182,9 @@ final class LiveSession {
             if player.tuneHasRungOut { return shutDown("the tune has rung out") }
             let now = monotonicSeconds()
             if now >= nextStatus {
-                nextStatus = now + (terminal == nil ? 0.25 : 0.04)
+                nextStatus = now + (keys == nil ? 0.25 : 0.04)
                 console.status(statusLines())
             }
-        }
-    }
-
-    /// One sequencer event: a message to play (unless --channel filters it out), or a port
-    /// that appeared, went away, or was connected or disconnected by someone.
-    func handle(_ event: SequencerEvent, arrival: UInt64) {
-        guard let sequencer else { return }
-        switch event {
-        case .midi(let source, let message):
-            eventsReceived += 1
-            if settings.verbose { console.line(describeEvent(source: source, message: message)) }
-            if let channel = settings.channel, Int(message.channel) != channel - 1 { return }
-            player.play(message, from: source.key, arrival: arrival)
-        case .portStarted(let address):
-            if let port = sequencer.port(at: address), wanted(port) { connect(port) }
-        case .portExited(let address):
-            noteDisconnected(address, why: "port gone")
-        case .clientExited(let client):
-            for address in connected.keys where address.client == client { noteDisconnected(address, why: "client gone") }
-        case .subscribed(let sender, let destination):
-            // Our own subscription to System Announce (client 0) is not a keyboard.
-            guard destination == sequencer.address, sender.client != 0, connected[sender] == nil else { return }
-            noteConnected(sequencer.port(at: sender)
-                          ?? SequencerPort(address: sender, clientName: "?", portName: "\(sender)"))
-        case .unsubscribed(let sender, let destination):
-            if destination == sequencer.address { noteDisconnected(sender, why: "connection removed") }
-        case .other(let source, let type):
-            if source.client != 0 { eventsReceived += 1 }
-            if settings.verbose, source.client != 0 { console.line(String(pad("\(source)", 7)) + "sequencer event type \(type)") }
         }
     }
 
@@ -289,7 +206,7 @@ final class LiveSession {
         // Locks the new samples and the new engine's voices and queues too.
         _ = lockMemory()
         // The volume keys' setting outlives the reload.
-        guard player.install(newEngine, masterDecibels: terminal != nil ? player.masterDecibels : nil,
+        guard player.install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil,
                              arrival: monotonicNanoseconds()) else { return }
         loaded = fresh
         console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
@@ -298,7 +215,7 @@ final class LiveSession {
     /// Erases the status area and gives the terminal back as it was.
     func finishScreen() {
         console.finish()
-        terminal?.restore()
+        keys?.terminal.restore()
     }
 
     /// Closes the recording and says what it holds.
@@ -337,11 +254,11 @@ final class LiveSession {
         // Counters of the engine playing now (a reload starts them again).
         let e = player.engine
         console.line("bellkeys: stopped (\(reason)); underruns: \(output.underrunCount)"
-                     + "; MIDI messages: \(eventsReceived), input overflows \(sequencer?.inputOverflows ?? 0)"
+                     + "; MIDI messages: \(midi?.eventsReceived ?? 0), input overflows \(midi?.sequencer.inputOverflows ?? 0)"
                      + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
                      + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
                      + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
-                     + (sequencer?.readLag.milliseconds.map {
+                     + (midi?.sequencer.readLag.milliseconds.map {
                         "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? ""))
         return status
     }
