@@ -72,6 +72,12 @@ public final class Engine: @unchecked Sendable {
     var nextSerial: UInt64 = 0
     let channels: UnsafeMutablePointer<ChannelState>
     let buses: UnsafeMutablePointer<Float>
+    /// Per channel, a left and a right bus for its panned voices (channel c: 2c and 2c + 1).
+    let sideBuses: UnsafeMutablePointer<Float>
+    /// Whether any key is off the centre (if not, no voice is checked for it).
+    let hasPannedKeys: Bool
+    /// The right channel of a segment rendered for a mono output, before the downmix.
+    let segmentRight: UnsafeMutablePointer<Float>
     var masterGain: Float
     var limiterGain: Float = 1
     let limiterRecovery: Float
@@ -105,8 +111,11 @@ public final class Engine: @unchecked Sendable {
                 gain: key.gain * bank.scales[key.sampleIndex],
                 damp: damp,
                 releaseFrames: max(1, Int((release * rate).rounded())),
-                chokeGroup: key.chokeGroup))
+                chokeGroup: key.chokeGroup,
+                leftGain: key.leftGain, rightGain: key.rightGain,
+                isCentred: key.leftGain == 1 && key.rightGain == 1))
         }
+        hasPannedKeys = instrument.keys.contains { $0.leftGain != 1 || $0.rightGain != 1 }
         noteToKey = .allocate(capacity: 128)
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
@@ -142,6 +151,10 @@ public final class Engine: @unchecked Sendable {
         channels.initialize(repeating: ChannelState(), count: 16)
         buses = .allocate(capacity: 16 * configuration.maxBlockFrames)
         buses.initialize(repeating: 0, count: 16 * configuration.maxBlockFrames)
+        sideBuses = .allocate(capacity: 32 * configuration.maxBlockFrames)
+        sideBuses.initialize(repeating: 0, count: 32 * configuration.maxBlockFrames)
+        segmentRight = .allocate(capacity: configuration.maxBlockFrames)
+        segmentRight.initialize(repeating: 0, count: configuration.maxBlockFrames)
         limiterRecovery = Float(1 / max(configuration.limiterReleaseSeconds * rate, 1))
         fadeFrames = max(1, Int((configuration.fadeSeconds * rate).rounded()))
         for ch in 0..<16 { channels[ch].bus = Ramp(busTarget(channel: ch)) }
@@ -159,6 +172,8 @@ public final class Engine: @unchecked Sendable {
         free.deallocate()
         channels.deallocate()
         buses.deallocate()
+        sideBuses.deallocate()
+        segmentRight.deallocate()
     }
 
     // MARK: Control side

@@ -3,9 +3,22 @@ import Synchronization
 // How `render` walks the live and scheduled queues and applies each event at its frame.
 extension Engine {
     /// Renders `frameCount` mono frames into `output`, applying every queued event whose frame
-    /// falls inside them at exactly that frame. Thread: render. Real-time safe.
+    /// falls inside them at exactly that frame: the centred bells as they are, panned ones
+    /// (if any) as the average of the left and right channels. Thread: render. Real-time safe.
     @_noLocks
     public func render(into output: UnsafeMutablePointer<Float>, frameCount: Int) {
+        render(left: output, right: nil, frameCount: frameCount)
+    }
+
+    /// Renders `frameCount` frames into `left` and `right`, as `render(into:frameCount:)` does;
+    /// with no bell panned, `right` is a copy of `left`. Thread: render. Real-time safe.
+    @_noLocks
+    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
+        render(left: left, right: Optional(right), frameCount: frameCount)
+    }
+
+    @_noLocks
+    func render(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount: Int) {
         let masterBits = masterGainBits.load(ordering: .relaxed)
         if masterBits != masterGain.bitPattern {
             masterGain = Float(bitPattern: masterBits)
@@ -51,7 +64,9 @@ extension Engine {
                 apply(event, delay: 0)
                 if fromScheduled { scheduled.pop() } else { events.pop() }
             }
-            renderSegment(into: output + done, frameCount: end - done)
+            var segmentRight: UnsafeMutablePointer<Float>?
+            if let right { segmentRight = right + done }
+            renderSegment(left: output + done, right: segmentRight, frameCount: end - done)
             currentFrame += Int64(end - done)
             done = end
         }

@@ -46,14 +46,21 @@ public struct KeySettings: Sendable, Equatable {
     public var noteOff: NoteOffMode
     /// Keys with the same non-zero group silence each other (and earlier strikes of themselves).
     public var chokeGroup: Int
+    /// Where the key stands: its linear gains on the left and on the right channel. 1 and 1 is
+    /// the centre, exactly the mono bell on both. (The map does not set them yet: pan comes with
+    /// the room issue, whose law turns a pan into these two gains.)
+    public var leftGain: Float
+    public var rightGain: Float
 
     public init(note: Int, sampleIndex: Int, gain: Float = 1, noteOff: NoteOffMode = .ring,
-                chokeGroup: Int = 0) {
+                chokeGroup: Int = 0, leftGain: Float = 1, rightGain: Float = 1) {
         self.note = note
         self.sampleIndex = sampleIndex
         self.gain = gain
         self.noteOff = noteOff
         self.chokeGroup = chokeGroup
+        self.leftGain = leftGain
+        self.rightGain = rightGain
     }
 }
 

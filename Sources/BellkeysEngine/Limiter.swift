@@ -29,4 +29,40 @@ extension Engine {
         if limited > 0 { limitedFrames.wrappingAdd(limited, ordering: .relaxed) }
         if clipped > 0 { clippedSamples.wrappingAdd(clipped, ordering: .relaxed) }
     }
+
+    /// The same limiter over two channels, linked: one gain, from the louder channel of each
+    /// frame, applied to both, so limiting never moves a bell's place between them. With equal
+    /// channels it gives exactly what `limit` gives each. Clipped samples count per frame.
+    @_noLocks
+    func limit(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount n: Int) {
+        let threshold = configuration.limiterThreshold
+        var g = limiterGain
+        var limited = 0, clipped = 0
+        for j in 0..<n {
+            let xl = left[j], xr = right[j]
+            let a = max(abs(xl), abs(xr))
+            var yl: Float, yr: Float
+            if a * g > threshold {
+                g = threshold / a
+                yl = xl * g
+                yr = xr * g
+                // The louder channel lands exactly on the threshold (x * g could round past it).
+                if abs(xl) == a { yl = xl < 0 ? -threshold : threshold }
+                if abs(xr) == a { yr = xr < 0 ? -threshold : threshold }
+            } else {
+                yl = xl * g
+                yr = xr * g
+            }
+            left[j] = yl
+            right[j] = yr
+            if g < 1 {
+                limited += 1
+                g = min(1, g + limiterRecovery)
+            }
+            if !(abs(yl) <= 1) || !(abs(yr) <= 1) { clipped += 1 }
+        }
+        limiterGain = g
+        if limited > 0 { limitedFrames.wrappingAdd(limited, ordering: .relaxed) }
+        if clipped > 0 { clippedSamples.wrappingAdd(clipped, ordering: .relaxed) }
+    }
 }

@@ -26,8 +26,12 @@ public final class LiveMixer: @unchecked Sendable {
     private let incoming = Atomic<UInt>(0)
     /// An engine the render thread has finished with, or 0.
     private let retired = Atomic<UInt>(0)
+    /// The period's left channel (the whole mix, for a mono device) and right channel, and the
+    /// same for the engine ringing out after a reload.
     private let mono: UnsafeMutablePointer<Float>
+    private let right: UnsafeMutablePointer<Float>
     private let scratch: UnsafeMutablePointer<Float>
+    private let scratchRight: UnsafeMutablePointer<Float>
     /// Interleaved output of the last `renderPeriod`.
     public let output: UnsafeMutableRawPointer
     /// Frame that the next period starts at.
@@ -47,6 +51,10 @@ public final class LiveMixer: @unchecked Sendable {
         mono.initialize(repeating: 0, count: maximumPeriodFrames)
         scratch = .allocate(capacity: maximumPeriodFrames)
         scratch.initialize(repeating: 0, count: maximumPeriodFrames)
+        right = .allocate(capacity: maximumPeriodFrames)
+        right.initialize(repeating: 0, count: maximumPeriodFrames)
+        scratchRight = .allocate(capacity: maximumPeriodFrames)
+        scratchRight.initialize(repeating: 0, count: maximumPeriodFrames)
         output = .allocate(byteCount: maximumPeriodFrames * channels * 4, alignment: 16)
         output.initializeMemory(as: UInt8.self, repeating: 0, count: maximumPeriodFrames * channels * 4)
     }
@@ -54,6 +62,8 @@ public final class LiveMixer: @unchecked Sendable {
     deinit {
         mono.deallocate()
         scratch.deallocate()
+        right.deallocate()
+        scratchRight.deallocate()
         output.deallocate()
     }
 
@@ -76,11 +86,21 @@ public final class LiveMixer: @unchecked Sendable {
                 current._withUnsafeGuaranteedRef { $0.start(atFrame: startFrame) }
             }
         }
-        let out = mono
-        current._withUnsafeGuaranteedRef { $0.render(into: out, frameCount: frameCount) }
+        // A mono device gets the mono mix; a stereo one (or wider) left and right.
+        let out = mono, outRight = right, stereo = channels > 1
+        if stereo {
+            current._withUnsafeGuaranteedRef { $0.render(left: out, right: outRight, frameCount: frameCount) }
+        } else {
+            current._withUnsafeGuaranteedRef { $0.render(into: out, frameCount: frameCount) }
+        }
         if let old = retiring {
-            let extra = scratch
-            old._withUnsafeGuaranteedRef { $0.render(into: extra, frameCount: frameCount) }
+            let extra = scratch, extraRight = scratchRight
+            if stereo {
+                old._withUnsafeGuaranteedRef { $0.render(left: extra, right: extraRight, frameCount: frameCount) }
+                for i in 0..<frameCount { outRight[i] += extraRight[i] }
+            } else {
+                old._withUnsafeGuaranteedRef { $0.render(into: extra, frameCount: frameCount) }
+            }
             for i in 0..<frameCount { out[i] += extra[i] }
             let finished = old._withUnsafeGuaranteedRef { $0.isSilent() }
             if finished, retired.load(ordering: .acquiring) == 0 {
@@ -88,7 +108,11 @@ public final class LiveMixer: @unchecked Sendable {
                 retiring = nil
             }
         }
-        interleave(out, frameCount: frameCount, channels: channels, format: format, into: output)
+        if stereo {
+            interleave(left: out, right: outRight, frameCount: frameCount, channels: channels, format: format, into: output)
+        } else {
+            interleave(out, frameCount: frameCount, channels: channels, format: format, into: output)
+        }
         frame += Int64(frameCount)
     }
 

@@ -2,13 +2,20 @@ import Synchronization
 
 // The inner loops: voices into their channel buses, buses into the output.
 extension Engine {
+    /// Mixes one segment: voices into their channel's buses, the buses (with the channel's
+    /// CC7 × CC11 × master ramp) into `left` and `right`, the linked limiter over both. Centred
+    /// voices share one bus per channel, added to both sides; panned voices have a left and a
+    /// right bus. While no voice of the segment is panned, `right` is a copy of `left`, made
+    /// after the mono limiter: exactly the mono mix on both. Without `right` (a mono output)
+    /// the segment is `left`, or, with panned voices, the average of left and right.
     @_noLocks
-    func renderSegment(into output: UnsafeMutablePointer<Float>, frameCount n: Int) {
+    func renderSegment(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int) {
         let stride = configuration.maxBlockFrames
-        var used: UInt16 = 0
+        var used: UInt16 = 0, usedSide: UInt16 = 0
         // Voices at a constant gain with a whole segment of sample left are mixed four at a
         // time, in one pass over their bus; the others (ramping or ending) one by one.
         var batch = VoiceBatch()
+        let hasPanned = hasPannedKeys
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -21,6 +28,21 @@ extension Engine {
             }
             let slot = Int(active[i])
             let channel = Int(voices[slot].channel)
+            if hasPanned, voices[slot].isPanned {
+                let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
+                if usedSide & (1 << channel) == 0 {
+                    sideLeft.update(repeating: 0, count: 2 * stride)
+                    usedSide |= 1 << channel
+                }
+                let delay = min(voices[slot].delay, n)
+                voices[slot].delay -= delay
+                if delay < n, mixPannedVoice(&voices[slot], left: sideLeft + delay, right: sideRight + delay,
+                                             frameCount: n - delay) {
+                    retire(activeIndex: i)
+                }
+                i -= 1
+                continue
+            }
             let bus = buses + channel * stride
             if used & (1 << channel) == 0 {
                 bus.update(repeating: 0, count: n)
@@ -48,27 +70,95 @@ extension Engine {
         }
         batch.flush(frameCount: n)
 
+        let stereo = usedSide != 0
+        // (if-let, not ??: the operator's autoclosure would retain self)
+        let other: UnsafeMutablePointer<Float>
+        if let right { other = right } else { other = segmentRight }
         output.update(repeating: 0, count: n)
+        if stereo { other.update(repeating: 0, count: n) }
         for channel in 0..<16 {
-            if used & (1 << channel) == 0 {
+            let bit: UInt16 = 1 << channel
+            if (used | usedSide) & bit == 0 {
                 channels[channel].bus.advance(by: Int.max)   // silent bus: jump, nothing to click
                 continue
             }
-            let bus = buses + channel * stride
-            var ramp = channels[channel].bus
-            var k = 0
-            if ramp.framesLeft > 0 {
-                let m = min(n, ramp.framesLeft)
-                for j in 0..<Int32(m) { output[Int(j)] += bus[Int(j)] * (ramp.value + ramp.step * Float(j)) }
-                ramp.advance(by: m)
-                k = m
+            let ramp = channels[channel].bus
+            var after = ramp
+            if used & bit != 0 {
+                let bus = buses + channel * stride
+                after = addBus(bus, into: output, ramp: ramp, frameCount: n)
+                if stereo { _ = addBus(bus, into: other, ramp: ramp, frameCount: n) }
             }
-            let g = ramp.value
-            for j in k..<n { output[j] += bus[j] * g }
-            channels[channel].bus = ramp
+            if usedSide & bit != 0 {
+                let sideLeft = sideBuses + 2 * channel * stride
+                after = addBus(sideLeft, into: output, ramp: ramp, frameCount: n)
+                _ = addBus(sideLeft + stride, into: other, ramp: ramp, frameCount: n)
+            }
+            channels[channel].bus = after
         }
-        limit(output, frameCount: n)
+        if stereo {
+            limit(left: output, right: other, frameCount: n)
+            if right == nil {
+                for j in 0..<n { output[j] = (output[j] + other[j]) * 0.5 }
+            }
+        } else {
+            limit(output, frameCount: n)
+            if let right { for j in 0..<n { right[j] = output[j] } }
+        }
     }
+}
+
+/// Adds `bus` × the channel's gain into `output`, the gain moving as `ramp` says; returns the
+/// ramp after these frames. (File scope, as `mixVoice`.)
+@_noLocks
+@inline(__always)
+private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp start: Ramp,
+                    frameCount n: Int) -> Ramp {
+    var ramp = start
+    var k = 0
+    if ramp.framesLeft > 0 {
+        let m = min(n, ramp.framesLeft)
+        for j in 0..<Int32(m) { output[Int(j)] += bus[Int(j)] * (ramp.value + ramp.step * Float(j)) }
+        ramp.advance(by: m)
+        k = m
+    }
+    let g = ramp.value
+    for j in k..<n { output[j] += bus[j] * g }
+    return ramp
+}
+
+/// Mixes up to `n` frames of a panned `voice` into its channel's left and right buses;
+/// returns true when the voice has ended.
+@_noLocks
+@inline(__always)
+private func mixPannedVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                            frameCount n: Int) -> Bool {
+    let available = min(n, voice.frameCount - voice.position)
+    let source = voice.frames + voice.position
+    let gl = voice.leftGain, gr = voice.rightGain
+    var k = 0
+    if voice.gain.framesLeft > 0 {
+        let m = min(available, voice.gain.framesLeft)
+        let g0 = voice.gain.value, step = voice.gain.step
+        for j in 0..<Int32(m) {
+            let x = Float(source[Int(j)]) * (g0 + step * Float(j))
+            left[Int(j)] += x * gl
+            right[Int(j)] += x * gr
+        }
+        voice.gain.advance(by: m)
+        k = m
+        if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 {
+            return true
+        }
+    }
+    let g = voice.gain.value
+    for j in k..<available {
+        let x = Float(source[j]) * g
+        left[j] += x * gl
+        right[j] += x * gr
+    }
+    voice.position += available
+    return voice.position >= voice.frameCount
 }
 
 /// (File scope: a static method would touch the class metadata on the render thread.)

@@ -13,6 +13,35 @@ public func renderOffline<E: Error>(
 ) throws(E) -> Int64 {
     let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames)
     defer { buffer.deallocate() }
+    return try renderOfflineChunks(engine: engine, events: events, endFrame: endFrame, chunkFrames: chunkFrames) {
+        (frames: Int) throws(E) in
+        engine.render(into: buffer, frameCount: frames)
+        try write(UnsafeBufferPointer(start: buffer, count: frames))
+    }
+}
+
+/// `renderOffline` for a stereo (or wider) output: `write` receives the left and the right
+/// channel of each chunk (equal while no bell is panned).
+public func renderOffline<E: Error>(
+    engine: Engine, events: [EngineEvent], endFrame: Int64, chunkFrames: Int = 4_096,
+    write: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) throws(E) -> Void
+) throws(E) -> Int64 {
+    let left = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames)
+    let right = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames)
+    defer { left.deallocate(); right.deallocate() }
+    return try renderOfflineChunks(engine: engine, events: events, endFrame: endFrame, chunkFrames: chunkFrames) {
+        (frames: Int) throws(E) in
+        engine.render(left: left, right: right, frameCount: frames)
+        try write(UnsafeBufferPointer(start: left, count: frames), UnsafeBufferPointer(start: right, count: frames))
+    }
+}
+
+/// The schedule both share: queues the events ahead of the render, and asks `render` for each
+/// chunk's frame count until the performance is over and every voice has ended.
+private func renderOfflineChunks<E: Error>(
+    engine: Engine, events: [EngineEvent], endFrame: Int64, chunkFrames: Int,
+    render: (Int) throws(E) -> Void
+) throws(E) -> Int64 {
     var next = 0
     let start = engine.currentFrame
     while true {
@@ -28,9 +57,7 @@ public func renderOffline<E: Error>(
         } else {
             target = now + 64                                             // tail: stop soon after the last voice
         }
-        let frames = Int(target - now)
-        engine.render(into: buffer, frameCount: frames)
-        try write(UnsafeBufferPointer(start: buffer, count: frames))
+        try render(Int(target - now))
     }
     return engine.currentFrame - start
 }

@@ -48,6 +48,36 @@ public func interleave(_ mono: UnsafePointer<Float>, frameCount: Int, channels: 
     }
 }
 
+/// Converts a left and a right channel to interleaved PCM, by the same rules as `interleave`:
+/// the first channel is the left, the second the right, and any others (and a mono output)
+/// the average of the two, which is exactly the mono mix while no bell is panned.
+/// Thread: any; real-time safe.
+@_noLocks
+public func interleave(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int, channels: Int,
+                       format: OutputSampleFormat, into output: UnsafeMutableRawPointer) {
+    switch format {
+    case .s16:
+        let out = output.assumingMemoryBound(to: Int16.self)
+        for i in 0..<frameCount {
+            let (l, r, m) = (left[i], right[i], (left[i] + right[i]) * 0.5)
+            for c in 0..<channels { out[i * channels + c] = pcm16(channels == 1 || c >= 2 ? m : c == 0 ? l : r) }
+        }
+    case .s24, .s32:
+        let out = output.assumingMemoryBound(to: Int32.self)
+        let bits = format == .s24 ? 24 : 32
+        for i in 0..<frameCount {
+            let (l, r, m) = (left[i], right[i], (left[i] + right[i]) * 0.5)
+            for c in 0..<channels { out[i * channels + c] = pcm32(channels == 1 || c >= 2 ? m : c == 0 ? l : r, bits: bits) }
+        }
+    case .f32:
+        let out = output.assumingMemoryBound(to: Float.self)
+        for i in 0..<frameCount {
+            let (l, r, m) = (left[i], right[i], (left[i] + right[i]) * 0.5)
+            for c in 0..<channels { out[i * channels + c] = channels == 1 || c >= 2 ? m : c == 0 ? l : r }
+        }
+    }
+}
+
 /// Float to 16-bit: x × 32767, clipped, rounded to nearest (half to even). (libsndfile's own
 /// conversion rounds down, a half-LSB bias.) Adding and taking away 1.5 × 2²³ rounds to the
 /// nearest integer in a form that vectorises.

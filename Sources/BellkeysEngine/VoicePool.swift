@@ -24,6 +24,11 @@ extension Engine {
                              releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
                              channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         voices[slot].delay = delay
+        if !key.isCentred {
+            voices[slot].isPanned = true
+            voices[slot].leftGain = key.leftGain
+            voices[slot].rightGain = key.rightGain
+        }
         nextSerial &+= 1
         active[activeCount] = Int32(slot)
         activeCount += 1

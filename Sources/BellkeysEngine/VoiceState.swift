@@ -7,6 +7,10 @@ struct KeySlot {
     var damp: Bool
     var releaseFrames: Int
     var chokeGroup: Int
+    /// Gains on the left and right channels; `isCentred` when both are 1.
+    var leftGain: Float
+    var rightGain: Float
+    var isCentred: Bool
 }
 
 /// Where a voice is in its life.
@@ -47,6 +51,11 @@ struct Voice {
     var sustained = false
     /// Frames of the current segment before the voice starts.
     var delay = 0
+    /// Off the centre: mixed into its channel's left and right buses with these gains, instead
+    /// of the channel's one (centre) bus.
+    var isPanned = false
+    var leftGain: Float = 1
+    var rightGain: Float = 1
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.

@@ -202,28 +202,47 @@ public final class WAVWriter {
 
     /// Appends mono frames, copied to every channel.
     public func write(_ mono: UnsafeBufferPointer<Float>) throws(FileError) {
-        let n = mono.count, channels = channelCount
+        let channels = channelCount
+        try write(frameCount: mono.count) { format, output in
+            interleave(mono.baseAddress!, frameCount: mono.count, channels: channels, format: format, into: output)
+        }
+    }
+
+    /// Appends frames of a left and a right channel: the first channel gets the left, the
+    /// second the right, any others (or a mono file) their average (see `interleave`).
+    public func write(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) throws(FileError) {
+        precondition(left.count == right.count)
+        let channels = channelCount
+        try write(frameCount: left.count) { format, output in
+            interleave(left: left.baseAddress!, right: right.baseAddress!, frameCount: left.count, channels: channels,
+                       format: format, into: output)
+        }
+    }
+
+    /// Converts `n` frames with `convert` (into the buffer of the file's sample type) and writes them.
+    private func write(frameCount n: Int, convert: (OutputSampleFormat, UnsafeMutableRawPointer) -> Void) throws(FileError) {
+        let channels = channelCount
         let written: sf_count_t
         if format == .s16 {
             if shorts.count < n * channels {
                 shorts.deallocate()
                 shorts = .allocate(capacity: n * channels)
             }
-            interleave(mono.baseAddress!, frameCount: n, channels: channels, format: .s16, into: shorts.baseAddress!)
+            convert(.s16, UnsafeMutableRawPointer(shorts.baseAddress!))
             written = sf_writef_short(file, shorts.baseAddress, sf_count_t(n))
         } else if format == .s24 || format == .s32 {
             if ints.count < n * channels {
                 ints.deallocate()
                 ints = .allocate(capacity: n * channels)
             }
-            interleave(mono.baseAddress!, frameCount: n, channels: channels, format: format, into: ints.baseAddress!)
+            convert(format, UnsafeMutableRawPointer(ints.baseAddress!))
             written = sf_writef_int(file, ints.baseAddress, sf_count_t(n))
         } else {
             if floats.count < n * channels {
                 floats.deallocate()
                 floats = .allocate(capacity: n * channels)
             }
-            interleave(mono.baseAddress!, frameCount: n, channels: channels, format: .f32, into: floats.baseAddress!)
+            convert(.f32, UnsafeMutableRawPointer(floats.baseAddress!))
             written = sf_writef_float(file, floats.baseAddress, sf_count_t(n))
         }
         guard written == n else {

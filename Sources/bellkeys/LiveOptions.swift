@@ -21,7 +21,7 @@ struct OutputOptions: ParsableArguments {
                                valueName: "n"))
     var periods = 2
 
-    @Option(help: ArgumentHelp("Output channels; the mono bell mix is copied to each.", valueName: "n"))
+    @Option(help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix.", valueName: "n"))
     var channels = 2
 
     @Option(help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the render thread.", valueName: "n"))

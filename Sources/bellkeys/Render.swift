@@ -31,7 +31,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Sample format: s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
     var format: String = "s16"
 
-    @Option(help: ArgumentHelp("Output channels; the mono bell mix is copied to each.", valueName: "n"))
+    @Option(help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix.", valueName: "n"))
     var channels: Int = 2
 
     @OptionGroup var voiceOptions: VoiceOptions
@@ -88,8 +88,16 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     do {
         writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
                                format: sampleFormat)
-        frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
-            (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
+        // A mono file gets the engine's mono mix; a stereo (or wider) one its left and right.
+        if channels == 1 {
+            frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
+                (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
+            }
+        } else {
+            frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
+                (left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) throws(FileError) in
+                try writer.write(left: left, right: right)
+            }
         }
         try writer.finish()
     } catch {

@@ -37,6 +37,24 @@ import Testing
         }
     }
 
+    @Test(arguments: [OutputSampleFormat.f32, .s16])
+    func aStereoDeviceGetsLeftAndRightAndTheMixOnItsOtherChannels(format: OutputSampleFormat) {
+        let engine = makeEngine(samples: [[0.5, -0.25]], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
+        let mixer = LiveMixer(engine: engine, channels: 4, format: format, maximumPeriodFrames: 4)
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 2, nanoseconds: 1)
+        // Frame 0: left 0.5, right 0.25, channels 3 and 4 their average; frame 1: × −0.5.
+        let expected: [Float] = [0.5, 0.25, 0.375, 0.375, -0.25, -0.125, -0.1875, -0.1875]
+        if format == .f32 {
+            let out = mixer.output.assumingMemoryBound(to: Float.self)
+            #expect((0..<8).map { out[$0] } == expected)
+        } else {
+            let out = mixer.output.assumingMemoryBound(to: Int16.self)
+            #expect((0..<8).map { out[$0] } == expected.map { pcm16($0) })
+            #expect(out[0] == 16384 && out[1] == 8192 && out[2] == 12288)
+        }
+    }
+
     @Test func aReloadedMapTakesOverWhileTheOldBellsRingOut() {
         let old = makeEngine(samples: [constant(0.25, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])
         let new = makeEngine(samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct RealTimeSafety {
     /// Thousands of blocks with voices starting, stealing, damping, choking, sustaining and
-    /// volume moving: the render thread must not allocate once.
+    /// volume moving, a third of the keys panned, rendered mono and stereo in turn: the render
+    /// thread must not allocate once.
     @Test func renderingNeverAllocates() {
         var samples: [[Float]] = []
         for k in 0..<13 {
@@ -15,12 +16,14 @@ import Testing
         let keys = (0..<13).map {
             KeySettings(note: 60 + $0, sampleIndex: $0, gain: 0.7,
                         noteOff: $0 % 2 == 0 ? .ring : .damp(releaseSeconds: 0.05),
-                        chokeGroup: $0 == 12 ? 1 : 0)
+                        chokeGroup: $0 == 12 ? 1 : 0,
+                        leftGain: $0 % 3 == 1 ? 0.8 : 1, rightGain: $0 % 3 == 1 ? 0.3 : 1)
         }
         let e = makeEngine(samples: samples, keys: keys, polyphony: 24)
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { output.deallocate() }
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer { output.deallocate(); right.deallocate() }
         var frame: Int64 = 0
         bellkeys_allocations_start()
         for b in 0..<5_000 {
@@ -32,7 +35,11 @@ import Testing
             if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
             if b % 900 == 0 { e.enqueue(.control(frame: frame, controller: 120, value: 0)) }
             if b % 40 == 0 { e.setMasterVolume(decibels: -Double(b % 12)) }
-            e.render(into: output, frameCount: block)
+            if b % 2 == 0 {
+                e.render(into: output, frameCount: block)
+            } else {
+                e.render(left: output, right: right, frameCount: block)
+            }
             frame += Int64(block)
         }
         let allocations = bellkeys_allocations_stop()
