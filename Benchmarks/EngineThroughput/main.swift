@@ -4,7 +4,7 @@
 //   (default 1024 voices, 20 s of audio, 64-frame blocks)
 //
 // Loads the bundled bank, keeps VOICES bells sounding (a new strike every 6 s / VOICES, every
-// bell rings its full 6 s), renders SECONDS of audio in 64-frame blocks as the live thread
+// bell rings its full 6 s), renders SECONDS of audio in 64-frame blocks as the render thread
 // would, and prints CPU time and voices per core in real time = voices × audio s / CPU s.
 import BellkeysEngine
 import BellkeysIO
@@ -27,7 +27,7 @@ configuration.eventCapacity = 1 << 16
 configuration.maxBlockFrames = block
 let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
 
-/// Strikes a new bell every `stepFrames` and renders blocks of `block` frames, as the live thread would.
+/// Strikes a new bell every `stepFrames` and renders blocks of `block` frames, as the render thread would.
 struct Driver {
     let engine: Engine
     let stepFrames: Double

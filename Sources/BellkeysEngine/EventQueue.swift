@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// Non-copyable: it owns its slots, and its owner reaches it without reference counting.
 ///
-/// Thread: exactly one producer thread calls `push`; exactly one consumer thread (the render
-/// thread) calls `peek` and `pop`. `count` may be read from anywhere.
+/// Thread: `push` control (the one producer; offline, the one thread that also renders);
+/// `peek` and `pop` render (the one consumer); `count` any.
 public struct EventQueue: ~Copyable, @unchecked Sendable {
     private let slots: UnsafeMutablePointer<EngineEvent>
     private let mask: Int
