@@ -20,6 +20,7 @@ public enum InputOutcome: Equatable, Sendable {
     case carryOn
     /// Quit as asked (a quit key, the terminal gone), with this reason.
     case quit(reason: String)
-    /// The input broke (its device failed): fade out and exit with status 1, saying this.
-    case failed(message: String)
+    /// The input broke (its device failed): fade out and exit with status 1, saying `message`
+    /// (what failed, and alsa-lib's or the system's words) and stopping for `reason`.
+    case failed(reason: String, message: String)
 }

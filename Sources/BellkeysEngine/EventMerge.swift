@@ -64,9 +64,9 @@ extension Engine {
                 apply(event, delay: 0)
                 if fromScheduled { scheduled.pop() } else { events.pop() }
             }
-            var segmentRight: UnsafeMutablePointer<Float>?
-            if let right { segmentRight = right + done }
-            renderSegment(left: output + done, right: segmentRight, frameCount: end - done)
+            var rightFromDone: UnsafeMutablePointer<Float>?
+            if let right { rightFromDone = right + done }
+            renderSegment(left: output + done, right: rightFromDone, frameCount: end - done)
             currentFrame += Int64(end - done)
             done = end
         }

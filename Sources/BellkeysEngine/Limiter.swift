@@ -44,11 +44,10 @@ extension Engine {
             var yl: Float, yr: Float
             if a * g > threshold {
                 g = threshold / a
-                yl = xl * g
-                yr = xr * g
-                // The louder channel lands exactly on the threshold (x * g could round past it).
-                if abs(xl) == a { yl = xl < 0 ? -threshold : threshold }
-                if abs(xr) == a { yr = xr < 0 ? -threshold : threshold }
+                // The louder channel lands exactly on the threshold; x * g could round past it,
+                // so the quieter one is held to it too.
+                yl = abs(xl) == a ? (xl < 0 ? -threshold : threshold) : min(max(xl * g, -threshold), threshold)
+                yr = abs(xr) == a ? (xr < 0 ? -threshold : threshold) : min(max(xr * g, -threshold), threshold)
             } else {
                 yl = xl * g
                 yr = xr * g

@@ -28,7 +28,7 @@ public final class LiveMixer: @unchecked Sendable {
     private let retired = Atomic<UInt>(0)
     /// The period's left channel (the whole mix, for a mono device) and right channel, and the
     /// same for the engine ringing out after a reload.
-    private let mono: UnsafeMutablePointer<Float>
+    private let left: UnsafeMutablePointer<Float>
     private let right: UnsafeMutablePointer<Float>
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchRight: UnsafeMutablePointer<Float>
@@ -47,8 +47,8 @@ public final class LiveMixer: @unchecked Sendable {
         owned = [engine]
         current = Unmanaged.passUnretained(engine)
         clock = FrameClock(sampleRate: engine.configuration.sampleRate)
-        mono = .allocate(capacity: maximumPeriodFrames)
-        mono.initialize(repeating: 0, count: maximumPeriodFrames)
+        left = .allocate(capacity: maximumPeriodFrames)
+        left.initialize(repeating: 0, count: maximumPeriodFrames)
         scratch = .allocate(capacity: maximumPeriodFrames)
         scratch.initialize(repeating: 0, count: maximumPeriodFrames)
         right = .allocate(capacity: maximumPeriodFrames)
@@ -60,7 +60,7 @@ public final class LiveMixer: @unchecked Sendable {
     }
 
     deinit {
-        mono.deallocate()
+        left.deallocate()
         scratch.deallocate()
         right.deallocate()
         scratchRight.deallocate()
@@ -87,7 +87,7 @@ public final class LiveMixer: @unchecked Sendable {
             }
         }
         // A mono device gets the mono mix; a stereo one (or wider) left and right.
-        let out = mono, outRight = right, stereo = channels > 1
+        let out = left, outRight = right, stereo = channels > 1
         if stereo {
             current._withUnsafeGuaranteedRef { $0.render(left: out, right: outRight, frameCount: frameCount) }
         } else {

@@ -163,7 +163,8 @@ func createWAV(at path: String, reportedAs name: String, operation: String, samp
     return file
 }
 
-/// Writes mono engine output to a WAV file, copied to every channel. The file is written
+/// Writes engine output to a WAV file: a mono mix copied to every channel (`write(_:)`), or a
+/// left and a right channel (`write(left:right:)`). The file is written
 /// under a temporary name and moved into place by `finish`, so a failed render never
 /// destroys an existing file. Output is deterministic (no PEAK chunk with a timestamp).
 /// Thread: control (wraps `sf_open`, `sf_writef_float`).

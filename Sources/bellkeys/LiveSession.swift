@@ -165,11 +165,11 @@ final class LiveSession {
                     break
                 case .quit(let reason):
                     return shutDown(reason)
-                case .failed(let message):
+                case .failed(let reason, let message):
                     // The sound still works: the bells fade out as on quitting, and the status says why.
                     console.line("bellkeys: error: \(message); stopping."
                                  + "\n    A service manager (see README: systemd) restarts bellkeys.")
-                    return shutDown("an input failed", status: 1)
+                    return shutDown(reason, status: 1)
                 }
             }
             player.update(arrival: monotonicNanoseconds())

@@ -58,7 +58,8 @@ final class SequencerInput: LiveInput {
         while let received = sequencer.read() { arrived.append(received) }
         for (event, arrival) in arrived { handle(event, arrival: arrival, player: player) }
         if let code = sequencer.readFailure {
-            return .failed(message: "the MIDI input (ALSA sequencer) failed: \(alsaMessage(code))")
+            return .failed(reason: "the MIDI input failed",
+                           message: "the MIDI input (ALSA sequencer) failed: \(alsaMessage(code))")
         }
         return .carryOn
     }

@@ -55,6 +55,21 @@ import Testing
         }
     }
 
+    @Test func onAStereoDeviceTheOldMapRingsOutOnBothSides() {
+        let old = makeEngine(samples: [constant(0.25, 100)], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
+        let new = makeEngine(samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])
+        let mixer = LiveMixer(engine: old, channels: 2, format: .f32, maximumPeriodFrames: 64)
+        let out = mixer.output.assumingMemoryBound(to: Float.self)
+        old.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 64, nanoseconds: 1)
+        #expect(mixer.install(new))
+        new.enqueue(.noteOn(frame: 64 + 10, note: 60, velocity: 127))
+        mixer.renderPeriod(frameCount: 64, nanoseconds: 2)
+        // The old bell (0.25 left, 0.125 right) alone, then with the new centred one (0.5 each).
+        #expect(out[0] == 0.25 && out[1] == 0.125)
+        #expect(out[20] == 0.75 && out[21] == 0.625)
+    }
+
     @Test func aReloadedMapTakesOverWhileTheOldBellsRingOut() {
         let old = makeEngine(samples: [constant(0.25, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])
         let new = makeEngine(samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])

@@ -71,7 +71,42 @@ import Testing
         #expect(e.limitedFrames.load(ordering: .relaxed) == 64 && e.clippedSamples.load(ordering: .relaxed) == 0)
     }
 
-    @Test func aPannedBellStartsAtItsFrameAndIsDampedAndStolenLikeAnyOther() {
+    @Test func aChannelOfPannedBellsFollowsItsVolumeRamp() {
+        let keys = [KeySettings(note: 60, sampleIndex: 0, leftGain: 0.5, rightGain: 0.25)]
+        let e = makeEngine(samples: [constant(1, 1_000)], keys: keys)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(.control(frame: 100, controller: 7, value: 0))      // to silence over 64 frames
+        let (left, right) = renderStereo(e, 300)
+        expectClose(left[99], 0.5); expectClose(right[99], 0.25)
+        // Halfway down the ramp (CC7 127 → 0 over frames 100...163): half the gain.
+        expectClose(left[132], 0.25, tolerance: 1e-5); expectClose(right[132], 0.125, tolerance: 1e-5)
+        #expect(left[164...].allSatisfy { $0 == 0 } && right[164...].allSatisfy { $0 == 0 })
+    }
+
+    @Test func aPannedBellIsStolenWithTheShortFade() {
+        let keys = [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0), KeySettings(note: 61, sampleIndex: 1)]
+        let e = makeEngine(samples: [constant(0.5, 10_000), constant(0.25, 10_000)], keys: keys, polyphony: 1)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(.noteOn(frame: 100, note: 61, velocity: 127))       // polyphony 1: C4 is stolen
+        let (left, right) = renderStereo(e, 600)
+        // The stolen bell fades over 5 ms (240 frames) from 100; the new one is centred.
+        expectClose(left[99], 0.5); #expect(right[99] == 0)
+        expectClose(left[100], 0.5 + 0.25); expectClose(right[100], 0.25)
+        expectClose(left[339], 0.25 + 0.5 / 240, tolerance: 1e-5); expectClose(left[340], 0.25); expectClose(right[340], 0.25)
+        #expect(e.stolenVoices.load(ordering: .relaxed) == 1)
+    }
+
+    @Test(arguments: OutputSampleFormat.allCases)
+    func equalSidesConvertExactlyAsTheMonoMixDoes(format: OutputSampleFormat) {
+        let x: [Float] = (0..<64).map { Float($0 - 32) / 31 + 0.000_013 * Float($0) }
+        var stereo = [UInt8](repeating: 0, count: 64 * 8 * 4), mono = stereo
+        stereo.withUnsafeMutableBytes { interleave(left: x, right: x, frameCount: 64, channels: 8, format: format, into: $0.baseAddress!) }
+        mono.withUnsafeMutableBytes { interleave(x, frameCount: 64, channels: 8, format: format, into: $0.baseAddress!) }
+        #expect(stereo == mono)
+        #expect(mono.contains { $0 != 0 })
+    }
+
+    @Test func aPannedBellStartsAtItsFrameAndIsDamped() {
         let keys = [KeySettings(note: 60, sampleIndex: 0, noteOff: release48, leftGain: 1, rightGain: 0)]
         let e = makeEngine(samples: [constant(1, 10_000)], keys: keys, polyphony: 1)
         e.enqueue(.noteOn(frame: 30, note: 60, velocity: 127))
