@@ -31,8 +31,7 @@ extension Engine {
             if hasPanned, voices[slot].isPanned {
                 let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
                 if usedSide & (1 << channel) == 0 {
-                    sideLeft.update(repeating: 0, count: n)
-                    sideRight.update(repeating: 0, count: n)
+                    sideLeft.update(repeating: 0, count: 2 * stride)
                     usedSide |= 1 << channel
                 }
                 let delay = min(voices[slot].delay, n)

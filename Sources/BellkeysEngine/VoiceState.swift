@@ -49,12 +49,11 @@ struct Voice {
     var keyDown = true
     var damp: Bool
     var sustained = false
-    /// (Beside the other flags, in their padding; see `leftGain`.)
-    var isPanned = false
     /// Frames of the current segment before the voice starts.
     var delay = 0
     /// Off the centre: mixed into its channel's left and right buses with these gains, instead
     /// of the channel's one (centre) bus.
+    var isPanned = false
     var leftGain: Float = 1
     var rightGain: Float = 1
 
