@@ -26,8 +26,8 @@ public final class LiveMixer: @unchecked Sendable {
     private let incoming = Atomic<UInt>(0)
     /// An engine the render thread has finished with, or 0.
     private let retired = Atomic<UInt>(0)
-    /// The period's left channel (the whole mix, for a mono device) and right channel, and the
-    /// same for the engine ringing out after a reload.
+    /// The period's left and right channels, and the same for the engine ringing out after a
+    /// reload.
     private let left: UnsafeMutablePointer<Float>
     private let right: UnsafeMutablePointer<Float>
     private let scratch: UnsafeMutablePointer<Float>
@@ -86,33 +86,24 @@ public final class LiveMixer: @unchecked Sendable {
                 current._withUnsafeGuaranteedRef { $0.start(atFrame: startFrame) }
             }
         }
-        // A mono device gets the mono mix; a stereo one (or wider) left and right.
-        let out = left, outRight = right, stereo = channels > 1
-        if stereo {
-            current._withUnsafeGuaranteedRef { $0.render(left: out, right: outRight, frameCount: frameCount) }
-        } else {
-            current._withUnsafeGuaranteedRef { $0.render(into: out, frameCount: frameCount) }
-        }
+        // Left and right for every device: `interleave` gives a mono one their average, which
+        // is the mono mix itself while no bell is panned.
+        let out = left, outRight = right
+        current._withUnsafeGuaranteedRef { $0.render(left: out, right: outRight, frameCount: frameCount) }
         if let old = retiring {
             let extra = scratch, extraRight = scratchRight
-            if stereo {
-                old._withUnsafeGuaranteedRef { $0.render(left: extra, right: extraRight, frameCount: frameCount) }
-                for i in 0..<frameCount { outRight[i] += extraRight[i] }
-            } else {
-                old._withUnsafeGuaranteedRef { $0.render(into: extra, frameCount: frameCount) }
+            old._withUnsafeGuaranteedRef { $0.render(left: extra, right: extraRight, frameCount: frameCount) }
+            for i in 0..<frameCount {
+                out[i] += extra[i]
+                outRight[i] += extraRight[i]
             }
-            for i in 0..<frameCount { out[i] += extra[i] }
             let finished = old._withUnsafeGuaranteedRef { $0.isSilent() }
             if finished, retired.load(ordering: .acquiring) == 0 {
                 retired.store(UInt(bitPattern: old.toOpaque()), ordering: .releasing)
                 retiring = nil
             }
         }
-        if stereo {
-            interleave(left: out, right: outRight, frameCount: frameCount, channels: channels, format: format, into: output)
-        } else {
-            interleave(out, frameCount: frameCount, channels: channels, format: format, into: output)
-        }
+        interleave(left: out, right: outRight, frameCount: frameCount, channels: channels, format: format, into: output)
         frame += Int64(frameCount)
     }
 

@@ -88,16 +88,10 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     do {
         writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
                                format: sampleFormat)
-        // A mono file gets the engine's mono mix; a stereo (or wider) one its left and right.
-        if channels == 1 {
-            frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
-                (chunk: UnsafeBufferPointer<Float>) throws(FileError) in try writer.write(chunk)
-            }
-        } else {
-            frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
-                (left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) throws(FileError) in
-                try writer.write(left: left, right: right)
-            }
+        // Left and right for every file: a mono one gets their average (see `interleave`).
+        frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
+            (left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) throws(FileError) in
+            try writer.write(left: left, right: right)
         }
         try writer.finish()
     } catch {
