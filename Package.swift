@@ -18,6 +18,9 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // Linux headers that the Glibc module does not cover (signalfd).
         .systemLibrary(name: "CLinux"),
+        // libjack, loaded at run time (dlopen): nothing of JACK is needed to build or to run
+        // through ALSA.
+        .target(name: "CJack", linkerSettings: [.linkedLibrary("dl")]),
 
         // Everything the render thread runs (RT), and the lock-free hand-overs it shares with
         // the control thread. Pure Swift: no Foundation, no C.
@@ -31,7 +34,7 @@ let package = Package(
         .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
         // The only code that talks to C libraries and the file system.
         .target(name: "BellkeysIO",
-                dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux"]),
+                dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux", "CJack"]),
         // The command line: parse, wire, report.
         .executableTarget(name: "bellkeys", dependencies: [
             "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",

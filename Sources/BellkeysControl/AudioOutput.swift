@@ -51,8 +51,15 @@ public protocol AudioOutput: AnyObject {
     var failure: String? { get }
     /// Stops pulling, after the period under way, and drops what the device still holds.
     func stop()
-    /// Underruns (the device ran dry and was restarted) so far.
+    /// Underruns (the device ran dry and was restarted) so far; with JACK, the server's xruns.
     var underrunCount: Int { get }
+    /// The most frames the driver asks the mixer for at once: the mixer is built for it.
+    var maximumPeriodFrames: Int { get }
+}
+
+extension AudioOutput {
+    /// A driver with a fixed period renders exactly that.
+    public var maximumPeriodFrames: Int { configuration.periodFrames }
 }
 
 /// An output with no device, for tests, as NIOEmbedded is for NIO: nothing runs by itself;

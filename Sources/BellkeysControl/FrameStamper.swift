@@ -5,8 +5,8 @@ extension FrameClock {
     public struct Stamper: Sendable {
         public let sampleRate: Int
         /// Frames between the frame the clock line gives for an arrival and the frame the
-        /// event is placed at: one period.
-        public let latencyFrames: Int64
+        /// event is placed at: one period (a JACK server may change the period while playing).
+        public var latencyFrames: Int64
         private var lastFrame: Int64 = 0
 
         public init(sampleRate: Int, periodFrames: Int) {

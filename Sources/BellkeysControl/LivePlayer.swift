@@ -55,9 +55,12 @@ public final class LivePlayer {
 
     // MARK: Playing
 
-    /// The output frame for an event arriving at `arrival` (monotonic nanoseconds).
+    /// The output frame for an event arriving at `arrival` (monotonic nanoseconds): one
+    /// period (the one under way) after the frame the output's clock line gives for it.
     public func frame(arrival: UInt64) -> Int64 {
-        stamper.frame(arrivalNanoseconds: arrival, clock: mixer.clock.read())
+        let period = mixer.periodFrames.load(ordering: .relaxed)
+        if period > 0 { stamper.latencyFrames = Int64(period) }
+        return stamper.frame(arrivalNanoseconds: arrival, clock: mixer.clock.read())
     }
 
     /// Plays `message`, which arrived at `arrival`, from `source` (a number naming the sender,
@@ -66,11 +69,32 @@ public final class LivePlayer {
     public func play(_ message: MIDIMessage, from source: Int?, arrival: UInt64) {
         let message = message.masked
         if let source { held.track(source: source, message) }
+        remember(message)
+        looper.record(send(message, arrival: arrival))
+    }
+
+    /// Takes the events the render thread has played itself since the last call (JACK MIDI, at
+    /// their frames: `LiveMixer.playNow`) and keeps them as `play` keeps a message: held by
+    /// `source`, remembered for a reload, recorded into a loop being recorded. They are not
+    /// queued again. Calls `each` with every one, in order (for --verbose and counting).
+    public func notePlayedNow(source: Int?, each: (EngineEvent) -> Void = { _ in }) {
+        while let event = mixer.played.peek() {
+            mixer.played.pop()
+            if let message = MIDIMessage(event) {
+                if let source { held.track(source: source, message) }
+                remember(message)
+            }
+            looper.record(event)
+            each(event)
+        }
+    }
+
+    /// Keeps the last value of the controllers a reloaded map hears again.
+    private func remember(_ message: MIDIMessage) {
         if case .controlChange(let channel, let number, let value) = message,
            let index = Self.replayedControllers.firstIndex(where: { $0.number == number }) {
             controllers[Int(channel)][index] = value
         }
-        looper.record(send(message, arrival: arrival))
     }
 
     /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless
@@ -103,12 +127,12 @@ public final class LivePlayer {
     }
 
     /// Queues `message` for the engine at the frame for `arrival`, and returns it as queued.
-    /// Bells of the map before a reload hear it too, unless it strikes a new note.
+    /// Bells of the map before a reload hear it too, unless it strikes (`EngineEvent.strikes`).
     @discardableResult
     private func send(_ message: MIDIMessage, arrival: UInt64) -> EngineEvent {
         let event = message.event(atFrame: frame(arrival: arrival))
         engine.enqueue(event)
-        if let previousEngine, !message.isNoteOn { previousEngine.enqueue(event) }
+        if let previousEngine, !event.strikes { previousEngine.enqueue(event) }
         return event
     }
 

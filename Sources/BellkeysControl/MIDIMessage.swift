@@ -43,8 +43,7 @@ public enum MIDIMessage: Hashable, Sendable {
     /// The same message with every value in range (channel 0...15, data 0...127).
     public var masked: MIDIMessage { MIDIMessage(status: bytes.status, data1: bytes.data1, data2: bytes.data2)! }
 
-    /// Whether this is a note-on, of any velocity (a velocity-0 note-on releases its key, but a
-    /// reloaded map's old bells are never given one: they would hear it as no strike at all).
+    /// Whether this is a note-on, of any velocity (a velocity-0 note-on releases its key).
     public var isNoteOn: Bool {
         if case .noteOn = self { true } else { false }
     }

@@ -11,7 +11,7 @@ import Synchronization
 /// Threads: `render` and everything it calls: render. `enqueue`, `schedule`, `cancelScheduled`:
 /// control (the single producer). `setMasterVolume` and the counters: any.
 ///
-/// The render path is split by what it does: `EventMerge.swift` (the two queues merged by
+/// The render path is split by what it does: `EventMerge.swift` (the three queues merged by
 /// frame, each event applied at its frame), `VoicePool.swift` (voices start, release, fade, are
 /// stolen, end), `Controllers.swift` (note-off, pedal, CC7/CC11, all-notes-off), `MixKernel.swift`
 /// (voices into channel buses, buses into the output) and `Limiter.swift`. This file holds the
@@ -22,6 +22,9 @@ public final class Engine: @unchecked Sendable {
     public let events: EventQueue
     /// Events planned ahead of time, in frame order; see `schedule`.
     public let scheduled: EventQueue
+    /// Events the render thread itself read for the period it is rendering (JACK MIDI, with
+    /// their frame offsets), in frame order; see `playNow`.
+    let direct: EventQueue
     /// The last `cancelScheduled`: `scheduled.pushedCount` then, times 32, plus the channel
     /// (16: all). The render thread skips that channel's scheduled events pushed before it.
     let scheduledCancellation = Atomic<Int>(0)
@@ -95,6 +98,7 @@ public final class Engine: @unchecked Sendable {
         self.bank = bank
         events = EventQueue(capacity: configuration.eventCapacity)
         scheduled = EventQueue(capacity: configuration.scheduledCapacity)
+        direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
         keys = .allocate(capacity: max(instrument.keys.count, 1))
@@ -205,6 +209,18 @@ public final class Engine: @unchecked Sendable {
         scheduledCancellation.store(scheduled.pushedCount * 32 + code, ordering: .releasing)
     }
 
+    /// Queues `event`, which the render thread read for the period it is about to render (a
+    /// JACK MIDI event at its frame offset), for `render`. Events must come in frame order.
+    /// Counts and drops it when the queue is full. Thread: render (producer and consumer of
+    /// this queue). Real-time safe.
+    @_noLocks
+    @discardableResult
+    public func playNow(_ event: EngineEvent) -> Bool {
+        if direct.push(event) { return true }
+        droppedEvents.wrappingAdd(1, ordering: .relaxed)
+        return false
+    }
+
     /// Whether `note` (0...127) sounded at the end of the last render call. Thread: any.
     public func isSounding(note: Int) -> Bool {
         let bits = note < 64 ? soundingNotesLow.load(ordering: .relaxed) : soundingNotesHigh.load(ordering: .relaxed)
@@ -225,6 +241,7 @@ public final class Engine: @unchecked Sendable {
         if activeCount != 0 { return false }
         if let _ = events.peek() { return false }
         if let _ = scheduled.peek() { return false }
+        if let _ = direct.peek() { return false }
         return true
     }
 

@@ -29,4 +29,23 @@ public struct EngineEvent: Sendable, Equatable {
         Self(frame: frame, status: 0xB0 | UInt8(channel & 15), data1: UInt8(controller & 127),
              data2: UInt8(value & 127))
     }
+
+    /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event), or nil
+    /// for anything the engine does not play (only note-off, note-on and control change, whole,
+    /// with data bytes below 0x80). Thread: any. Real-time safe.
+    @_noLocks
+    public init?(midi bytes: UnsafePointer<UInt8>, count: Int, frame: Int64) {
+        guard count == 3 else { return nil }
+        let status = bytes[0], data1 = bytes[1], data2 = bytes[2]
+        let kind = status & 0xF0
+        guard kind == 0x80 || kind == 0x90 || kind == 0xB0, data1 < 0x80, data2 < 0x80 else { return nil }
+        self.init(frame: frame, status: status, data1: data1, data2: data2)
+    }
+
+    /// Whether the event strikes a bell (a note-on with a velocity). Everything else (note-offs,
+    /// velocity-0 note-ons, controllers) also goes to the engine of a map being replaced while
+    /// its bells ring out, so that they are damped and pedalled as played. Thread: any.
+    public var strikes: Bool {
+        @_noLocks get { status & 0xF0 == 0x90 && data2 != 0 }
+    }
 }

@@ -1,6 +1,6 @@
 import Synchronization
 
-// How `render` walks the live and scheduled queues and applies each event at its frame.
+// How `render` walks the live, scheduled and render-thread queues and applies each event at its frame.
 extension Engine {
     /// Renders `frameCount` mono frames into `output`, applying every queued event whose frame
     /// falls inside them at exactly that frame: the centred bells as they are, panned ones
@@ -30,8 +30,9 @@ extension Engine {
         while done < frameCount {
             var end = min(frameCount, done + configuration.maxBlockFrames)
             while true {
-                // The earlier of the two queues' heads; live events first on a tie.
-                var fromScheduled = false
+                // The earliest of the three queues' heads: live first on a tie, then scheduled,
+                // then the render thread's own.
+                var source = 0
                 var next = events.peek()
                 var planned = scheduled.peek()
                 while let skipped = planned, cancelledChannel == 16 || skipped.status & 0x0F == cancelledChannel,
@@ -41,10 +42,18 @@ extension Engine {
                 }
                 if let planned {
                     if let live = next {
-                        if planned.frame < live.frame { next = planned; fromScheduled = true }
+                        if planned.frame < live.frame { next = planned; source = 1 }
                     } else {
                         next = planned
-                        fromScheduled = true
+                        source = 1
+                    }
+                }
+                if let own = direct.peek() {
+                    if let earlier = next {
+                        if own.frame < earlier.frame { next = own; source = 2 }
+                    } else {
+                        next = own
+                        source = 2
                     }
                 }
                 guard let event = next else { break }
@@ -54,7 +63,7 @@ extension Engine {
                     // See appliesWithinSegment; anything else ends the segment at its frame.
                     if appliesWithinSegment(event) {
                         apply(event, delay: Int(offset))
-                        if fromScheduled { scheduled.pop() } else { events.pop() }
+                        popEvent(from: source)
                         continue
                     }
                     end = done + Int(offset)
@@ -62,7 +71,7 @@ extension Engine {
                 }
                 if offset < 0 { lateEvents.wrappingAdd(1, ordering: .relaxed) }
                 apply(event, delay: 0)
-                if fromScheduled { scheduled.pop() } else { events.pop() }
+                popEvent(from: source)
             }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
@@ -75,6 +84,16 @@ extension Engine {
         soundingNotesHigh.store(soundingHigh, ordering: .relaxed)
         if activeCount > peakVoiceCount.load(ordering: .relaxed) {
             peakVoiceCount.store(activeCount, ordering: .relaxed)
+        }
+    }
+
+    /// Removes the head of queue `source`: 0 live, 1 scheduled, 2 the render thread's own.
+    @_noLocks
+    func popEvent(from source: Int) {
+        switch source {
+        case 0: events.pop()
+        case 1: scheduled.pop()
+        default: direct.pop()
         }
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// given in a list only the control thread touches, until `takeRetired` hands it back; the
 /// render thread holds them unretained, so it never retains, releases or frees an object.
 ///
-/// Threads: `renderPeriod` render only; `install`, `takeRetired` the control thread (the
+/// Threads: `renderPeriod`, `beginPeriod`, `playNow` and `render` render only; `install`, `takeRetired` the control thread (the
 /// engines' event producer); the rest any.
 public final class LiveMixer: @unchecked Sendable {
     public let sampleRate: Int
@@ -36,6 +36,15 @@ public final class LiveMixer: @unchecked Sendable {
     public let output: UnsafeMutableRawPointer
     /// Frame that the next period starts at.
     public private(set) var frame: Int64 = 0
+    /// Frames of the period under way (the last `beginPeriod`'s), 0 before the first: the
+    /// latency of stamped live events (`FrameClock.Stamper`). A JACK server may change it.
+    public let periodFrames = Atomic<Int>(0)
+    /// The events `playNow` played, for the control thread: here the render thread is the
+    /// producer and the control thread the consumer (`LivePlayer.notePlayedNow`).
+    public let played: EventQueue
+    /// Events `playNow` played that `played` had no room for (the control thread did not take
+    /// them for 1,024 events): they sounded, but were not kept for the loop or held notes.
+    public let unreportedPlays = Atomic<Int>(0)
 
     /// Thread: control, before rendering starts.
     public init(engine: Engine, channels: Int, format: OutputSampleFormat, maximumPeriodFrames: Int) {
@@ -47,6 +56,7 @@ public final class LiveMixer: @unchecked Sendable {
         owned = [engine]
         current = Unmanaged.passUnretained(engine)
         clock = FrameClock(sampleRate: engine.configuration.sampleRate)
+        played = EventQueue(capacity: 1_024)
         left = .allocate(capacity: maximumPeriodFrames)
         left.initialize(repeating: 0, count: maximumPeriodFrames)
         scratch = .allocate(capacity: maximumPeriodFrames)
@@ -72,9 +82,22 @@ public final class LiveMixer: @unchecked Sendable {
 
     /// Renders the next `frameCount` frames into `output`. `nanoseconds` is the monotonic
     /// time now, published with the period's first frame for `FrameClock.Stamper`.
-    /// Thread: render. Real-time safe.
+    /// The same as `beginPeriod` then `render`. Thread: render. Real-time safe.
     @_noLocks
     public func renderPeriod(frameCount: Int, nanoseconds: UInt64) {
+        beginPeriod(frameCount: frameCount, nanoseconds: nanoseconds)
+        render(frameCount: frameCount)
+    }
+
+    /// Starts a period of `frameCount` frames (any length: `render` may take it in parts) whose
+    /// first frame is `frame`, played at `nanoseconds` (monotonic): publishes the pair on
+    /// `clock` and the period's length in `periodFrames`, and starts an engine handed over by
+    /// `install`. Then `playNow` may place events inside the period. Returns the period's first
+    /// frame. Thread: render. Real-time safe.
+    @_noLocks
+    @discardableResult
+    public func beginPeriod(frameCount: Int, nanoseconds: UInt64) -> Int64 {
+        periodFrames.store(frameCount, ordering: .relaxed)
         clock.publish(frame: frame, nanoseconds: nanoseconds)
         if retiring == nil {
             let bits = incoming.load(ordering: .acquiring)
@@ -86,6 +109,28 @@ public final class LiveMixer: @unchecked Sendable {
                 current._withUnsafeGuaranteedRef { $0.start(atFrame: startFrame) }
             }
         }
+        return frame
+    }
+
+    /// Plays `event` at its frame, which lies in the period begun (an event the render thread
+    /// read itself: a JACK MIDI event at its offset), with no latency added: the engine playing
+    /// now takes it, and so does the map before a reload while its bells ring out, unless it
+    /// `strikes`. It is also handed to the control thread through `played`, so that what it
+    /// holds, the controllers and the loop are kept as for any input. Events come in frame
+    /// order. Thread: render. Real-time safe.
+    @_noLocks
+    public func playNow(_ event: EngineEvent) {
+        _ = current._withUnsafeGuaranteedRef { $0.playNow(event) }
+        if let old = retiring, !event.strikes {
+            _ = old._withUnsafeGuaranteedRef { $0.playNow(event) }
+        }
+        if !played.push(event) { unreportedPlays.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// Renders the next `frameCount` frames (at most `maximumPeriodFrames`) of the period begun
+    /// into `output`. Thread: render. Real-time safe.
+    @_noLocks
+    public func render(frameCount: Int) {
         // Left and right for every device: `interleave` gives a mono one their average, which
         // is the mono mix itself while no bell is panned.
         let out = left, outRight = right
@@ -105,6 +150,32 @@ public final class LiveMixer: @unchecked Sendable {
         }
         interleave(left: out, right: outRight, frameCount: frameCount, channels: channels, format: format, into: output)
         frame += Int64(frameCount)
+    }
+
+    /// Renders the period begun, `frameCount` frames (any number: taken in parts of at most
+    /// `maximumPeriodFrames`), into one float buffer per channel (`channelBuffers[c]`, each of
+    /// `frameCount` floats), as a JACK process callback needs them. The channels are those of
+    /// the interleaved `output` (the same conversion), and `tap`, if given, gets the interleaved
+    /// frames. The format must be `.f32`. Thread: render. Real-time safe.
+    @_noLocks
+    public func render(frameCount: Int, into channelBuffers: UnsafePointer<UnsafeMutablePointer<Float>>,
+                       tap: Unmanaged<AudioTap>?) {
+        let interleaved = output.assumingMemoryBound(to: Float.self)
+        let channelCount = channels
+        var done = 0
+        while done < frameCount {
+            let part = min(frameCount - done, maximumPeriodFrames)
+            render(frameCount: part)
+            for channel in 0..<channelCount {
+                let destination = channelBuffers[channel] + done
+                for i in 0..<part { destination[i] = interleaved[i * channelCount + channel] }
+            }
+            if let tap {
+                let source = output
+                _ = tap._withUnsafeGuaranteedRef { $0.push(source, frameCount: part) }
+            }
+            done += part
+        }
     }
 
     /// Hands `engine` to the render thread, which starts it at its next period; the engine

@@ -1,38 +1,86 @@
 import ArgumentParser
 import BellkeysFormats
+import BellkeysIO
 
-/// The sound device and the render thread, shared by the commands that play live.
+/// How bellkeys reaches the sound: `--driver`.
+enum Driver: String, ExpressibleByArgument, CaseIterable {
+    /// JACK when a JACK server is running (and no ALSA-only option is given), else ALSA.
+    case auto
+    case alsa
+    case jack
+}
+
+/// The sound output and its real-time side, shared by the commands that play live.
 struct OutputOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("ALSA playback device (see `bellkeys list`).", valueName: "name"))
-    var device = "default"
+    @Option(help: ArgumentHelp("Sound driver: auto, alsa or jack.",
+                               discussion: "auto (the default) plays through JACK when a JACK server is running (jackd, or PipeWire's under pw-jack) and no ALSA-only option (--device, --rate, --period, --periods, --priority) is given, else through ALSA. bellkeys never starts a JACK server and never changes its rate or buffer size.",
+                               valueName: "driver"))
+    var driver: Driver = .auto
 
-    @Option(help: ArgumentHelp("Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
-                               discussion: "A device that refuses it gets its nearest rate, and the bells are resampled to that once, at load.",
+    @Option(help: ArgumentHelp("ALSA playback device (see `bellkeys list`; default: default).", valueName: "name"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("ALSA output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+                               discussion: "A device that refuses it gets its nearest rate, and the bells are resampled to that once, at load. With JACK the server's rate is used.",
                                valueName: "hz"))
     var rate: Int?
 
-    @Option(help: ArgumentHelp("Frames per period: how often the render thread writes to the device.",
-                               discussion: "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises.",
+    @Option(help: ArgumentHelp("ALSA frames per period: how often the render thread writes to the device (default: 64).",
+                               discussion: "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises. With JACK the server's buffer size is used (jack_bufsize).",
                                valueName: "frames"))
-    var period = 64
+    var period: Int?
 
-    @Option(help: ArgumentHelp("Periods in the device buffer; the buffer latency is period × periods.",
+    @Option(help: ArgumentHelp("ALSA periods in the device buffer; the buffer latency is period × periods (default: 2).",
                                discussion: "2 × 64 frames is 2.7 ms at 48 kHz. Use 3 if the card underruns with 2.",
                                valueName: "n"))
-    var periods = 2
+    var periods: Int?
 
-    @Option(help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix.", valueName: "n"))
+    @Option(help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix. With JACK, one output port each.", valueName: "n"))
     var channels = 2
 
-    @Option(help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the render thread.", valueName: "n"))
-    var priority: Int32 = 70
+    @Option(help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.", valueName: "n"))
+    var priority: Int32?
+
+    @Option(name: .customLong("jack-connect"),
+            help: ArgumentHelp("With JACK: connect the output ports to this port (repeatable, in order: out_1 to the first), or to this client's inputs; `none` connects nothing (default: the physical playback ports).",
+                               valueName: "port"))
+    var jackConnect: [String] = []
+
+    var deviceName: String { device ?? "default" }
+    var periodFrames: Int { period ?? 64 }
+    var periodCount: Int { periods ?? 2 }
+    var realTimePriority: Int32 { priority ?? 70 }
+
+    /// The ALSA-only options given, as typed.
+    var alsaOnlyOptions: [String] {
+        [device.map { _ in "--device" }, rate.map { _ in "--rate" }, period.map { _ in "--period" },
+         periods.map { _ in "--periods" }, priority.map { _ in "--priority" }].compactMap { $0 }
+    }
+
+    /// Where the JACK output ports go.
+    var jackConnection: JACKConnection {
+        if jackConnect.isEmpty { return .physical }
+        if jackConnect == ["none"] { return .none }
+        return .ports(jackConnect)
+    }
 
     func validate() throws {
         try validateRate(rate)
-        if !(16...8192).contains(period) { throw ValidationError("--period \(period) is out of range; use 16 to 8192 frames") }
-        if !(2...32).contains(periods) { throw ValidationError("--periods \(periods) is out of range; use 2 to 32") }
+        if let period, !(16...8192).contains(period) { throw ValidationError("--period \(period) is out of range; use 16 to 8192 frames") }
+        if let periods, !(2...32).contains(periods) { throw ValidationError("--periods \(periods) is out of range; use 2 to 32") }
         try validateChannels(channels)
-        if !(1...99).contains(priority) { throw ValidationError("--priority \(priority) is out of range; use 1 to 99") }
+        if let priority, !(1...99).contains(priority) { throw ValidationError("--priority \(priority) is out of range; use 1 to 99") }
+        if driver == .jack, let option = alsaOnlyOptions.first {
+            throw ValidationError("\(option) is an ALSA option; with --driver jack the JACK server sets the device, rate, buffer size and "
+                                  + "priority (change them there: jack_bufsize 128, qjackctl), and bellkeys follows them. "
+                                  + "Drop \(option), or play through ALSA: --driver alsa")
+        }
+        if !jackConnect.isEmpty, driver == .alsa {
+            throw ValidationError("--jack-connect is a JACK option; drop it, or use --driver jack")
+        }
+        if jackConnect.contains("none"), jackConnect.count > 1 {
+            throw ValidationError("--jack-connect none connects nothing; give it alone, or name ports instead")
+        }
     }
 }
 

@@ -11,22 +11,29 @@ extension LiveSession {
     /// The status area: the piano and its lines with the keyboard UI, else one line.
     func statusLines() -> [String] {
         let voices = player.voiceCount
-        let names = midi?.portNames ?? []
-        let ports = names.isEmpty ? (midi == nil ? "no MIDI input" : "waiting for a keyboard") : names.joined(separator: ", ")
-        let underruns = output.underrunCount
+        let names = (midi?.portNames ?? []) + (jackMIDI?.connected ?? [])
+        let ports = names.isEmpty ? (midi == nil && jackMIDI == nil ? "no MIDI input" : "waiting for a keyboard") : names.joined(separator: ", ")
+        let underruns = underrunText
         guard let keyboard = keys?.keyboard else {
-            return ["♪ voices \(voices) · underruns \(underruns) · ports \(names.count)"
+            return ["♪ voices \(voices) · \(underruns) · ports \(names.count)"
                     + (names.isEmpty ? " (waiting for a keyboard)" : ": " + ports)]
         }
         let sounding = (60...72).filter { player.isSounding(note: $0) }
         var lines = PianoView.lines { sounding.contains(60 + $0) }
         lines.append("  sounding: " + (sounding.isEmpty ? "-" : sounding.map { noteName($0) }.joined(separator: " ")))
         lines.append("  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
-                     + " · underruns \(underruns)")
+                     + " · \(underruns)")
         lines.append("  loop: " + loopText() + " · x damps all · Esc quits")
         lines.append("  MIDI: \(ports) · " + (keyboard.reportsReleases ? "key releases on: damped keys stop on release"
                                                                             : "no key releases: bells ring out"))
         return lines
+    }
+
+    /// "underruns N" (ALSA), or JACK's xruns, buffer and bellkeys' share of the cycle.
+    var underrunText: String {
+        guard let jack else { return "underruns \(output.underrunCount)" }
+        return "xruns \(jack.xruns.load(ordering: .relaxed)) · buffer \(jack.bufferFrames.load(ordering: .relaxed))"
+            + " · DSP \(secondsText(jackLoad.percent, digits: 1))%"
     }
 
     func loopText() -> String {
@@ -41,5 +48,23 @@ extension LiveSession {
         case .looping(_, let length):
             return "playing \(secondsText(Double(length) / rate, digits: 2)) s, \(looper.noteCount) notes (Backspace clears)"
         }
+    }
+}
+
+/// The process callback's share of JACK's cycles between two status lines. Thread: control.
+struct CycleLoad {
+    private var lastCycles = 0
+    private var lastBusy: UInt64 = 0
+    private(set) var percent = 0.0
+
+    /// Takes the counters now; `percent` becomes the share since the last call.
+    mutating func update(_ jack: JACKOutput, sampleRate: Int) {
+        let cycles = jack.cycles.load(ordering: .relaxed), busy = jack.busyNanoseconds.load(ordering: .relaxed)
+        let periodNanoseconds = Double(jack.bufferFrames.load(ordering: .relaxed)) * 1e9 / Double(sampleRate)
+        if cycles > lastCycles {
+            percent = Double(busy &- lastBusy) / Double(cycles - lastCycles) / periodNanoseconds * 100
+        }
+        lastCycles = cycles
+        lastBusy = busy
     }
 }

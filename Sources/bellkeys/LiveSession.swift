@@ -17,8 +17,10 @@ final class LiveSession {
     let settings: LiveSettings
     let console: Console
     var loaded: LoadedInstrument
-    /// The sound output driver (ALSA). The session never touches its real-time side.
+    /// The sound output driver (ALSA or JACK). The session never touches its real-time side.
     let output: any AudioOutput
+    /// The output when it is JACK's (for its ports, connections and counters).
+    let jack: JACKOutput?
     let player: LivePlayer
     var mixer: LiveMixer { player.mixer }
     let recorder: Recorder?
@@ -26,28 +28,54 @@ final class LiveSession {
     /// MIDI keyboards; nil when the machine has no sequencer and the computer keyboard or a
     /// tune plays instead.
     let midi: SequencerInput?
+    /// JACK MIDI (`midi_in`), with the JACK driver.
+    let jackMIDI: JACKMIDIInput?
+    /// bellkeys' share of JACK's cycle over the last status interval (the process callback's
+    /// time over the cycle's), for the status line.
+    var jackLoad = CycleLoad()
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
     /// Every input, drained in this order on each pass of the poll loop.
-    var inputs: [any LiveInput] { [midi as (any LiveInput)?, keys].compactMap { $0 } }
+    var inputs: [any LiveInput] { [midi as (any LiveInput)?, jackMIDI, keys].compactMap { $0 } }
 
     init(settings: LiveSettings) throws {
         self.settings = settings
         let options = settings.output
         let wantsUI = !settings.session.noUI && Terminal.isInteractive
         console = Console(live: !settings.session.quiet && isatty(1) == 1)
-        var loaded = try settings.map.load(sampleRate: options.rate)
+        // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the inputs. They are
+        // blocked before any other thread starts (libjack starts its own in jack_client_open,
+        // the render thread comes later), so every thread inherits the mask and none sees them.
+        signals = SignalListener()
+
+        // JACK first (its rate decides the bells'), when asked for or found running.
+        var jack: JACKOutput?
+        var driverNote: String?
+        let tryJACK = options.driver == .jack || (options.driver == .auto && options.alsaOnlyOptions.isEmpty)
+        if tryJACK {
+            do {
+                jack = try JACKOutput(channels: options.channels, channel: settings.channel.map { UInt8($0 - 1) })
+            } catch {
+                if options.driver == .jack { throw Failure(error.description) }
+                driverNote = "driver ALSA (auto: \(error.description.replacingFirstLine()))"
+            }
+        } else if options.driver == .auto {
+            driverNote = "driver ALSA (auto: \(options.alsaOnlyOptions.joined(separator: ", ")) given)"
+        }
+        var loaded = try settings.map.load(sampleRate: jack.map { $0.configuration.sampleRate } ?? options.rate)
 
         // Both devices are tried before giving up, so the message says everything missing.
         var sequencerProblem: String?, outputProblem: String?
-        var sequencer: Sequencer?, output: (any AudioOutput)?
+        var sequencer: Sequencer?, output: (any AudioOutput)? = jack
         do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
-        do {
-            output = try ALSAOutput(device: options.device, sampleRate: loaded.sampleRate, channels: options.channels,
-                                   periodFrames: options.period, periods: options.periods)
-        } catch { outputProblem = error.description }
-        // Without MIDI input the computer keyboard or the tune still plays.
-        let needsSequencer = !wantsUI && settings.tune == nil
+        if output == nil {
+            do {
+                output = try ALSAOutput(device: options.deviceName, sampleRate: loaded.sampleRate, channels: options.channels,
+                                        periodFrames: options.periodFrames, periods: options.periodCount)
+            } catch { outputProblem = error.description }
+        }
+        // Without MIDI input the computer keyboard or the tune still plays; JACK brings its own.
+        let needsSequencer = !wantsUI && settings.tune == nil && jack == nil
         guard let output, sequencer != nil || !needsSequencer else {
             let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
             let lacking = sequencer == nil && needsSequencer ? (output == nil ? "both" : "the sequencer") : "the sound device"
@@ -63,12 +91,16 @@ final class LiveSession {
         self.output = output
         let granted = output.configuration
         var notes: [String] = []
-        if let sequencerProblem { notes.append("no MIDI input: " + sequencerProblem.replacingFirstLine()) }
+        if let driverNote { notes.append(driverNote) }
+        if let sequencerProblem, jack == nil || sequencer == nil {
+            notes.append("no ALSA sequencer: " + sequencerProblem.replacingFirstLine())
+        }
         if granted.sampleRate != loaded.sampleRate {
             notes.append("\(granted.device) refuses \(loaded.sampleRate) Hz: bells resampled to \(granted.sampleRate) Hz at load")
             loaded = try settings.map.load(sampleRate: granted.sampleRate)
         }
         self.loaded = loaded
+        self.jack = jack
 
         if let path = settings.session.record {
             do {
@@ -83,36 +115,47 @@ final class LiveSession {
 
         let engine = settings.voices.makeEngine(loaded)
         let mixer = LiveMixer(engine: engine, channels: granted.channels, format: granted.format,
-                              maximumPeriodFrames: granted.periodFrames)
+                              maximumPeriodFrames: output.maximumPeriodFrames)
         player = LivePlayer(mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
                             masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
         let console = console
         midi = sequencer.map { SequencerInput(sequencer: $0, console: console, patterns: settings.connect,
                                               channel: settings.channel, verbose: settings.verbose) }
-
-        // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the sequencer. They
-        // are blocked before the render thread starts, so it inherits the mask and never sees them.
-        signals = SignalListener()
+        // Keyboards come through the ALSA sequencer when it is there, else JACK's physical MIDI
+        // ports: never both, so no keyboard is connected twice.
+        jackMIDI = jack.map { JACKMIDIInput(output: $0, console: console, connectsPhysicalPorts: sequencer == nil,
+                                            verbose: settings.verbose) }
 
         let lockError = lockMemory()
         recorder?.start()
-        let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: options.priority)
+        let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: options.realTimePriority)
+        let connections = jack?.connectOutputs(options.jackConnection) ?? []
 
         let map = loaded.map
         let lowest = map.keys.map(\.note).min() ?? 0, highest = map.keys.map(\.note).max() ?? 0
         console.line("bellkeys: \(map.keys.count) bells (\(noteName(lowest))..\(noteName(highest))) from \(loaded.mapPath), "
                      + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
         for note in notes { console.line("  " + note) }
-        console.line("  output \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) ch, \(granted.format.rawValue), "
-                     + "period \(granted.periodFrames) frames × \(granted.periods) = buffer \(granted.bufferFrames) frames "
-                     + "(\(secondsText(granted.bufferMilliseconds, digits: 2)) ms)")
-        switch scheduling {
-        case .realTime(let priority):
-            console.line("  render thread: real-time (SCHED_FIFO, priority \(priority))")
-        case .normal(let code):
-            console.line("  notice: render thread at normal priority: real-time scheduling was refused (\(String(cString: strerror(code)))).\n"
-                         + "    fix: add yourself to the audio group with an rtprio limit (Debian: `sudo usermod -aG audio $USER` and a line "
-                         + "`@audio - rtprio 95` in /etc/security/limits.d/audio.conf), then log in again")
+        if let jack {
+            console.line("  output \(jack.clientName) on \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) port\(granted.channels == 1 ? "" : "s"), "
+                         + "buffer \(granted.periodFrames) frames (\(secondsText(granted.bufferMilliseconds, digits: 2)) ms), as the server sets it")
+            console.line("  connected " + (connections.isEmpty ? "nothing (--jack-connect none)" : connections.joined(separator: ", ")))
+            switch scheduling {
+            case .realTime(let priority): console.line("  process thread: JACK's, real-time (SCHED_FIFO, priority \(priority))")
+            case .normal: console.line("  notice: the JACK server runs without real-time scheduling; start it with -R (jackd -R ...)")
+            }
+        } else {
+            console.line("  output \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) ch, \(granted.format.rawValue), "
+                         + "period \(granted.periodFrames) frames × \(granted.periods) = buffer \(granted.bufferFrames) frames "
+                         + "(\(secondsText(granted.bufferMilliseconds, digits: 2)) ms)")
+            switch scheduling {
+            case .realTime(let priority):
+                console.line("  render thread: real-time (SCHED_FIFO, priority \(priority))")
+            case .normal(let code):
+                console.line("  notice: render thread at normal priority: real-time scheduling was refused (\(String(cString: strerror(code)))).\n"
+                             + "    fix: add yourself to the audio group with an rtprio limit (Debian: `sudo usermod -aG audio $USER` and a line "
+                             + "`@audio - rtprio 95` in /etc/security/limits.d/audio.conf), then log in again")
+            }
         }
         if let lockError {
             console.line("  notice: sample memory not locked (\(String(cString: strerror(lockError)))); it may be paged out.\n"
@@ -122,6 +165,7 @@ final class LiveSession {
         }
         if let recorder { console.line("  recording to \(recorder.path) (\(granted.format.rawValue), as played)") }
         if let midi { console.line(midi.startupLine) }
+        if let jackMIDI { console.line(jackMIDI.startupLine) }
 
         var terminal: Terminal?
         if wantsUI {
@@ -137,6 +181,7 @@ final class LiveSession {
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
         }
         midi?.connectPresent()
+        jackMIDI?.connectPresent()
     }
 
     /// The poll loop. Returns the exit status.
@@ -177,12 +222,13 @@ final class LiveSession {
                 if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
             }
             if let failure = output.failure {
-                return fail("the sound device \(output.configuration.device) failed: \(failure)")
+                return fail(jack == nil ? "the sound device \(output.configuration.device) failed: \(failure)" : failure)
             }
             if player.tuneHasRungOut { return shutDown("the tune has rung out") }
             let now = monotonicSeconds()
             if now >= nextStatus {
                 nextStatus = now + (keys == nil ? 0.25 : 0.04)
+                if let jack { jackLoad.update(jack, sampleRate: output.configuration.sampleRate) }
                 console.status(statusLines())
             }
         }
@@ -253,7 +299,18 @@ final class LiveSession {
         finishRecording()
         // Counters of the engine playing now (a reload starts them again).
         let e = player.engine
-        console.line("bellkeys: stopped (\(reason)); underruns: \(output.underrunCount)"
+        var outputCounts = "underruns: \(output.underrunCount)"
+        if let jack {
+            let cycles = jack.cycles.load(ordering: .relaxed), busy = jack.busyNanoseconds.load(ordering: .relaxed)
+            let periodNanoseconds = Double(jack.bufferFrames.load(ordering: .relaxed)) * 1e9 / Double(output.configuration.sampleRate)
+            let mean = cycles > 0 ? Double(busy) / Double(cycles) / periodNanoseconds * 100 : 0
+            let longest = Double(jack.longestCycleNanoseconds.load(ordering: .relaxed)) / periodNanoseconds * 100
+            outputCounts = "JACK xruns: \(jack.xruns.load(ordering: .relaxed)), cycles \(cycles), skipped \(jack.skippedCycles.load(ordering: .relaxed))"
+                + ", buffer size changes \(jack.bufferSizeChanges.load(ordering: .relaxed))"
+                + ", DSP mean \(secondsText(mean, digits: 2))% longest \(secondsText(longest, digits: 1))% of a cycle"
+                + "; JACK MIDI messages \(jackMIDI?.eventsReceived ?? 0) (not played \(jack.midiEventsIgnored.load(ordering: .relaxed)))"
+        }
+        console.line("bellkeys: stopped (\(reason)); \(outputCounts)"
                      + "; MIDI messages: \(midi?.eventsReceived ?? 0), input overflows \(midi?.sequencer.inputOverflows ?? 0)"
                      + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
                      + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"

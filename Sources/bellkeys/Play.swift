@@ -60,7 +60,7 @@ struct Play: ParsableCommand {
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
 
 /// One event as `aseqdump` shows it: source, event, channel (0-based, as aseqdump) and data.
-func describeEvent(source: SequencerAddress, message: MIDIMessage) -> String {
+func describeEvent(source: String, message: MIDIMessage) -> String {
     let text: String
     switch message {
     case .noteOn(let channel, let note, let velocity): text = pad("Note on", 24) + "\(channel), note \(note), velocity \(velocity)"
@@ -68,5 +68,5 @@ func describeEvent(source: SequencerAddress, message: MIDIMessage) -> String {
     case .controlChange(let channel, let controller, let value):
         text = pad("Control change", 24) + "\(channel), controller \(controller), value \(value)"
     }
-    return pad("\(source)", 7) + text
+    return pad(source, 7) + text
 }

@@ -70,7 +70,7 @@ final class SequencerInput: LiveInput {
         switch event {
         case .midi(let source, let message):
             eventsReceived += 1
-            if verbose { console.line(describeEvent(source: source, message: message)) }
+            if verbose { console.line(describeEvent(source: "\(source)", message: message)) }
             if let channel, Int(message.channel) != channel - 1 { return }
             player.play(message, from: source.key, arrival: arrival)
         case .portStarted(let address):

@@ -1,0 +1,74 @@
+import BellkeysControl
+import BellkeysEngine
+import BellkeysIO
+
+/// The JACK MIDI port `midi_in` as a live input. Its events are played on JACK's process
+/// thread at their frame offsets (`JACKOutput`); here the control thread keeps what they hold
+/// and the loop records them (`LivePlayer.notePlayedNow`), connects the physical MIDI ports
+/// when it is the keyboards' way in, and reports connections. JACK merges every sender into
+/// the one port, so when a sender disconnects, every note held through `midi_in` is released.
+/// Thread: control.
+final class JACKMIDIInput: LiveInput {
+    /// The held-notes source of everything that comes through `midi_in`.
+    static let source = -2
+    let output: JACKOutput
+    let console: Console
+    /// Whether physical MIDI ports (keyboards the server sees) are connected as they appear:
+    /// only when no ALSA sequencer connects them, so that no keyboard is connected twice.
+    let connectsPhysicalPorts: Bool
+    let verbose: Bool
+    /// Ports sending to `midi_in`, as last seen.
+    private(set) var connected: [String] = []
+    /// Messages played from `midi_in` (after the --channel filter).
+    private(set) var eventsReceived = 0
+
+    init(output: JACKOutput, console: Console, connectsPhysicalPorts: Bool, verbose: Bool) {
+        self.output = output
+        self.console = console
+        self.connectsPhysicalPorts = connectsPhysicalPorts
+        self.verbose = verbose
+    }
+
+    var startupLine: String {
+        "  JACK MIDI input: \(output.midiPortName), events played at their frame in the cycle"
+            + (connectsPhysicalPorts ? "; connecting every physical MIDI port, now and when it appears"
+                                     : "; keyboards come through the ALSA sequencer (connect JACK senders here yourself)")
+    }
+
+    /// Connects what should be and reports what is connected. Call after the output started.
+    func connectPresent() {
+        look(player: nil)
+    }
+
+    var descriptors: [Int32] { [] }
+    /// Nothing to wait on: the events have sounded already; this only keeps the books.
+    var pollTimeoutMilliseconds: Int32? { 20 }
+
+    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+        player.notePlayedNow(source: Self.source) { event in
+            eventsReceived += 1
+            if verbose, let message = MIDIMessage(event) { console.line(describeEvent(source: "jack", message: message)) }
+        }
+        if output.takeGraphChanged() { look(player: player) }
+        return .carryOn
+    }
+
+    /// Connects new physical ports (if it should) and reports connections made and gone.
+    private func look(player: LivePlayer?) {
+        if connectsPhysicalPorts {
+            for port in output.unconnectedPhysicalMIDIPorts() {
+                if let problem = output.connectMIDI(from: port) { console.line("cannot connect JACK MIDI \(port): \(problem)") }
+            }
+        }
+        let now = output.midiConnections
+        let gone = connected.filter { !now.contains($0) }
+        for port in now where !connected.contains(port) { console.line("connected JACK MIDI \(port)") }
+        if !gone.isEmpty {
+            let notes = player?.release(source: Self.source, arrival: monotonicNanoseconds()) ?? 0
+            for port in gone {
+                console.line("disconnected JACK MIDI \(port)" + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
+            }
+        }
+        connected = now
+    }
+}
