@@ -6,6 +6,8 @@ import Synchronization
 
 /// A failure to use JACK, in words: what failed, and what to do about it.
 public struct JACKError: Error, CustomStringConvertible {
+    public enum Kind: Sendable { case notInstalled, noServer, refused }
+    public let kind: Kind
     public let description: String
 }
 
@@ -88,7 +90,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     public init(clientName: String = "bellkeys", channels: Int, channel: UInt8?) throws(JACKError) {
         precondition(channels > 0)
         if let problem = loadJACK() {
-            throw JACKError(description: """
+            throw JACKError(kind: .notInstalled, description: """
                 JACK is not installed: \(problem).
                     fix: install it (Debian: `sudo apt install jackd2`, or `pipewire-jack` on a PipeWire desktop), \
                 or play through ALSA: --driver alsa
@@ -98,7 +100,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         serverName = server
         var status: Int32 = 0
         guard let opened = bk_jack_client_open(clientName, Int32(BK_JACK_NO_START_SERVER), &status) else {
-            throw JACKError(description: Self.openFailure(status: status, server: server))
+            throw JACKError(kind: status & Int32(BK_JACK_SERVER_FAILED) != 0 ? .noServer : .refused,
+                            description: Self.openFailure(status: status, server: server))
         }
         client = opened
         self.clientName = String(cString: bk_jack_get_client_name(opened))
@@ -110,14 +113,14 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         for index in 0..<channels {
             guard let port = bk_jack_port_register(opened, "out_\(index + 1)", BK_JACK_AUDIO_TYPE, flagsOut, 0) else {
                 bk_jack_client_close(opened)
-                throw JACKError(description: "the JACK server refused the audio port out_\(index + 1) (jack_port_register)")
+                throw JACKError(kind: .refused, description: "the JACK server refused the audio port out_\(index + 1) (jack_port_register)")
             }
             (outputPorts + index).initialize(to: port)
         }
         guard let midi = bk_jack_port_register(opened, "midi_in", BK_JACK_MIDI_TYPE,
                                                UInt(BK_JACK_PORT_IS_INPUT | BK_JACK_PORT_IS_TERMINAL), 0) else {
             bk_jack_client_close(opened)
-            throw JACKError(description: "the JACK server refused the MIDI port midi_in (jack_port_register)")
+            throw JACKError(kind: .refused, description: "the JACK server refused the MIDI port midi_in (jack_port_register)")
         }
         midiPort = midi
         let rate = Int(bk_jack_get_sample_rate(opened))
@@ -158,7 +161,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
 
     /// Why `jack_client_open` failed, and what to do.
     private static func openFailure(status: Int32, server: String) -> String {
-        if status & Int32(BK_JACK_SERVER_FAILED) != 0 || status & 0x20 != 0 {
+        if status & Int32(BK_JACK_SERVER_FAILED) != 0 {
             return """
                 no JACK server '\(server)' is running (jack_client_open).
                     fix: start one (`jackd -d alsa -d hw:0`, qjackctl, or a PipeWire desktop's own, through `pw-jack bellkeys`), \
@@ -169,16 +172,6 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             return "the JACK server '\(server)' speaks another protocol version than this libjack (jack_client_open); install matching JACK packages"
         }
         return "cannot open a client of the JACK server '\(server)' (jack_client_open status 0x\(String(status, radix: 16)))"
-    }
-
-    /// Whether a JACK server answers (libjack installed and a server running), without starting
-    /// one: `--driver auto` plays through JACK then. Thread: control.
-    public static func serverIsRunning() -> Bool {
-        guard loadJACK() == nil else { return false }
-        var status: Int32 = 0
-        guard let probe = bk_jack_client_open("bellkeys-probe", Int32(BK_JACK_NO_START_SERVER), &status) else { return false }
-        bk_jack_client_close(probe)
-        return true
     }
 
     // MARK: The process thread

@@ -57,10 +57,14 @@ final class LiveSession {
                 jack = try JACKOutput(channels: options.channels, channel: settings.channel.map { UInt8($0 - 1) })
             } catch {
                 if options.driver == .jack { throw Failure(error.description) }
-                driverNote = "driver ALSA (auto: \(error.description.replacingFirstLine()))"
+                switch error.kind {
+                case .notInstalled: driverNote = "driver ALSA (JACK is not installed)"
+                case .noServer: driverNote = "driver ALSA (no JACK server running)"
+                case .refused: driverNote = "driver ALSA: " + error.description.replacingFirstLine()
+                }
             }
         } else if options.driver == .auto {
-            driverNote = "driver ALSA (auto: \(options.alsaOnlyOptions.joined(separator: ", ")) given)"
+            driverNote = "driver ALSA (\(options.alsaOnlyOptions.joined(separator: ", ")) given)"
         }
         var loaded = try settings.map.load(sampleRate: jack.map { $0.configuration.sampleRate } ?? options.rate)
 

@@ -20,13 +20,14 @@ struct Run {
 }
 
 /// Runs bellkeys from a temporary folder (so nothing depends on the working directory).
-func bellkeys(_ arguments: [String], in folder: String? = nil) throws -> Run {
+func bellkeys(_ arguments: [String], in folder: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: folder ?? NSTemporaryDirectory())
     var environment = ProcessInfo.processInfo.environment
     environment.removeValue(forKey: "BELLKEYS_SAMPLES")
+    environment.merge(extra) { $1 }
     process.environment = environment
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
@@ -132,5 +133,27 @@ func temporaryFolder() -> String {
         let run = try bellkeys(["--period", "4"])
         #expect(run.status == 64)
         #expect(run.error.contains("--period 4 is out of range; use 16 to 8192 frames"))
+    }
+
+    /// The JACK server sets the device, rate, buffer size and priority: asking for them with
+    /// JACK is refused, saying why and what to do.
+    @Test func alsaOptionsAreRefusedWithJACK() throws {
+        let run = try bellkeys(["--driver", "jack", "--period", "128"])
+        #expect(run.status == 64)
+        #expect(run.error.contains("--period is an ALSA option; with --driver jack the JACK server sets"))
+        #expect(run.error.contains("--driver alsa"))
+        let connect = try bellkeys(["--driver", "alsa", "--jack-connect", "system:playback_1"])
+        #expect(connect.status == 64)
+        #expect(connect.error.contains("--jack-connect is a JACK option"))
+    }
+
+    /// With no JACK server (or no libjack at all), `--driver jack` says how to start one and
+    /// that ALSA needs none; it never starts a server itself.
+    @Test func jackWithoutAServerSaysHowToStartOne() throws {
+        let run = try bellkeys(["--driver", "jack", "--no-ui"], environment: ["JACK_DEFAULT_SERVER": "bellkeys-none-\(getpid())"])
+        #expect(run.status == 1)
+        #expect(run.error.contains("no JACK server 'bellkeys-none-") || run.error.contains("JACK is not installed"))
+        #expect(run.error.contains("--driver alsa"))
+        #expect(!run.error.contains("Fatal error") && !run.error.contains("Cannot connect"))
     }
 }
