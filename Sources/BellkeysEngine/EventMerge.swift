@@ -28,7 +28,12 @@ extension Engine {
         let cancelledBefore = cancellation >> 5, cancelledChannel = UInt8(cancellation & 31)
         var done = 0
         while done < frameCount {
-            var end = min(frameCount, done + configuration.maxBlockFrames)
+            // Blocks lie on a fixed grid of output frames (multiples of maxBlockFrames), however
+            // the caller cuts its calls and wherever events split them: the same frames are mixed
+            // the same way, so a live period-by-period take equals an offline render with the
+            // same block size bit for bit (the JACK tests compare them).
+            let block = Int64(configuration.maxBlockFrames)
+            var end = min(frameCount, done + Int(block - currentFrame % block))
             while true {
                 // The earliest of the three queues' heads: live first on a tie, then scheduled,
                 // then the render thread's own.

@@ -59,6 +59,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// The frame time the next cycle should start at (process thread only).
     private var expectedFrameTime: UInt32 = 0
     private var hasCycled = false
+    private var lastFrameCount = 0
 
     // Counters, written on JACK's threads, read anywhere.
     /// Xruns the server reported (any client's, or the driver's).
@@ -223,10 +224,13 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     private func begin(frameCount: Int, frameTime: UInt32, began: UInt64, sinceCycleStartMicroseconds: UInt64,
                        mixer: Unmanaged<LiveMixer>) -> Int64 {
         if hasCycled, frameTime != expectedFrameTime {
-            skippedCycles.wrappingAdd(1, ordering: .relaxed)
+            // JACK2 also moves its frame counter on by one old period when the buffer size
+            // changes, though no cycle was missed: that is not counted, but the line restarts.
+            if frameCount == lastFrameCount { skippedCycles.wrappingAdd(1, ordering: .relaxed) }
             mixer._withUnsafeGuaranteedRef { $0.clock.restart() }
         }
         hasCycled = true
+        lastFrameCount = frameCount
         expectedFrameTime = frameTime &+ UInt32(frameCount)
         let cycleStart = began &- sinceCycleStartMicroseconds &* 1_000
         return mixer._withUnsafeGuaranteedRef { $0.beginPeriod(frameCount: frameCount, nanoseconds: cycleStart) }

@@ -145,7 +145,9 @@ final class LiveSession {
                          + "buffer \(granted.periodFrames) frames (\(secondsText(granted.bufferMilliseconds, digits: 2)) ms), as the server sets it")
             console.line("  connected " + (connections.isEmpty ? "nothing (--jack-connect none)" : connections.joined(separator: ", ")))
             switch scheduling {
-            case .realTime(let priority): console.line("  process thread: JACK's, real-time (SCHED_FIFO, priority \(priority))")
+            case .realTime(let priority) where priority > 0:
+                console.line("  process thread: JACK's, real-time (SCHED_FIFO, priority \(priority))")
+            case .realTime: console.line("  process thread: JACK's, real-time")
             case .normal: console.line("  notice: the JACK server runs without real-time scheduling; start it with -R (jackd -R ...)")
             }
         } else {

@@ -36,10 +36,17 @@ struct Render: ParsableCommand {
 
     @OptionGroup var voiceOptions: VoiceOptions
 
+    @Option(name: .customLong("block"),
+            help: ArgumentHelp("Frames the engine mixes at most at once (default: 1024).",
+                               discussion: "The notes land on the same frames whatever the block; only the last bits of ramps and sums move with it. 64 renders bit for bit what the live engine plays (the JACK tests compare a live recording with such a render).",
+                               valueName: "frames"))
+    var blockFrames = 1_024
+
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
     func validate() throws {
+        if !(16...8192).contains(blockFrames) { throw ValidationError("--block \(blockFrames) is out of range; use 16 to 8192 frames") }
         try validateRate(rate)
         try validateFormat(format)
         try validateChannels(channels)
@@ -60,7 +67,7 @@ struct Render: ParsableCommand {
             let loaded = try mapOptions.load(sampleRate: rate)
             let sampleFormat = OutputSampleFormat(rawValue: format)!   // checked in validate()
             try renderToWAV(midi, named: input, loaded: loaded, voiceOptions: voiceOptions, output: output,
-                            format: sampleFormat, channels: channels, quiet: quiet)
+                            format: sampleFormat, channels: channels, blockFrames: blockFrames, quiet: quiet)
         }
     }
 }
@@ -68,10 +75,11 @@ struct Render: ParsableCommand {
 /// Renders `midi` with the bells of `loaded` into the WAV file `output`, and reports it
 /// (unless `quiet`). Shared by `render` and `demo -o`.
 func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
-                 output: String, format sampleFormat: OutputSampleFormat, channels: Int, quiet: Bool) throws {
+                 output: String, format sampleFormat: OutputSampleFormat, channels: Int, blockFrames: Int = 1_024,
+                 quiet: Bool) throws {
     // Offline there is no latency to keep low: long blocks amortise per-voice work.
     // Events still take effect at their exact frames.
-    let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: 1_024)
+    let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: blockFrames)
 
     let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
     let events = schedule.events

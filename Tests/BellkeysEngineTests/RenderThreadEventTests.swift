@@ -1,5 +1,6 @@
 import AllocationCounter
 import BellkeysEngine
+import Synchronization
 import Testing
 
 /// Events the render thread reads itself (JACK MIDI, with frame offsets in the cycle): played
@@ -94,6 +95,67 @@ import Testing
         #expect(decode([0xF0, 0x7E, 0x7F, 0xF7].prefix(3).map { $0 }) == nil)  // SysEx
         #expect(decode([0x90, 60, 0])?.strikes == false)
         #expect(decode([0x90, 60, 1])?.strikes == true)
+    }
+
+    /// The engine mixes on a fixed grid of blocks, however its calls are cut (on that grid) and
+    /// whichever queue brings the events: JACK-style 64-frame cycles with each event played by
+    /// the render thread in its cycle equal one offline render of the same events queued ahead,
+    /// bit for bit, through ramps (CC7, CC11, damping), the pedal and many voices at once.
+    @Test func periodByPeriodEqualsOfflineBitForBit() {
+        // Sawtooths of different periods: every key's samples differ.
+        let samples: [[Float]] = (0..<13).map { k in
+            (0..<20_000).map { (i: Int) -> Float in Float((i * (k + 3)) % 200 - 100) / 400 }
+        }
+        let keys = (0..<13).map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: $0 % 3 == 0 ? .ring : .damp(releaseSeconds: 0.01)) }
+        var events: [EngineEvent] = []
+        for i in 0..<300 {
+            let frame = Int64(i * 157 + (i * i) % 61)
+            switch i % 7 {
+            case 0: events.append(.control(frame: frame, controller: 7, value: 40 + i % 80))
+            case 1: events.append(.control(frame: frame, controller: 11, value: 60 + i % 60))
+            case 2: events.append(.control(frame: frame, controller: 64, value: i % 2 == 0 ? 127 : 0))
+            case 3: events.append(.noteOff(frame: frame, note: 60 + (i * 5) % 13))
+            default: events.append(.noteOn(frame: frame, note: 60 + (i * 7) % 13, velocity: 20 + i % 100))
+            }
+        }
+        let total = 50_048
+        let offline = makeEngine(samples: samples, keys: keys, polyphony: 32)
+        for event in events { offline.enqueue(event) }
+        var expected = [Float](repeating: 0, count: total)
+        expected.withUnsafeMutableBufferPointer { buffer in
+            var done = 0
+            while done < total {
+                let n = min(4_096, total - done)
+                offline.render(into: buffer.baseAddress! + done, frameCount: n)
+                done += n
+            }
+        }
+        let live = makeEngine(samples: samples, keys: keys, polyphony: 32)
+        let mixer = LiveMixer(engine: live, channels: 1, format: .f32, maximumPeriodFrames: 64)
+        var got: [Float] = []
+        var next = 0
+        for _ in 0..<(total / 64) {
+            let first = mixer.beginPeriod(frameCount: 64, nanoseconds: 1)
+            while next < events.count, events[next].frame < first + 64 {
+                mixer.playNow(events[next])
+                next += 1
+            }
+            got += renderRest(mixer, frameCount: 64)
+        }
+        #expect(offline.peakVoiceCount.load(ordering: .relaxed) >= 8)
+        #expect(got.count == expected.count)
+        // (Counted, not compared whole: a failure prints two numbers, not 50,000.)
+        let differing = got.indices.filter { $0 < expected.count && got[$0] != expected[$0] }
+        #expect(differing.count == 0, "first at frame \(differing.first ?? -1)")
+    }
+
+    /// Renders the period begun into one channel and returns it.
+    func renderRest(_ mixer: LiveMixer, frameCount: Int) -> [Float] {
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frameCount)
+        defer { buffer.deallocate() }
+        var pointer = buffer
+        withUnsafePointer(to: &pointer) { mixer.render(frameCount: frameCount, into: $0, tap: nil) }
+        return Array(UnsafeBufferPointer(start: buffer, count: frameCount))
     }
 
     /// Thousands of JACK-style cycles of changing length, with events at offsets, a reload

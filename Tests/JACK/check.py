@@ -1,0 +1,598 @@
+#!/usr/bin/env python3
+"""Checks bellkeys as a JACK client against its own offline render (see Tests/JACK/run).
+
+    check.py TEST...     onsets, order-after, dynamics, bufsize, server-gone
+
+Needs a JACK server named in JACK_DEFAULT_SERVER at 48 kHz with 64-frame periods (Tests/JACK/run
+starts one), the probe at .build-jack/probe and bellkeys at .build/release/bellkeys (or
+BELLKEYS=PATH). Each test's files go to .build-jack/TEST/.
+
+How: a test writes a map of synthetic bells, MIDI events at frames counted from T0 as the probe's
+schedule, and the same events as a Standard MIDI File (24000 ticks per quarter at the default
+tempo: one tick is one frame at 48 kHz). bellkeys plays on JACK while the probe (probe.c) sends
+the schedule from a client that runs before bellkeys, each event at its frame's offset in its
+cycle, and records bellkeys' outputs from T0 on. `bellkeys render` renders the MIDI file with the
+same map. The engine is the same, so the recording must equal the render sample for sample.
+
+Onsets are measured on bells that start with a constant level: a note starts where the first
+channel jumps up by at least 40 % of what its velocity makes of that level.
+
+Every check prints one line, "ok" or "FAIL", with the measured numbers; the exit status is the
+number of failures (0: all passed).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import wave
+
+import numpy as np
+
+RATE = 48_000
+PERIOD = 64
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = os.path.join(ROOT, ".build-jack")
+BELLKEYS = os.environ.get("BELLKEYS", os.path.join(ROOT, ".build", "release", "bellkeys"))
+PROBE = os.path.join(WORK, "probe")
+CC7_DEFAULT = (100 / 127) ** 2
+failures = 0
+
+
+def check(ok, text):
+    global failures
+    print(("ok    " if ok else "FAIL  ") + text, flush=True)
+    if not ok:
+        failures += 1
+
+
+def frame(seconds, offset=0):
+    return int(round(seconds * RATE)) + offset
+
+
+# Files --------------------------------------------------------------------------------------
+
+def step_bell(level, hold_frames, decay_frames):
+    """16-bit samples: `level` (of 32768) for `hold_frames`, then a straight line down to 0."""
+    decay = np.round(level * (1 - np.arange(1, decay_frames + 1) / decay_frames))
+    return np.concatenate([np.full(hold_frames, level), decay]).astype("<i2")
+
+
+def tone_bell(note, seconds=0.45):
+    """16-bit samples: the note's pitch, at half scale, dying away (time constant 0.15 s)."""
+    t = np.arange(int(seconds * RATE)) / RATE
+    x = 0.5 * np.exp(-t / 0.15) * np.sin(2 * np.pi * 440 * 2 ** ((note - 69) / 12) * t)
+    return np.round(x * 32767).astype("<i2")
+
+
+def write_map(folder, bells, **fields):
+    """bells: {note: samples, or (samples, {key fields})}. Returns the map's path."""
+    keys = []
+    for note, bell in sorted(bells.items()):
+        samples, extra = bell if isinstance(bell, tuple) else (bell, {})
+        name = f"bell-{note}.wav"
+        with wave.open(os.path.join(folder, name), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(RATE)
+            w.writeframes(samples.tobytes())
+        keys.append({"note": note, "sample": name, **extra})
+    path = os.path.join(folder, "map.json")
+    with open(path, "w") as f:
+        json.dump({"comment": "synthetic bells for Tests/JACK", **fields, "keys": keys}, f, indent=1)
+    return path
+
+
+def write_schedule(path, events):
+    with open(path, "w") as f:
+        f.write("# frame status data1 data2 (frames from T0)\n")
+        for at, status, d1, d2 in events:
+            f.write(f"{at} {status} {d1} {d2}\n")
+
+
+def write_midi(path, events, end=0):
+    """Format 0, 24000 ticks per quarter, no tempo event (500000 us per quarter): tick = frame.
+    The track ends at frame `end` (or at its last event, if later)."""
+    def var(n):
+        out = [n & 0x7F]
+        n >>= 7
+        while n:
+            out.insert(0, 0x80 | (n & 0x7F))
+            n >>= 7
+        return bytes(out)
+    track, now = b"", 0
+    for at, status, d1, d2 in events:
+        track += var(at - now) + bytes([status, d1] if status & 0xE0 == 0xC0 else [status, d1, d2])
+        now = at
+    track += var(max(0, end - now)) + b"\xff\x2f\x00"
+    with open(path, "wb") as f:
+        f.write(b"MThd" + (6).to_bytes(4, "big") + (0).to_bytes(2, "big") + (1).to_bytes(2, "big") + (24000).to_bytes(2, "big"))
+        f.write(b"MTrk" + len(track).to_bytes(4, "big") + track)
+
+
+def read_float_wav(path):
+    """(frames, channels) float32 from a WAV of 32-bit floats (format 3, or extensible)."""
+    data = open(path, "rb").read()
+    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE", f"{path}: not a WAV file"
+    position, channels, samples = 12, None, None
+    while position + 8 <= len(data):
+        kind, size = data[position:position + 4], int.from_bytes(data[position + 4:position + 8], "little")
+        body = data[position + 8:position + 8 + size]
+        if kind == b"fmt ":
+            tag, channels, rate = int.from_bytes(body[0:2], "little"), int.from_bytes(body[2:4], "little"), int.from_bytes(body[4:8], "little")
+            bits = int.from_bytes(body[14:16], "little")
+            if tag == 0xFFFE:
+                tag = int.from_bytes(body[24:26], "little")
+            assert tag == 3 and bits == 32 and rate == RATE, f"{path}: format {tag}, {bits} bits, {rate} Hz; expected 32-bit float at {RATE}"
+        elif kind == b"data":
+            samples = np.frombuffer(body, dtype="<f4")
+        position += 8 + size + (size & 1)
+    return samples.reshape(-1, channels)
+
+
+# Running ------------------------------------------------------------------------------------
+
+class Take:
+    """One performance: the probe's summary and exit status, the recording (frames, channels),
+    and how bellkeys ended (status, ms after SIGTERM, its output)."""
+
+
+def perform(folder, map_path, events, seconds, channels=2, order="before", actions=()):
+    """Plays `events` through bellkeys on JACK and records `seconds` from T0. `actions`:
+    [(seconds after T0, function of bellkeys' process)], run from here at about that time."""
+    schedule = os.path.join(folder, "schedule.txt")
+    write_schedule(schedule, events)
+    take_path = os.path.join(folder, "take.f32")
+    if os.path.exists(take_path):
+        os.remove(take_path)
+    log = open(os.path.join(folder, "bellkeys.log"), "w")
+    take, probe = Take(), None
+    bellkeys = subprocess.Popen([BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
+                                 "--jack-connect", "none", "--channels", str(channels)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        probe = subprocess.Popen([PROBE, "--target", "bellkeys", "--channels", str(channels), "--schedule", schedule,
+                                  "--seconds", str(seconds), "--out", take_path, "--order", order],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        notes = []
+        for line in probe.stderr:
+            notes.append(line.rstrip())
+            if line.startswith("probe: T0 "):
+                t0_wall = time.monotonic() + int(line.split(", ")[1].split()[0]) / RATE
+                for at, action in actions:
+                    time.sleep(max(0.0, t0_wall + at - time.monotonic()))
+                    action(bellkeys)
+                break
+        out, err = probe.communicate(timeout=seconds + 40)
+        take.notes = notes + err.splitlines()
+        take.status = probe.returncode
+        lines = [l for l in out.splitlines() if l.startswith("{")]
+        take.summary = json.loads(lines[-1]) if lines else None
+        take.audio = np.fromfile(take_path, dtype="<f4").reshape(-1, channels) if os.path.exists(take_path) else None
+    finally:
+        if probe and probe.poll() is None:     # interrupted
+            probe.kill()
+            probe.wait()
+        take.bellkeys_running = bellkeys.poll() is None
+        started = time.monotonic()
+        if take.bellkeys_running:
+            bellkeys.send_signal(signal.SIGTERM)
+        try:
+            take.bellkeys_status = bellkeys.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            bellkeys.kill()
+            take.bellkeys_status = "hung (killed after 5 s)"
+            bellkeys.wait()
+        take.stop_ms = (time.monotonic() - started) * 1000
+        log.close()
+        take.log = open(os.path.join(folder, "bellkeys.log")).read()
+    return take
+
+
+def render(folder, map_path, events, channels, length, name="render"):
+    """Renders `events` with the live engine's blocks (--block 64), the MIDI file lasting at least
+    `length` frames, to the next multiple of 64. The engine mixes on a fixed grid of 64-frame
+    blocks wherever calls and events cut them, and so does a live take on 64-frame periods; only
+    the render's tail after the file's end goes in 64-frame calls from that end, off the grid,
+    so the file ends on the grid, after the recording."""
+    midi, wav = os.path.join(folder, f"{name}.mid"), os.path.join(folder, f"{name}.wav")
+    write_midi(midi, events, end=-(-length // PERIOD) * PERIOD)
+    done = subprocess.run([BELLKEYS, "render", midi, "-o", wav, "--map", map_path, "--format", "f32", "--block", "64",
+                           "--channels", str(channels), "-q"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise RuntimeError(f"bellkeys render failed ({done.returncode}): {done.stderr.strip()}")
+    return read_float_wav(wav)
+
+
+def tail(text, lines=3):
+    return " | ".join(l for l in text.strip().splitlines()[-lines:]) or "(nothing)"
+
+
+def probe_ok(name, take):
+    """One line on the probe's run: what JACK did. False if there is nothing to analyse."""
+    s = take.summary
+    if s is None or take.audio is None:
+        check(False, f"{name}: the probe failed (exit {take.status}): {tail(chr(10).join(take.notes))}; "
+                     f"bellkeys {'running' if take.bellkeys_running else f'exited {take.bellkeys_status}'}: {bellkeys_lines(take.log)}")
+        return False
+    periods = ", ".join(f"{n} from frame {at}" for at, n in s["periods"] if at >= 0) or "none changed"
+    check(take.status == 0 and s["gaps"] == 0 and s["late"] == 0 and s["sent"] == s["scheduled"] and s["write_errors"] == 0,
+          f"{name}: probe exit {take.status}: T0 {s['t0']}, period {s['periods'][0][1]} ({periods}), "
+          f"{s['recorded']} of {s['frames']} frames recorded, {s['gaps']} gaps, {s['sent']} of {s['scheduled']} events sent, "
+          f"{s['late']} late, {s['xruns']} xruns reported by the server")
+    return True
+
+
+def stopped_ok(name, take):
+    status = take.bellkeys_status
+    ended = f"was killed by signal {-status}" if isinstance(status, int) and status < 0 else f"exited with status {status}"
+    check(take.bellkeys_running and status == 0 and take.stop_ms < 1000,
+          f"{name}: bellkeys {ended} {take.stop_ms:.0f} ms after SIGTERM"
+          + ("" if take.bellkeys_running else f" (it had already stopped: {bellkeys_lines(take.log)})"))
+
+
+def compare(name, recording, rendered, shift=0, what="the recording"):
+    """`recording` against `rendered` delayed by `shift` frames, over the recording's length.
+    Where they differ, says by how many units in the last place and where."""
+    expected = np.zeros_like(recording)
+    n = max(0, min(len(recording) - shift, len(rendered)))
+    expected[shift:shift + n] = rendered[:n, :recording.shape[1]]
+    difference = np.abs(recording.astype(np.float64) - expected)
+    differing = np.nonzero(difference.max(axis=1) > 0)[0]
+    where = ""
+    if len(differing):
+        ulps = difference / np.spacing(np.maximum(np.abs(expected), np.abs(recording)))
+        # Stretches of differing frames less than 1024 frames apart, as "first-last".
+        breaks = np.nonzero(np.diff(differing) > 1024)[0]
+        starts, ends = np.r_[differing[0], differing[breaks + 1]], np.r_[differing[breaks], differing[-1]]
+        where = (f" (up to {ulps.max():.0f} units in the last place), in {len(starts)} stretches: "
+                 + ", ".join(f"{a}-{b}" for a, b in zip(starts[:6], ends[:6])) + (", ..." if len(starts) > 6 else "")
+                 + f"; at frame {differing[0]} recorded {float(recording[differing[0], 0]):.9g}, rendered {float(expected[differing[0], 0]):.9g}")
+    check(len(differing) == 0 and recording.shape[1] == rendered.shape[1],
+          f"{name}: {what} equals the offline render{f' delayed {shift} frames' if shift else ''}: "
+          f"{len(recording)} frames x {recording.shape[1]} channels (render {len(rendered)} x {rendered.shape[1]}), "
+          f"max |difference| {difference.max():.3g}, {len(differing)} frames differ{where}; peak {np.abs(recording).max():.4f}")
+
+
+def find_onsets(audio, notes, window=500):
+    """notes: [(frame, expected jump)]. Returns each note's onset frame, or None: the frames in
+    reach where the first channel jumps up by at least 40 % of the smallest expected jump of
+    the notes close together, matched in order when there are as many as notes."""
+    x = np.concatenate([[0.0], audio[:, 0].astype(np.float64)])    # frame k is x[k + 1]; silence before T0
+    found = [None] * len(notes)
+    order = sorted(range(len(notes)), key=lambda i: notes[i][0])
+    group = []
+    for i in order + [None]:
+        if group and (i is None or notes[i][0] - notes[group[-1]][0] > 2 * window):
+            lo, hi = max(0, notes[group[0]][0] - window), min(len(audio), notes[group[-1]][0] + window)
+            threshold = 0.4 * min(notes[g][1] for g in group)
+            jumps = lo + np.nonzero(np.diff(x[lo:hi + 1]) > threshold)[0]
+            if len(jumps) == len(group):
+                for g, at in zip(group, jumps):
+                    found[g] = int(at)
+            group = []
+        if i is not None:
+            group.append(i)
+    return found
+
+
+def onsets_ok(name, audio, notes, delay=0, what=""):
+    """Checks that every note starts `delay` frames after its frame. Returns the errors."""
+    found = find_onsets(audio, [(at + delay, jump) for at, jump in notes])
+    errors = [None if f is None else f - at - delay for f, (at, _) in zip(found, notes)]
+    missing = sum(e is None for e in errors)
+    wrong = [(notes[i][0], e) for i, e in enumerate(errors) if e not in (None, 0)]
+    measured = [e for e in errors if e is not None]
+    check(missing == 0 and not wrong,
+          f"{name}: {len(notes) - missing} of {len(notes)} onsets{what} found, "
+          + (f"every one {delay} frames after its frame" if delay else "every one at its frame")
+          + f" (error {min(measured, default=0)} to {max(measured, default=0)} frames)"
+          + (f"; wrong (frame, error): {wrong[:8]}" if wrong else "")
+          + (f"; {missing} not found within 500 frames" if missing else ""))
+    return errors
+
+
+def jump(level, velocity):
+    """What a step bell at `level` (of 32768) adds to the first channel as its note starts."""
+    return level / 32768 * (velocity / 127) ** 2 * CC7_DEFAULT
+
+
+# Tests ---------------------------------------------------------------------------------------
+
+def onset_schedule():
+    """Every offset of a 64-frame cycle once (as T0 is a cycle boundary), one note a cycle
+    ~75 ms apart on the 13 keys at many velocities, then four pairs sharing a cycle."""
+    events, notes = [], []
+    for k in range(64):
+        at = 4800 + k * 56 * PERIOD + (k * 37) % PERIOD
+        note, velocity = 60 + k % 13, 20 + (k * 53) % 108
+        events.append((at, 0x90, note, velocity))
+        notes.append((at, jump(onset_level(note), velocity)))
+    base = 4800 + 64 * 56 * PERIOD
+    for j, (a, b) in enumerate([(0, 63), (10, 11), (31, 32), (62, 63)]):
+        first, second = (base + j * 56 * PERIOD + a, 0x90, 60 + j, 100), (base + j * 56 * PERIOD + b, 0x90, 72 - j, 90)
+        events += [first, second]
+        notes += [(first[0], jump(onset_level(60 + j), 100)), (second[0], jump(onset_level(72 - j), 90))]
+    return events, notes
+
+
+def onset_level(note):
+    return 16384 - 512 * (note - 60)
+
+
+def onset_map(folder):
+    # 40 ms at a level of its own per key, then 20 ms down to silence: 60 ms, less than the notes' spacing.
+    return write_map(folder, {n: step_bell(onset_level(n), 1920, 960) for n in range(60, 73)})
+
+
+def folder_for(name):
+    folder = os.path.join(WORK, name)
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def test_onsets():
+    folder = folder_for("onsets")
+    map_path = onset_map(folder)
+    events, notes = onset_schedule()
+    take = perform(folder, map_path, events, 5.4)
+    stopped_ok("onsets", take)
+    if not probe_ok("onsets", take):
+        return
+    offsets = sorted({offset for _, _, offset in take.summary["events"]})
+    check(offsets == list(range(PERIOD)),
+          f"onsets: the {len(take.summary['events'])} events went out at {len(offsets)} different offsets in their cycles "
+          f"({'every one of 0 to 63' if offsets == list(range(PERIOD)) else offsets})")
+    onsets_ok("onsets", take.audio, notes)
+    compare("onsets", take.audio, render(folder, map_path, events, 2, len(take.audio)))
+
+
+def test_order_after():
+    folder = folder_for("order-after")
+    map_path = onset_map(folder)
+    events, notes = onset_schedule()
+    take = perform(folder, map_path, events, 5.4, order="after")
+    stopped_ok("order-after", take)
+    if not probe_ok("order-after", take):
+        return
+    # JACK2 makes the MIDI connection, which closes a loop, a feedback connection: bellkeys reads
+    # the sender's buffer before the sender fills it, so it gets each cycle's events a cycle late.
+    onsets_ok("order-after", take.audio, notes, delay=PERIOD, what=" (the sender after bellkeys)")
+    compare("order-after", take.audio, render(folder, map_path, events, 2, len(take.audio)), shift=PERIOD)
+
+
+def test_dynamics():
+    folder = folder_for("dynamics")
+    release = 0.05
+    bells = {n: tone_bell(n) for n in range(60, 73)}
+    bells[72] = (bells[72], {"noteOff": "ring"})
+    map_path = write_map(folder, bells, noteOff="damp", releaseSeconds=release)
+    events = [
+        (frame(0.00, 5), 0x90, 60, 127),
+        (frame(0.50, 17), 0x90, 60, 64),     # velocity: (64/127)^2
+        (frame(1.00, 29), 0xB0, 7, 50),      # CC7 on a silent channel: at once
+        (frame(1.00, 41), 0x90, 60, 127),
+        (frame(1.25, 3), 0xB0, 7, 100),      # CC7 while the bell sounds: a 64-frame ramp
+        (frame(1.50, 60), 0x90, 64, 127),
+        (frame(1.60, 7), 0x80, 64, 0),       # damped
+        (frame(2.00, 1), 0xB0, 64, 127),     # pedal down
+        (frame(2.00, 33), 0x90, 65, 110),
+        (frame(2.05, 2), 0x80, 65, 0),       # held by the pedal
+        (frame(2.20, 45), 0xB0, 64, 0),      # pedal up: damped now
+        (frame(2.50, 0), 0x91, 67, 127),     # channel 2
+        (frame(2.50, 63), 0x91, 69, 100),
+        (frame(2.60, 31), 0xB1, 123, 0),     # all notes off: both damped
+        (frame(3.00, 12), 0x91, 72, 127),    # a ringing key ignores its note-off
+        (frame(3.05, 50), 0x81, 72, 0),
+        (frame(3.40, 20), 0xB0, 11, 64),     # expression
+        (frame(3.40, 21), 0x90, 62, 127),    # the same key twice in one cycle: two bells
+        (frame(3.40, 22), 0x90, 62, 100),
+        (frame(3.50, 40), 0x90, 62, 0),      # velocity 0: note-off
+    ]
+    take = perform(folder, map_path, events, 3.8, channels=3)
+    stopped_ok("dynamics", take)
+    if not probe_ok("dynamics", take):
+        return
+    x = np.abs(take.audio[:, 0].astype(np.float64))
+    peak = lambda a, b: float(x[a:b].max()) if b > a else 0.0
+
+    def silent_after(start, end):
+        loud = np.nonzero(x[start:end] > 0)[0]
+        return (int(loud[-1]) + 1 if len(loud) else 0) / RATE * 1000
+
+    reference = peak(frame(0, 5), frame(0.4, 5))
+    velocity = peak(frame(0.5, 17), frame(0.9, 17)) / reference
+    check(abs(velocity / (64 / 127) ** 2 - 1) < 0.01, f"dynamics: velocity 64 against 127 gives {velocity:.4f} (square law: {(64 / 127) ** 2:.4f})")
+    cc7 = peak(frame(1.0, 41), frame(1.24)) / peak(frame(0, 5), frame(0.24, -36))
+    check(abs(cc7 / 0.25 - 1) < 0.01, f"dynamics: CC7 50 against 100 gives {cc7:.4f} (0.2500)")
+    damped = silent_after(frame(1.6, 7), frame(1.95))
+    check(0 < damped <= release * 1000 + 1, f"dynamics: a damped bell is silent {damped:.1f} ms after its note-off (release {release * 1000:.0f} ms)")
+    held = peak(frame(2.17), frame(2.2, 45))
+    pedal = silent_after(frame(2.2, 45), frame(2.45))
+    check(held > 0.01 and 0 < pedal <= release * 1000 + 1,
+          f"dynamics: with the pedal down a released bell still sounds (peak {held:.3f} in the 30 ms before the pedal lifts), "
+          f"then is silent {pedal:.1f} ms after the pedal lifts")
+    all_off = silent_after(frame(2.6, 31), frame(2.95))
+    check(0 < all_off <= release * 1000 + 1, f"dynamics: all-notes-off silences two bells of channel 2 in {all_off:.1f} ms")
+    ringing = peak(frame(3.1), frame(3.15))
+    check(ringing > 0.01, f"dynamics: a ringing key's bell sounds on after its note-off (peak {ringing:.3f} 50-100 ms after it)")
+    compare("dynamics", take.audio, render(folder, map_path, events, 3, len(take.audio)))
+
+
+def test_bufsize():
+    folder = folder_for("bufsize")
+    # 0.2 s at a quarter of full scale, then 0.6 s down to silence: bells ring across each change.
+    map_path = write_map(folder, {n: step_bell(8192, frame(0.2), frame(0.6)) for n in range(60, 73)})
+    events, k = [], 0
+    for tenth in range(33):
+        if 10 <= tenth <= 14 or 20 <= tenth <= 24:
+            continue    # no note near a change: one due in the cycles JACK2's clock skips would be late
+        at = frame(tenth / 10, (k * 29) % 256)
+        events.append((at, 0x90, 60 + (k * 5) % 13, 30 + (k * 37) % 61))
+        k += 1
+        if tenth in (15, 25):   # two notes 5 frames apart just after each change
+            events.append((at + 5, 0x90, 60 + (k * 5) % 13, 90))
+            k += 1
+    changes = []
+
+    def resize(frames):
+        def action(bellkeys):
+            done = subprocess.run(["jack_bufsize", str(frames)], capture_output=True, text=True, timeout=10)
+            changes.append((frames, done.returncode, done.stdout.strip() or done.stderr.strip()))
+        return action
+
+    try:
+        take = perform(folder, map_path, events, 3.4, channels=1, actions=[(1.2, resize(128)), (2.2, resize(256))])
+    finally:
+        subprocess.run(["jack_bufsize", str(PERIOD)], capture_output=True, timeout=10)
+    stopped_ok("bufsize", take)
+    if not probe_ok("bufsize", take):
+        return
+    s = take.summary
+    sizes = [n for _, n in s["periods"]]
+    check(sizes == [64, 128, 256] and all(status == 0 for _, status, _ in changes),
+          f"bufsize: jack_bufsize 128 at about 1.2 s and 256 at 2.2 s ({changes}): periods seen "
+          + ", ".join(f"{n} from frame {at}" for at, n in s["periods"]))
+    # JACK2 advances its frame time by the old period at a change, though no cycle is missed: the
+    # recording has a hole there and bellkeys' output goes on after it. Take the holes out; an
+    # event then sounds at its frame less the frames skipped before it.
+    skips = [(at, skipped) for at, skipped, resize in s["jumps"] if resize]
+    print(f"info  bufsize: JACK2's frame time skipped " + ", ".join(f"{n} frames at frame {at}" for at, n in skips)
+          + " (where the period changed); no cycle was missed: the hole is taken out of the recording")
+    keep = np.ones(len(take.audio), bool)
+    for at, skipped in skips:
+        keep[at:at + skipped] = False
+    audio = take.audio[keep]
+    shifted = [(at - sum(n for g, n in skips if g <= at), status, d1, d2) for at, status, d1, d2 in events]
+    levels = [(at, jump(8192, velocity)) for at, _, _, velocity in shifted]
+    first = skips[0][0] if skips else len(audio)
+    onsets_ok("bufsize", audio, [n for n in levels if n[0] < first], what=" before the first change")
+    onsets_ok("bufsize", audio, [n for n in levels if n[0] >= first], what=" after it (at 128 and 256 frames a period)")
+    compare("bufsize", audio, render(folder, map_path, shifted, 1, len(audio)), what="the recording, holes taken out,")
+
+
+def start_server(name, folder, log_name="jackd.log"):
+    """A second server of our own, for the test that kills one. Returns its process."""
+    env = dict(os.environ, JACK_DEFAULT_SERVER=name)
+    options = os.environ.get("JACKD_OPTIONS", "-S").split()
+    log = os.path.join(folder, log_name)
+    with open(log, "w") as out:
+        server = subprocess.Popen(["jackd", "-n", name, *options, "-d", "dummy", "-r", str(RATE), "-p", str(PERIOD)],
+                                  stdout=out, stderr=subprocess.STDOUT, env=env)
+    with open(os.path.join(WORK, "extra-jackd.pid"), "w") as f:
+        f.write(str(server.pid))
+    try:
+        waited = subprocess.run(["jack_wait", "-w", "-t", "5"], env=env, capture_output=True, timeout=10)
+        if waited.returncode != 0 or server.poll() is not None:
+            raise RuntimeError(f"jackd -n {name} did not start")
+    except BaseException as error:
+        stop_server(server)
+        raise RuntimeError(f"{error}: {tail(open(log).read())}") if isinstance(error, RuntimeError) else error
+    return server
+
+
+def stop_server(server):
+    """SIGTERM: a server stopped so frees its slot in JACK's registry of servers (8 per user)."""
+    server.terminate()
+    try:
+        server.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def forget_server(name, folder):
+    """Frees the registry slot a killed server keeps (only a server of the same name reclaims
+    it): starts it again and stops it properly; removes its clients' semaphores."""
+    try:
+        stop_server(start_server(name, folder, "jackd-again.log"))
+    finally:
+        for entry in os.listdir("/dev/shm"):
+            if entry.startswith("jack_sem.") and f"_{name}_" in entry:
+                os.remove(os.path.join("/dev/shm", entry))
+
+
+def bellkeys_lines(text):
+    """bellkeys' error and what follows it, or its last lines; never libjack's."""
+    noise = ("Cannot ", "CheckRes", "Could not", "JackSocket", "JackShm", "jack server is not")
+    lines = [l.strip() for l in text.splitlines() if l.strip() and not l.startswith(noise)]
+    errors = [i for i, l in enumerate(lines) if "error" in l]
+    return " | ".join(lines[errors[0]:errors[0] + 2] if errors else lines[-2:]) or "(nothing)"
+
+
+def test_server_gone():
+    folder = folder_for("server-gone")
+    map_path = write_map(folder, {60: step_bell(8192, frame(1.0), frame(2.0))})
+    saved = os.environ["JACK_DEFAULT_SERVER"]
+    # One name for every run: the next run reclaims the registry slot of a server this one
+    # could not clean up after killing it.
+    name = "bellkeys-test-gone"
+    server, gone = None, {}
+
+    def kill_server(bellkeys):
+        server.kill()
+        killed = time.monotonic()
+        try:
+            bellkeys.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            pass
+        gone["ms"] = (time.monotonic() - killed) * 1000
+
+    try:
+        server = start_server(name, folder)
+        os.environ["JACK_DEFAULT_SERVER"] = name
+        take = perform(folder, map_path, [(0, 0x90, 60, 100)], 3.0, actions=[(0.5, kill_server)])
+    finally:
+        os.environ["JACK_DEFAULT_SERVER"] = saved
+        if server:
+            server.kill()
+            server.wait()
+            forget_server(name, folder)
+        if os.path.exists(os.path.join(WORK, "extra-jackd.pid")):
+            os.remove(os.path.join(WORK, "extra-jackd.pid"))
+    s = take.summary or {}
+    sounding = take.audio is not None and float(np.abs(take.audio[:frame(0.4)]).max()) > 0
+    check(take.status == 3 and s.get("server_gone") and sounding,
+          f"server-gone: the probe heard the bell ({'sounding' if sounding else 'silent'}), then stopped with exit {take.status} "
+          f"when the server was killed ({s.get('server_reason', '?')!r} after {s.get('recorded', 0) / RATE:.2f} s recorded)")
+    ms = gone.get("ms", float("inf"))
+    check(not take.bellkeys_running and take.bellkeys_status not in (0, None) and ms <= 1000 and "JACK" in take.log,
+          f"server-gone: bellkeys exited with status {take.bellkeys_status} {ms:.0f} ms after the server was killed"
+          f"{' (still running: stopped by SIGTERM)' if take.bellkeys_running else ''}; it said: {bellkeys_lines(take.log)}")
+
+    # No server at all: a name no server has.
+    env = dict(os.environ, JACK_DEFAULT_SERVER=f"{saved}-none")
+    started = time.monotonic()
+    try:
+        done = subprocess.run([BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path, "--jack-connect", "none"],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10, env=env)
+        status, said = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired as e:
+        status, said = "still running after 10 s", (e.stdout or b"").decode() + (e.stderr or b"").decode()
+    ms = (time.monotonic() - started) * 1000
+    check(status not in (0, "still running after 10 s") and ms <= 2000 and "JACK" in said,
+          f"server-gone: with no server bellkeys exits with status {status} in {ms:.0f} ms; it said: {bellkeys_lines(said)}")
+
+
+TESTS = {"onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
+         "bufsize": test_bufsize, "server-gone": test_server_gone}
+
+if __name__ == "__main__":
+    # SIGTERM (from run's traps) unwinds like an error: bellkeys and any server of ours are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    server = os.environ.get("JACK_DEFAULT_SERVER", "")
+    if server in ("", "default"):
+        sys.exit("check.py: set JACK_DEFAULT_SERVER to a test server's name (Tests/JACK/run does); "
+                 "the tests never use the default server")
+    unknown = [t for t in sys.argv[1:] if t not in TESTS]
+    if unknown or not sys.argv[1:]:
+        sys.exit(f"check.py: tests are {', '.join(TESTS)}" + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+    for test in sys.argv[1:]:
+        started = time.monotonic()
+        try:
+            TESTS[test]()
+        except Exception as error:      # a missing file, a failed render, a probe that hung
+            check(False, f"{test}: could not be checked: {type(error).__name__}: {error}")
+        print(f"      {test}: {time.monotonic() - started:.1f} s", flush=True)
+    sys.exit(min(failures, 100))
