@@ -35,7 +35,8 @@ public enum JACKConnection: Equatable, Sendable {
 /// notification thread (atomics only); everything else on the control thread.
 public final class JACKOutput: AudioOutput, @unchecked Sendable {
     public private(set) var configuration: OutputConfiguration
-    /// The server's name as clients address it (`JACK_DEFAULT_SERVER`, or "default").
+    /// The server, for messages: `'default'` (or `JACK_DEFAULT_SERVER`'s name, quoted), or
+    /// `PipeWire` when PipeWire's libjack was loaded.
     public let serverName: String
     /// The client's name, as the server granted it (`bellkeys`, or `bellkeys-01` beside another).
     public let clientName: String
@@ -97,7 +98,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
                 or play through ALSA: --driver alsa
                 """)
         }
-        let server = String(cString: getenv("JACK_DEFAULT_SERVER") ?? strdup("default"))
+        // PipeWire's libjack (under pw-jack) talks to PipeWire, whatever the server name says.
+        let server = String(cString: bk_jack_library_path()).contains("pipewire")
+            ? "PipeWire" : "'" + (getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default") + "'"
         serverName = server
         var status: Int32 = 0
         guard let opened = bk_jack_client_open(clientName, Int32(BK_JACK_NO_START_SERVER), &status) else {
@@ -126,7 +129,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         midiPort = midi
         let rate = Int(bk_jack_get_sample_rate(opened))
         let period = Int(bk_jack_get_buffer_size(opened))
-        configuration = OutputConfiguration(device: "JACK server '\(server)'", sampleRate: rate, channels: channels,
+        configuration = OutputConfiguration(device: "JACK server \(server)", sampleRate: rate, channels: channels,
                                             format: .f32, periodFrames: period, bufferFrames: period)
         bufferFrames.store(period, ordering: .relaxed)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -144,6 +147,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         }, context)
         bk_jack_on_info_shutdown(opened, { _, _, context in
             // Like a signal handler: atomics only.
+            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverStopped.store(true, ordering: .releasing) }
+        }, context)
+        // Both: JACK calls only the info one when both are set; PipeWire's JACK may call either.
+        bk_jack_on_shutdown(opened, { context in
             Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverStopped.store(true, ordering: .releasing) }
         }, context)
         bk_jack_set_port_registration_callback(opened, { _, _, context in
@@ -164,15 +171,15 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     private static func openFailure(status: Int32, server: String) -> String {
         if status & Int32(BK_JACK_SERVER_FAILED) != 0 {
             return """
-                no JACK server '\(server)' is running (jack_client_open).
+                no JACK server \(server) is running (jack_client_open).
                     fix: start one (`jackd -d alsa -d hw:0`, qjackctl, or a PipeWire desktop's own, through `pw-jack bellkeys`), \
                 or play through ALSA, which needs no server: --driver alsa
                 """
         }
         if status & Int32(BK_JACK_VERSION_ERROR) != 0 {
-            return "the JACK server '\(server)' speaks another protocol version than this libjack (jack_client_open); install matching JACK packages"
+            return "the JACK server \(server) speaks another protocol version than this libjack (jack_client_open); install matching JACK packages"
         }
-        return "cannot open a client of the JACK server '\(server)' (jack_client_open status 0x\(String(status, radix: 16)))"
+        return "cannot open a client of the JACK server \(server) (jack_client_open status 0x\(String(status, radix: 16)))"
     }
 
     // MARK: The process thread
@@ -310,7 +317,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     }
 
     public var failure: String? {
-        serverStopped.load(ordering: .acquiring) ? "the JACK server '\(serverName)' went away (stopped or killed)" : nil
+        serverStopped.load(ordering: .acquiring) ? "the JACK server \(serverName) went away (stopped or killed)" : nil
     }
 
     public func stop() {

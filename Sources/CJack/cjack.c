@@ -1,7 +1,9 @@
 // libjack, loaded at run time: one table of function pointers filled by bk_jack_load, and a
 // wrapper per function. See include/cjack.h.
+#define _GNU_SOURCE
 #include "cjack.h"
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 
 static struct {
@@ -19,6 +21,7 @@ static struct {
     int (*set_buffer_size_callback)(bk_jack_client *, bk_jack_buffer_size_callback, void *);
     int (*set_xrun_callback)(bk_jack_client *, bk_jack_xrun_callback, void *);
     void (*on_info_shutdown)(bk_jack_client *, bk_jack_info_shutdown_callback, void *);
+    void (*on_shutdown)(bk_jack_client *, bk_jack_shutdown_callback, void *);
     int (*set_latency_callback)(bk_jack_client *, bk_jack_latency_callback, void *);
     int (*set_port_registration_callback)(bk_jack_client *, bk_jack_port_registration_callback, void *);
     int (*set_port_connect_callback)(bk_jack_client *, bk_jack_port_connect_callback, void *);
@@ -45,6 +48,9 @@ static struct {
 } jack;
 
 static void quiet(const char *message) { (void)message; }
+static char library_path[4096];
+
+const char *bk_jack_library_path(void) { return library_path; }
 
 int bk_jack_load(char *error, size_t error_size) {
     if (jack.client_open) return 0;
@@ -75,6 +81,7 @@ int bk_jack_load(char *error, size_t error_size) {
     LOAD(set_buffer_size_callback, "jack_set_buffer_size_callback");
     LOAD(set_xrun_callback, "jack_set_xrun_callback");
     LOAD(on_info_shutdown, "jack_on_info_shutdown");
+    LOAD(on_shutdown, "jack_on_shutdown");
     LOAD(set_latency_callback, "jack_set_latency_callback");
     LOAD(set_port_registration_callback, "jack_set_port_registration_callback");
     LOAD(set_port_connect_callback, "jack_set_port_connect_callback");
@@ -100,6 +107,9 @@ int bk_jack_load(char *error, size_t error_size) {
     LOAD(set_info_function, "jack_set_info_function");
     LOAD(client_open, "jack_client_open");  // last: its presence means the table is complete
 #undef LOAD
+    struct link_map *map = NULL;
+    if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name)
+        snprintf(library_path, sizeof library_path, "%s", map->l_name);
     jack.set_error_function(quiet);
     jack.set_info_function(quiet);
     return 0;
@@ -125,6 +135,7 @@ int bk_jack_set_buffer_size_callback(bk_jack_client *c, bk_jack_buffer_size_call
 }
 int bk_jack_set_xrun_callback(bk_jack_client *c, bk_jack_xrun_callback f, void *x) { return jack.set_xrun_callback(c, f, x); }
 void bk_jack_on_info_shutdown(bk_jack_client *c, bk_jack_info_shutdown_callback f, void *x) { jack.on_info_shutdown(c, f, x); }
+void bk_jack_on_shutdown(bk_jack_client *c, bk_jack_shutdown_callback f, void *x) { jack.on_shutdown(c, f, x); }
 int bk_jack_set_latency_callback(bk_jack_client *c, bk_jack_latency_callback f, void *x) {
     return jack.set_latency_callback(c, f, x);
 }

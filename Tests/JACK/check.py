@@ -31,11 +31,16 @@ import wave
 import numpy as np
 
 RATE = 48_000
-PERIOD = 64
+# The server's period: 64 on jackd; Tests/JACK/run --pipewire sets another (see there).
+PERIOD = int(os.environ.get("JACK_TEST_PERIOD", "64"))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = os.path.join(ROOT, ".build-jack")
 BELLKEYS = os.environ.get("BELLKEYS", os.path.join(ROOT, ".build", "release", "bellkeys"))
 PROBE = os.path.join(WORK, "probe")
+# Under PipeWire (Tests/JACK/run --pipewire): every JACK client runs through `pw-jack`, as users
+# run bellkeys there, and the server is the private pipewire process PIPEWIRE_PID.
+PIPEWIRE_PID = int(os.environ.get("PIPEWIRE_PID", "0"))
+WRAP = ["pw-jack"] if PIPEWIRE_PID else []
 CC7_DEFAULT = (100 / 127) ** 2
 failures = 0
 
@@ -148,11 +153,11 @@ def perform(folder, map_path, events, seconds, channels=2, order="before", actio
         os.remove(take_path)
     log = open(os.path.join(folder, "bellkeys.log"), "w")
     take, probe = Take(), None
-    bellkeys = subprocess.Popen([BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
+    bellkeys = subprocess.Popen([*WRAP, BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
                                  "--jack-connect", "none", "--channels", str(channels)],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     try:
-        probe = subprocess.Popen([PROBE, "--target", "bellkeys", "--channels", str(channels), "--schedule", schedule,
+        probe = subprocess.Popen([*WRAP, PROBE, "--target", "bellkeys", "--channels", str(channels), "--schedule", schedule,
                                   "--seconds", str(seconds), "--out", take_path, "--order", order],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         notes = []
@@ -301,17 +306,19 @@ def jump(level, velocity):
 # Tests ---------------------------------------------------------------------------------------
 
 def onset_schedule():
-    """Every offset of a 64-frame cycle once (as T0 is a cycle boundary), one note a cycle
-    ~75 ms apart on the 13 keys at many velocities, then four pairs sharing a cycle."""
+    """64 notes 3584 frames (~75 ms) apart on the 13 keys at many velocities, at offsets
+    37k mod PERIOD of their cycles (T0 is a cycle boundary; at 64 frames, every offset once),
+    then four pairs sharing a cycle (first and last frame, neighbours, across the middle)."""
     events, notes = [], []
     for k in range(64):
-        at = 4800 + k * 56 * PERIOD + (k * 37) % PERIOD
+        at = 4800 // PERIOD * PERIOD + k * 3584 + (k * 37) % PERIOD
         note, velocity = 60 + k % 13, 20 + (k * 53) % 108
         events.append((at, 0x90, note, velocity))
         notes.append((at, jump(onset_level(note), velocity)))
-    base = 4800 + 64 * 56 * PERIOD
-    for j, (a, b) in enumerate([(0, 63), (10, 11), (31, 32), (62, 63)]):
-        first, second = (base + j * 56 * PERIOD + a, 0x90, 60 + j, 100), (base + j * 56 * PERIOD + b, 0x90, 72 - j, 90)
+    base = 4800 // PERIOD * PERIOD + 64 * 3584
+    half = PERIOD // 2
+    for j, (a, b) in enumerate([(0, PERIOD - 1), (10, 11), (half - 1, half), (PERIOD - 2, PERIOD - 1)]):
+        first, second = (base + j * 3584 + a, 0x90, 60 + j, 100), (base + j * 3584 + b, 0x90, 72 - j, 90)
         events += [first, second]
         notes += [(first[0], jump(onset_level(60 + j), 100)), (second[0], jump(onset_level(72 - j), 90))]
     return events, notes
@@ -340,10 +347,12 @@ def test_onsets():
     stopped_ok("onsets", take)
     if not probe_ok("onsets", take):
         return
-    offsets = sorted({offset for _, _, offset in take.summary["events"]})
-    check(offsets == list(range(PERIOD)),
-          f"onsets: the {len(take.summary['events'])} events went out at {len(offsets)} different offsets in their cycles "
-          f"({'every one of 0 to 63' if offsets == list(range(PERIOD)) else offsets})")
+    sent = take.summary["events"]
+    offsets = sorted({offset for _, _, offset in sent})
+    as_scheduled = all(offset == frame % PERIOD for frame, _, offset in sent)
+    check(as_scheduled and 0 in offsets and PERIOD - 1 in offsets and len(offsets) >= 64,
+          f"onsets: the {len(sent)} events went out at {len(offsets)} different offsets in their {PERIOD}-frame cycles "
+          f"({'every one of 0 to 63' if offsets == list(range(64)) else f'0 to {PERIOD - 1}'}), each its frame's")
     onsets_ok("onsets", take.audio, notes)
     compare("onsets", take.audio, render(folder, map_path, events, 2, len(take.audio)))
 
@@ -438,27 +447,28 @@ def test_bufsize():
 
     def resize(frames):
         def action(bellkeys):
-            done = subprocess.run(["jack_bufsize", str(frames)], capture_output=True, text=True, timeout=10)
+            done = subprocess.run([*WRAP, "jack_bufsize", str(frames)], capture_output=True, text=True, timeout=10)
             changes.append((frames, done.returncode, done.stdout.strip() or done.stderr.strip()))
         return action
 
     try:
-        take = perform(folder, map_path, events, 3.4, channels=1, actions=[(1.2, resize(128)), (2.2, resize(256))])
+        take = perform(folder, map_path, events, 3.4, channels=1,
+                       actions=[(1.2, resize(2 * PERIOD)), (2.2, resize(4 * PERIOD))])
     finally:
-        subprocess.run(["jack_bufsize", str(PERIOD)], capture_output=True, timeout=10)
+        subprocess.run([*WRAP, "jack_bufsize", str(PERIOD)], capture_output=True, timeout=10)
     stopped_ok("bufsize", take)
     if not probe_ok("bufsize", take):
         return
     s = take.summary
     sizes = [n for _, n in s["periods"]]
-    check(sizes == [64, 128, 256] and all(status == 0 for _, status, _ in changes),
-          f"bufsize: jack_bufsize 128 at about 1.2 s and 256 at 2.2 s ({changes}): periods seen "
+    check(sizes == [PERIOD, 2 * PERIOD, 4 * PERIOD] and all(status == 0 for _, status, _ in changes),
+          f"bufsize: jack_bufsize {2 * PERIOD} at about 1.2 s and {4 * PERIOD} at 2.2 s ({changes}): periods seen "
           + ", ".join(f"{n} from frame {at}" for at, n in s["periods"]))
     # JACK2 advances its frame time by the old period at a change, though no cycle is missed: the
     # recording has a hole there and bellkeys' output goes on after it. Take the holes out; an
     # event then sounds at its frame less the frames skipped before it.
     skips = [(at, skipped) for at, skipped, resize in s["jumps"] if resize]
-    print(f"info  bufsize: JACK2's frame time skipped " + ", ".join(f"{n} frames at frame {at}" for at, n in skips)
+    print(f"info  bufsize: the server's frame time skipped " + ", ".join(f"{n} frames at frame {at}" for at, n in skips)
           + " (where the period changed); no cycle was missed: the hole is taken out of the recording")
     keep = np.ones(len(take.audio), bool)
     for at, skipped in skips:
@@ -468,7 +478,7 @@ def test_bufsize():
     levels = [(at, jump(8192, velocity)) for at, _, _, velocity in shifted]
     first = skips[0][0] if skips else len(audio)
     onsets_ok("bufsize", audio, [n for n in levels if n[0] < first], what=" before the first change")
-    onsets_ok("bufsize", audio, [n for n in levels if n[0] >= first], what=" after it (at 128 and 256 frames a period)")
+    onsets_ok("bufsize", audio, [n for n in levels if n[0] >= first], what=f" after it (at {2 * PERIOD} and {4 * PERIOD} frames a period)")
     compare("bufsize", audio, render(folder, map_path, shifted, 1, len(audio)), what="the recording, holes taken out,")
 
 
@@ -575,14 +585,41 @@ def test_server_gone():
           f"server-gone: with no server bellkeys exits with status {status} in {ms:.0f} ms; it said: {bellkeys_lines(said)}")
 
 
+def test_pipewire_gone():
+    """PipeWire killed mid-note (the last test of a PipeWire run: the server does not come back)."""
+    folder = folder_for("pipewire-gone")
+    map_path = write_map(folder, {60: step_bell(8192, frame(3), frame(0.1))})
+    log = open(os.path.join(folder, "bellkeys.log"), "w")
+    bellkeys = subprocess.Popen([*WRAP, BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
+                                 "--jack-connect", "none"], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        time.sleep(1.5)
+        running = bellkeys.poll() is None
+        started = time.monotonic()
+        os.kill(PIPEWIRE_PID, signal.SIGKILL)
+        try:
+            status = bellkeys.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            status = "hung"
+        ms = (time.monotonic() - started) * 1000
+    finally:
+        if bellkeys.poll() is None:
+            bellkeys.kill()
+            bellkeys.wait()
+        log.close()
+    said = open(os.path.join(folder, "bellkeys.log")).read()
+    check(running and status == 1 and ms < 1000 and "went away" in said,
+          f"pipewire-gone: bellkeys exited with status {status} {ms:.0f} ms after PipeWire was killed; it said: {bellkeys_lines(said)}")
+
+
 TESTS = {"onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
-         "bufsize": test_bufsize, "server-gone": test_server_gone}
+         "bufsize": test_bufsize, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
 if __name__ == "__main__":
     # SIGTERM (from run's traps) unwinds like an error: bellkeys and any server of ours are stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = os.environ.get("JACK_DEFAULT_SERVER", "")
-    if server in ("", "default"):
+    if not PIPEWIRE_PID and server in ("", "default"):
         sys.exit("check.py: set JACK_DEFAULT_SERVER to a test server's name (Tests/JACK/run does); "
                  "the tests never use the default server")
     unknown = [t for t in sys.argv[1:] if t not in TESTS]

@@ -48,6 +48,7 @@ typedef int (*bk_jack_process_callback)(bk_jack_nframes_t frames, void *context)
 typedef int (*bk_jack_buffer_size_callback)(bk_jack_nframes_t frames, void *context);
 typedef int (*bk_jack_xrun_callback)(void *context);
 typedef void (*bk_jack_info_shutdown_callback)(int status, const char *reason, void *context);
+typedef void (*bk_jack_shutdown_callback)(void *context);
 typedef void (*bk_jack_latency_callback)(int mode, void *context);
 typedef void (*bk_jack_port_registration_callback)(bk_jack_port_id_t port, int registered, void *context);
 typedef void (*bk_jack_port_connect_callback)(bk_jack_port_id_t a, bk_jack_port_id_t b, int connected, void *context);
@@ -56,6 +57,10 @@ typedef void (*bk_jack_port_connect_callback)(bk_jack_port_id_t a, bk_jack_port_
 /// `pw-jack`). Returns 0, or -1 with dlerror()'s words in `error`. Also silences libjack's own
 /// messages (it prints to stderr when no server runs); bellkeys reports errors itself.
 int bk_jack_load(char *error, size_t error_size);
+
+/// The file libjack was loaded from (PipeWire's lies under .../pipewire-0.3/jack/), or "" before
+/// bk_jack_load succeeded.
+const char *bk_jack_library_path(void);
 
 bk_jack_client *bk_jack_client_open(const char *name, int options, int *status);
 int bk_jack_client_close(bk_jack_client *client);
@@ -72,6 +77,7 @@ int bk_jack_set_process_callback(bk_jack_client *client, bk_jack_process_callbac
 int bk_jack_set_buffer_size_callback(bk_jack_client *client, bk_jack_buffer_size_callback callback, void *context);
 int bk_jack_set_xrun_callback(bk_jack_client *client, bk_jack_xrun_callback callback, void *context);
 void bk_jack_on_info_shutdown(bk_jack_client *client, bk_jack_info_shutdown_callback callback, void *context);
+void bk_jack_on_shutdown(bk_jack_client *client, bk_jack_shutdown_callback callback, void *context);
 int bk_jack_set_latency_callback(bk_jack_client *client, bk_jack_latency_callback callback, void *context);
 int bk_jack_set_port_registration_callback(bk_jack_client *client, bk_jack_port_registration_callback callback, void *context);
 int bk_jack_set_port_connect_callback(bk_jack_client *client, bk_jack_port_connect_callback callback, void *context);
