@@ -143,7 +143,7 @@ class Take:
     and how bellkeys ended (status, ms after SIGTERM, its output)."""
 
 
-def perform(folder, map_path, events, seconds, channels=2, order="before", actions=()):
+def perform(folder, map_path, events, seconds, channels=2, order="before", actions=(), extra=()):
     """Plays `events` through bellkeys on JACK and records `seconds` from T0. `actions`:
     [(seconds after T0, function of bellkeys' process)], run from here at about that time."""
     schedule = os.path.join(folder, "schedule.txt")
@@ -154,7 +154,7 @@ def perform(folder, map_path, events, seconds, channels=2, order="before", actio
     log = open(os.path.join(folder, "bellkeys.log"), "w")
     take, probe = Take(), None
     bellkeys = subprocess.Popen([*WRAP, BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
-                                 "--jack-connect", "none", "--channels", str(channels)],
+                                 "--jack-connect", "none", "--channels", str(channels), *extra],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     try:
         probe = subprocess.Popen([*WRAP, PROBE, "--target", "bellkeys", "--channels", str(channels), "--schedule", schedule,
@@ -585,6 +585,51 @@ def test_server_gone():
           f"server-gone: with no server bellkeys exits with status {status} in {ms:.0f} ms; it said: {bellkeys_lines(said)}")
 
 
+def test_session():
+    """--record and SIGHUP on JACK: the recording is the take, bit for bit, and a reloaded map
+    takes over from the next cycle while the old bells ring out."""
+    folder = folder_for("session")
+    quiet_bells = {n: step_bell(4096, frame(0.3), frame(0.1)) for n in range(60, 73)}
+    loud_bells = {n: step_bell(12288, frame(0.3), frame(0.1)) for n in range(60, 73)}
+    map_path = write_map(folder, quiet_bells)
+    loud_folder = folder_for("session-loud")
+    loud_map = write_map(loud_folder, loud_bells)
+    events = [(frame(0.1 * k, (k * 13) % PERIOD), 0x90, 60 + k % 13, 100) for k in range(1, 25)]
+    recording = os.path.join(folder, "recording.wav")
+    if os.path.exists(recording):
+        os.remove(recording)
+
+    def reload(bellkeys):
+        # The louder bells under the map's own name, then SIGHUP: the next notes use them.
+        for name in os.listdir(loud_folder):
+            os.replace(os.path.join(loud_folder, name), os.path.join(folder, name))
+        bellkeys.send_signal(signal.SIGHUP)
+
+    take = perform(folder, map_path, events, 2.8, actions=[(1.25, reload)], extra=("--record", recording))
+    stopped_ok("session", take)
+    if not probe_ok("session", take):
+        return
+    check("reloaded " in take.log, "session: SIGHUP reloaded the map (" + bellkeys_lines(take.log) + ")")
+    before = [(at, jump(4096, 100)) for at, _, _, _ in events if at < frame(1.2)]
+    after = [(at, jump(12288, 100)) for at, _, _, _ in events if at > frame(1.45)]
+    onsets_ok("session", take.audio, before, what=" of the first map")
+    onsets_ok("session", take.audio, after, what=" of the reloaded map, at its level")
+    recorded = read_float_wav(recording)
+    # The recording starts with bellkeys' first cycle, the take at T0: find T0 in the recording
+    # from the first note, then compare what both hold.
+    first = events[0][0]
+    start = next((i for i in range(len(recorded)) if abs(recorded[i, 0]) > 0), None)
+    shift = None if start is None else start - first
+    if shift is None or shift < 0:
+        check(False, f"session: the recording holds the first note ({recorded.shape[0]} frames)")
+        return
+    overlap = min(len(recorded) - shift, len(take.audio))
+    difference = np.abs(recorded[shift:shift + overlap] - take.audio[:overlap])
+    check(overlap > frame(2.5) and difference.max() == 0,
+          f"session: --record holds what was played, bit for bit: {overlap} frames compared, "
+          f"max |difference| {difference.max():.3g} ({recorded.shape[0]} frames recorded from bellkeys' start)")
+
+
 def test_pipewire_gone():
     """PipeWire killed mid-note (the last test of a PipeWire run: the server does not come back)."""
     folder = folder_for("pipewire-gone")
@@ -613,7 +658,7 @@ def test_pipewire_gone():
 
 
 TESTS = {"onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
-         "bufsize": test_bufsize, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
+         "bufsize": test_bufsize, "session": test_session, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
 if __name__ == "__main__":
     # SIGTERM (from run's traps) unwinds like an error: bellkeys and any server of ours are stopped.
