@@ -156,4 +156,19 @@ func temporaryFolder() -> String {
         #expect(run.error.contains("--driver alsa"))
         #expect(!run.error.contains("Fatal error") && !run.error.contains("Cannot connect"))
     }
+
+    /// libjack is loaded at run time: the binary does not need it to start (a Raspberry Pi
+    /// without JACK plays through ALSA; the VM tests run it on such a system).
+    @Test func theBinaryDoesNotLinkLibjack() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        process.arguments = [binary]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("libasound") && text.contains("libsndfile"))
+        #expect(!text.contains("libjack"))
+    }
 }

@@ -249,6 +249,10 @@ def test_autoconnect(results):
     onset_spread("autoconnect", found, spread_bound_ms(results))
     notes_played(Run(os.path.join(results, "autoconnect-port2")), "autoconnect (second port)", expect_count=1)
     exit_status(results, "autoconnect")
+    jack = open(os.path.join(results, "autoconnect", "jack.log")).read()
+    check("JACK is not installed: libjack.so.0: cannot open shared object file" in jack and "--driver alsa" in jack
+          and jack.rstrip().endswith("exit 1"),
+          "autoconnect: without libjack, --driver jack says JACK is not installed and exits 1 (ALSA played above)")
 
 
 def test_hotplug(results):
