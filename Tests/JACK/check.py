@@ -630,6 +630,58 @@ def test_session():
           f"max |difference| {difference.max():.3g} ({recorded.shape[0]} frames recorded from bellkeys' start)")
 
 
+def test_keyboard():
+    """The computer keyboard and the piano picture on JACK, in tmux as a user meets them: a key
+    typed lights its key and sounds its bell (recorded with --record), the status line shows
+    JACK's figures, Esc quits with status 0."""
+    folder = folder_for("keyboard")
+    map_path = write_map(folder, {n: step_bell(8192, frame(0.5), frame(0.1)) for n in range(60, 73)})
+    recording = os.path.join(folder, "recording.wav")
+    if os.path.exists(recording):
+        os.remove(recording)
+    tmux = ["tmux", "-L", f"bellkeys-jack-{os.getpid()}"]
+    command = " ".join([*WRAP, BELLKEYS, "play", "--driver", "jack", "--map", map_path, "--jack-connect", "none",
+                        "--record", recording]) + "; echo EXIT=$?; sleep 30"
+    subprocess.run([*tmux, "new-session", "-d", "-x", "100", "-y", "45", command], check=True, timeout=10,
+                   env=dict(os.environ, TERM="screen"))
+
+    def pane():
+        return subprocess.run([*tmux, "capture-pane", "-p", "-S", "-100"], capture_output=True, text=True,
+                              timeout=10).stdout
+
+    def wait_for(text, seconds=10):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if text in pane():
+                return True
+            time.sleep(0.1)
+        return False
+
+    try:
+        piano = wait_for("Esc quits")
+        subprocess.run([*tmux, "send-keys", "a"], timeout=10)     # C4
+        lit = wait_for("sounding: C4", 3)
+        status = pane()
+        time.sleep(0.8)
+        subprocess.run([*tmux, "send-keys", "Escape"], timeout=10)
+        exited = wait_for("EXIT=0")
+        final = pane()
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
+    check(piano and lit, "keyboard: on JACK the piano is drawn and the key typed (a) lights C4")
+    check("xruns" in status and "buffer " in status and "DSP" in status,
+          "keyboard: the status line shows JACK's xruns, buffer and DSP load: "
+          + next((l.strip() for l in status.splitlines() if "xruns" in l), "(none)"))
+    check(exited, "keyboard: Esc quits with status 0 (" + next((l.strip() for l in final.splitlines() if "stopped" in l), "") + ")")
+    recorded = read_float_wav(recording) if os.path.exists(recording) else np.zeros((0, 2))
+    level = jump(8192, 100)   # the computer keyboard strikes at velocity 100
+    loud = np.flatnonzero(np.abs(recorded[:, 0]) > 0) if len(recorded) else []
+    held = len(loud) and abs(recorded[loud[0] + 100, 0] - level) < 1e-6
+    check(len(loud) > 0 and held,
+          f"keyboard: --record holds the bell of the key typed at velocity 100 ({recorded[loud[0] + 100, 0] if len(loud) else 0:.4f}, "
+          f"expected {level:.4f})")
+
+
 def test_pipewire_gone():
     """PipeWire killed mid-note (the last test of a PipeWire run: the server does not come back)."""
     folder = folder_for("pipewire-gone")
@@ -658,7 +710,7 @@ def test_pipewire_gone():
 
 
 TESTS = {"onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
-         "bufsize": test_bufsize, "session": test_session, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
+         "bufsize": test_bufsize, "session": test_session, "keyboard": test_keyboard, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
 if __name__ == "__main__":
     # SIGTERM (from run's traps) unwinds like an error: bellkeys and any server of ours are stopped.
