@@ -143,7 +143,7 @@ class Take:
     and how bellkeys ended (status, ms after SIGTERM, its output)."""
 
 
-def perform(folder, map_path, events, seconds, channels=2, order="before", actions=(), extra=()):
+def perform(folder, map_path, events, seconds, channels=2, order="before", actions=(), extra=(), env=None):
     """Plays `events` through bellkeys on JACK and records `seconds` from T0. `actions`:
     [(seconds after T0, function of bellkeys' process)], run from here at about that time."""
     schedule = os.path.join(folder, "schedule.txt")
@@ -155,7 +155,8 @@ def perform(folder, map_path, events, seconds, channels=2, order="before", actio
     take, probe = Take(), None
     bellkeys = subprocess.Popen([*WRAP, BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
                                  "--jack-connect", "none", "--channels", str(channels), *extra],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, **(env or {})))
     try:
         probe = subprocess.Popen([*WRAP, PROBE, "--target", "bellkeys", "--channels", str(channels), "--schedule", schedule,
                                   "--seconds", str(seconds), "--out", take_path, "--order", order],
@@ -682,6 +683,44 @@ def test_keyboard():
           f"expected {level:.4f})")
 
 
+def test_rt_allocations():
+    """No allocation on JACK's process thread, counted in the running program: rtalloc.so,
+    preloaded, counts every malloc made by a SCHED_FIFO thread (JACK's process thread is the
+    only one in bellkeys) while notes, controllers, damping, a buffer-size change and a map
+    reload go by. (With an allocation planted in the process callback it counts one a cycle.)"""
+    folder = folder_for("rt-allocations")
+    map_path = write_map(folder, {n: step_bell(8192, frame(0.3), frame(0.2)) for n in range(60, 73)}, polyphony=32)
+    events = []
+    for k in range(120):
+        at = frame(0.02 * k, (k * 7) % PERIOD)
+        events.append((at, 0x90, 60 + (k * 5) % 13, 20 + (k * 31) % 100))
+        if k % 3 == 0:
+            events.append((at + 5, 0x80, 60 + (k * 5) % 13, 0))
+        if k % 10 == 0:
+            events.append((at + 9, 0xB0, 7, 60 + k % 60))
+        if k % 25 == 0:
+            events.append((at + 11, 0xB0, 64, 127 if k % 50 == 0 else 0))
+    count_path = os.path.join(folder, "count.txt")
+    if os.path.exists(count_path):
+        os.remove(count_path)
+
+    def resize(bellkeys):
+        subprocess.run([*WRAP, "jack_bufsize", str(2 * PERIOD)], capture_output=True, timeout=10)
+
+    try:
+        take = perform(folder, map_path, events, 3.0, actions=[(0.8, lambda b: b.send_signal(signal.SIGHUP)), (1.5, resize)],
+                       env={"LD_PRELOAD": os.path.join(WORK, "rtalloc.so"), "RTALLOC_OUT": count_path})
+    finally:
+        subprocess.run([*WRAP, "jack_bufsize", str(PERIOD)], capture_output=True, timeout=10)
+    stopped_ok("rt-allocations", take)
+    realtime = "process thread: JACK's, real-time" in take.log
+    counted = open(count_path).read().split() if os.path.exists(count_path) else ["?"]
+    check(realtime and counted[0] == "0" and "reloaded " in take.log,
+          f"rt-allocations: allocations on JACK's real-time process thread: {' '.join(counted)} "
+          f"({'real-time' if realtime else 'NOT real-time: nothing to count'}; {len(events)} events, a reload and "
+          f"{PERIOD} → {2 * PERIOD} frames; bellkeys said: {bellkeys_lines(take.log)})")
+
+
 def test_pipewire_gone():
     """PipeWire killed mid-note (the last test of a PipeWire run: the server does not come back)."""
     folder = folder_for("pipewire-gone")
@@ -710,7 +749,8 @@ def test_pipewire_gone():
 
 
 TESTS = {"onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
-         "bufsize": test_bufsize, "session": test_session, "keyboard": test_keyboard, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
+         "bufsize": test_bufsize, "session": test_session, "keyboard": test_keyboard,
+         "rt-allocations": test_rt_allocations, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
 if __name__ == "__main__":
     # SIGTERM (from run's traps) unwinds like an error: bellkeys and any server of ours are stopped.
