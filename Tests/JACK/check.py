@@ -21,6 +21,7 @@ Every check prints one line, "ok" or "FAIL", with the measured numbers; the exit
 number of failures (0: all passed).
 """
 import json
+import re
 import os
 import signal
 import subprocess
@@ -483,13 +484,14 @@ def test_bufsize():
     compare("bufsize", audio, render(folder, map_path, shifted, 1, len(audio)), what="the recording, holes taken out,")
 
 
-def start_server(name, folder, log_name="jackd.log"):
-    """A second server of our own, for the test that kills one. Returns its process."""
+def start_server(name, folder, log_name="jackd.log", rate=RATE):
+    """A second server of our own, for the tests that kill one or run at another rate. Returns
+    its process."""
     env = dict(os.environ, JACK_DEFAULT_SERVER=name)
     options = os.environ.get("JACKD_OPTIONS", "-S").split()
     log = os.path.join(folder, log_name)
     with open(log, "w") as out:
-        server = subprocess.Popen(["jackd", "-n", name, *options, "-d", "dummy", "-r", str(RATE), "-p", str(PERIOD)],
+        server = subprocess.Popen(["jackd", "-n", name, *options, "-d", "dummy", "-r", str(rate), "-p", str(PERIOD)],
                                   stdout=out, stderr=subprocess.STDOUT, env=env)
     with open(os.path.join(WORK, "extra-jackd.pid"), "w") as f:
         f.write(str(server.pid))
@@ -721,6 +723,102 @@ def test_rt_allocations():
           f"{PERIOD} → {2 * PERIOD} frames; bellkeys said: {bellkeys_lines(take.log)})")
 
 
+def jack_lsp(*arguments, env=None):
+    return subprocess.run([*WRAP, "jack_lsp", *arguments], capture_output=True, text=True, timeout=10,
+                          env=env or os.environ).stdout
+
+
+def connections(listing):
+    """{port: [ports it is connected to]} from `jack_lsp -c`."""
+    table, port = {}, None
+    for line in listing.splitlines():
+        if line.startswith((" ", "\t")):
+            table[port].append(line.strip())
+        elif line.strip():
+            port = line.strip()
+            table[port] = []
+    return table
+
+
+def start_bellkeys(folder, arguments, env=None):
+    """bellkeys on JACK, waited for until its MIDI port exists. Returns (process, log path)."""
+    log_path = os.path.join(folder, "bellkeys.log")
+    process = subprocess.Popen([*WRAP, BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", *arguments],
+                               stdin=subprocess.DEVNULL, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+                               env=env or os.environ)
+    for _ in range(100):
+        if "bellkeys:midi_in" in jack_lsp(env=env) or process.poll() is not None:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)
+    return process, log_path
+
+
+def stop_bellkeys(process):
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return "hung"
+
+
+def test_ports():
+    """Ports and connections as `jack_lsp -c` shows them: out_1, out_2 to the physical playback
+    ports by default, midi_in; --jack-connect CLIENT; the latency JACK propagates to them; a
+    server at another rate (the bells resampled at load)."""
+    folder = folder_for("ports")
+    map_path = write_map(folder, {60: step_bell(8192, frame(0.2), frame(0.1))})
+    bellkeys, _ = start_bellkeys(folder, ["--map", map_path])
+    try:
+        table = connections(jack_lsp("-c"))
+        latency = jack_lsp("-l", "bellkeys:out_1")
+        downstream = jack_lsp("-l", (table.get("bellkeys:out_1") or ["?"])[0])
+    finally:
+        status = stop_bellkeys(bellkeys)
+    first, second = (sorted(p for p in table if p.startswith(("system:playback", "test-sink:playback")))+ ["?", "?"])[:2]
+    check(table.get("bellkeys:out_1") == [first] and table.get("bellkeys:out_2") == [second]
+          and "bellkeys:midi_in" in table and status == 0,
+          f"ports: bellkeys:out_1 → {table.get('bellkeys:out_1')}, out_2 → {table.get('bellkeys:out_2')}, "
+          f"midi_in {'there' if 'bellkeys:midi_in' in table else 'missing'} (the physical playback ports: {first}, {second})")
+    ranges = re.findall(r"playback latency = \[ (\d+) (\d+) \]", latency)
+    theirs = re.findall(r"playback latency = \[ (\d+) (\d+) \]", downstream)
+    check(bool(ranges) and ranges == theirs,
+          f"ports: bellkeys:out_1 publishes the playback latency of the port it feeds (bellkeys adds none): "
+          f"{ranges[0] if ranges else latency.strip()} frames, the same as {(table.get('bellkeys:out_1') or ['?'])[0]}'s")
+
+    probe_client = subprocess.Popen([*WRAP, PROBE, "--target", "nobody", "--schedule", "/dev/null", "--seconds", "1",
+                                     "--out", os.path.join(folder, "unused.f32"), "--channels", "2", "--wait", "3"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if "probe_rec:in_1" in jack_lsp():
+                break
+            time.sleep(0.05)
+        bellkeys, _ = start_bellkeys(folder, ["--map", map_path, "--jack-connect", "probe_rec"])
+        table = connections(jack_lsp("-c"))
+        stop_bellkeys(bellkeys)
+    finally:
+        probe_client.kill()
+        probe_client.wait()
+    check(table.get("bellkeys:out_1") == ["probe_rec:in_1"] and table.get("bellkeys:out_2") == ["probe_rec:in_2"],
+          f"ports: --jack-connect probe_rec connects out_1 → {table.get('bellkeys:out_1')}, out_2 → {table.get('bellkeys:out_2')}")
+    if PIPEWIRE_PID:
+        return
+    name = f"{os.environ['JACK_DEFAULT_SERVER']}-44k"
+    server = start_server(name, folder, "jackd-44k.log", rate=44_100)
+    try:
+        env = dict(os.environ, JACK_DEFAULT_SERVER=name)
+        bellkeys, log_path = start_bellkeys(folder, ["--map", map_path, "--jack-connect", "none"], env=env)
+        status = stop_bellkeys(bellkeys)
+    finally:
+        stop_server(server)
+    said = open(log_path).read()
+    check("44100 Hz" in said and status == 0,
+          f"ports: on a 44.1 kHz server the bells are resampled at load: {next((l.strip() for l in said.splitlines() if 'Hz' in l), said.strip())}")
+
+
 def test_pipewire_gone():
     """PipeWire killed mid-note (the last test of a PipeWire run: the server does not come back)."""
     folder = folder_for("pipewire-gone")
@@ -748,7 +846,7 @@ def test_pipewire_gone():
           f"pipewire-gone: bellkeys exited with status {status} {ms:.0f} ms after PipeWire was killed; it said: {bellkeys_lines(said)}")
 
 
-TESTS = {"onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
+TESTS = {"ports": test_ports, "onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
          "bufsize": test_bufsize, "session": test_session, "keyboard": test_keyboard,
          "rt-allocations": test_rt_allocations, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
