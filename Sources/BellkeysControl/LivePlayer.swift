@@ -77,17 +77,30 @@ public final class LivePlayer {
     /// their frames: `LiveMixer.playNow`) and keeps them as `play` keeps a message: held by
     /// `source`, remembered for a reload, recorded into a loop being recorded. They are not
     /// queued again. Calls `each` with every one, in order (for --verbose and counting).
-    public func notePlayedNow(source: Int?, each: (EngineEvent) -> Void = { _ in }) {
+    public func notePlayedNow(source: Int? = LivePlayer.renderThreadSource, each: (EngineEvent) -> Void = { _ in }) {
         while let event = mixer.played.peek() {
             mixer.played.pop()
             if let message = MIDIMessage(event) {
                 if let source { held.track(source: source, message) }
                 remember(message)
             }
+            // Played into the old map's engine in the cycles between `install` and the new
+            // engine's start: the new one hears it too, at its first frame (a pedal lifted then
+            // must not stay down on the new map).
+            if previousEngine != nil, !event.strikes {
+                let start = mixer.engineStartFrame.load(ordering: .acquiring)
+                if start < 0 || event.frame < start {
+                    engine.enqueue(EngineEvent(frame: max(start, 0), status: event.status, data1: event.data1, data2: event.data2))
+                }
+            }
             looper.record(event)
             each(event)
         }
     }
+
+    /// The held-notes source of what the render thread plays itself (JACK's `midi_in`, which
+    /// merges every sender).
+    public static let renderThreadSource = -2
 
     /// Keeps the last value of the controllers a reloaded map hears again.
     private func remember(_ message: MIDIMessage) {
@@ -213,34 +226,39 @@ public final class LivePlayer {
     public var isReloading: Bool { previousEngine != nil || mixer.installPending }
 
     /// Hands `newEngine` (a reloaded map's) to the render thread, which starts it at its next
-    /// period while the old bells ring out. The new engine hears the controllers played so far
-    /// again, from the frame for `arrival`; with `masterDecibels` it takes that master volume
-    /// (the volume keys' setting), else it keeps its own. Returns false, changing nothing,
-    /// while `isReloading`.
+    /// period while the old bells ring out. The new engine starts with the controllers played
+    /// so far (CC7, CC11, the pedal); with `masterDecibels` it takes that master volume (the
+    /// volume keys' setting), else it keeps its own. Returns false, changing nothing, while
+    /// `isReloading`. (`arrival` is kept for callers; nothing is stamped.)
     public func install(_ newEngine: Engine, masterDecibels: Double?, arrival: UInt64) -> Bool {
         guard !isReloading else { return false }
+        // What the render thread played while the map loaded counts: its controllers are
+        // among those the new engine starts with.
+        notePlayedNow()
         if let masterDecibels {
             newEngine.setMasterVolume(decibels: masterDecibels)
             self.masterDecibels = masterDecibels
         }
-        guard mixer.install(newEngine) else { return false }
-        previousEngine = engine
-        engine = newEngine
-        let now = frame(arrival: arrival)
+        // The new engine starts with the controllers as played so far, set before it runs (a
+        // stamped event could land after one the render thread plays in its first cycles).
         for channel in 0..<16 {
             for (index, controller) in Self.replayedControllers.enumerated()
             where controllers[channel][index] != controller.initial {
-                engine.enqueue(MIDIMessage.controlChange(channel: UInt8(channel), controller: controller.number,
-                                                         value: controllers[channel][index]).event(atFrame: now))
+                newEngine.presetController(channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
             }
         }
+        guard mixer.install(newEngine) else { return false }
+        previousEngine = engine
+        engine = newEngine
         return true
     }
 
-    /// Quitting: nothing planned may start any more, and every bell fades out (all-sound-off,
-    /// CC120, on every channel: the engine's short fade). Wait for `isSilent` before stopping
+    /// Quitting: nothing planned may start any more (nor anything the render thread reads
+    /// itself, JACK MIDI), and every bell fades out (all-sound-off, CC120, on every channel: the
+    /// engine's short fade). Wait for `isSilent` before stopping
     /// the output.
     public func silence(arrival: UInt64) {
+        mixer.takesRenderThreadEvents.store(false, ordering: .relaxed)
         forEachEngine { $0.cancelScheduled(channel: nil) }
         for channel in 0..<16 {
             send(.controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allSoundOff, value: 0), arrival: arrival)

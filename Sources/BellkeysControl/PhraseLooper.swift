@@ -117,7 +117,13 @@ public struct PhraseLooper: Sendable {
             overflowed += 1
             return
         }
-        phrase.append(onLoopChannel.event(atFrame: max(0, event.frame - start)))
+        // Inputs stamp differently (JACK MIDI at its frame, the sequencer a period after its
+        // arrival), so events can come out of order: keep the phrase in frame order, as the
+        // engine's scheduled queue needs (after equal frames, in arrival order).
+        let recorded = onLoopChannel.event(atFrame: max(0, event.frame - start))
+        var index = phrase.count
+        while index > 0, phrase[index - 1].frame > recorded.frame { index -= 1 }
+        phrase.insert(recorded, at: index)
     }
 
     /// Stops the loop (or the recording) and forgets the phrase. The caller cancels what it

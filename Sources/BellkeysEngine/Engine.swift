@@ -227,6 +227,15 @@ public final class Engine: @unchecked Sendable {
         return bits & (1 << UInt64(note & 63)) != 0
     }
 
+    /// Applies a controller at once, with no ramp, to an engine no render thread has started
+    /// (a reloaded map's, before `LiveMixer.install`): it starts with the channel's volume,
+    /// expression and pedal as played so far, and any event it is given after that comes later.
+    /// Thread: control, before the engine is handed over.
+    public func presetController(channel: Int, controller: Int, value: Int) {
+        controlChange(channel: channel & 15, controller: controller & 127, value: value & 127)
+        channels[channel & 15].bus.advance(by: Int.max)
+    }
+
     /// Sets the master volume; the render thread ramps to it. Thread: any.
     public func setMasterVolume(decibels: Double) {
         masterGainBits.store(linearGain(decibels: decibels).bitPattern, ordering: .relaxed)

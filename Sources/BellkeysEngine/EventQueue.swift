@@ -5,8 +5,11 @@ import Synchronization
 ///
 /// Non-copyable: it owns its slots, and its owner reaches it without reference counting.
 ///
-/// Thread: `push` control (the one producer; offline, the one thread that also renders);
-/// `peek` and `pop` render (the one consumer); `count` any.
+/// Thread: each queue has one producer thread (`push`) and one consumer thread (`peek`, `pop`),
+/// named where it is declared: an engine's live and scheduled queues are pushed by the control
+/// thread and popped by the render thread; its `direct` queue is the render thread's own (both
+/// ends); `LiveMixer.played` goes from the render thread to the control thread. Offline, one
+/// thread does both. `count` any.
 public struct EventQueue: ~Copyable, @unchecked Sendable {
     private let slots: UnsafeMutablePointer<EngineEvent>
     private let mask: Int

@@ -42,6 +42,12 @@ public final class LiveMixer: @unchecked Sendable {
     /// The events `playNow` played, for the control thread: here the render thread is the
     /// producer and the control thread the consumer (`LivePlayer.notePlayedNow`).
     public let played: EventQueue
+    /// The frame the engine playing now started at (0 for the first; set when the render thread
+    /// takes over an engine handed over by `install`), or -1 while one waits to be taken.
+    public let engineStartFrame = Atomic<Int64>(0)
+    /// Whether `playNow` plays what it is given: cleared on quitting, so that no bell starts
+    /// while the rest fade out. Thread: any.
+    public let takesRenderThreadEvents = Atomic<Bool>(true)
     /// Events `playNow` played that `played` had no room for (the control thread did not take
     /// them for 1,024 events): they sounded, but were not kept for the loop or held notes.
     public let unreportedPlays = Atomic<Int>(0)
@@ -107,6 +113,7 @@ public final class LiveMixer: @unchecked Sendable {
                 current = Unmanaged<Engine>.fromOpaque(pointer)
                 let startFrame = frame
                 current._withUnsafeGuaranteedRef { $0.start(atFrame: startFrame) }
+                engineStartFrame.store(startFrame, ordering: .releasing)
             }
         }
         return frame
@@ -117,9 +124,11 @@ public final class LiveMixer: @unchecked Sendable {
     /// now takes it, and so does the map before a reload while its bells ring out, unless it
     /// `strikes`. It is also handed to the control thread through `played`, so that what it
     /// holds, the controllers and the loop are kept as for any input. Events come in frame
-    /// order. Thread: render. Real-time safe.
+    /// order. Nothing is played once `takesRenderThreadEvents` is cleared (quitting). Thread:
+    /// render. Real-time safe.
     @_noLocks
     public func playNow(_ event: EngineEvent) {
+        guard takesRenderThreadEvents.load(ordering: .relaxed) else { return }
         _ = current._withUnsafeGuaranteedRef { $0.playNow(event) }
         if let old = retiring, !event.strikes {
             _ = old._withUnsafeGuaranteedRef { $0.playNow(event) }
@@ -185,6 +194,7 @@ public final class LiveMixer: @unchecked Sendable {
     public func install(_ engine: Engine) -> Bool {
         guard !owned.contains(where: { $0 === engine }) else { return false }
         owned.append(engine)
+        engineStartFrame.store(-1, ordering: .relaxed)
         if incoming.compareExchange(expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
                                     ordering: .releasing).exchanged { return true }
         owned.removeLast()

@@ -82,6 +82,11 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     private let serverStopped = Atomic<Bool>(false)
     /// Set when ports appeared or connections changed; the control thread looks again.
     private let graphChanged = Atomic<Bool>(false)
+    /// Connections to `midi_in` removed so far (counted as they go, so that a sender that came
+    /// and went between two looks of the control thread is not missed).
+    public let midiDisconnections = Atomic<Int>(0)
+    /// `jack_activate`'s status when it failed, else 0. Thread: control.
+    private var activationStatus: Int32 = 0
     private var isActive = false
     private var isClosed = false
 
@@ -99,7 +104,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
                 """)
         }
         // PipeWire's libjack (under pw-jack) talks to PipeWire, whatever the server name says.
-        let server = String(cString: bk_jack_library_path()).contains("pipewire")
+        let server = bk_jack_is_pipewire() != 0
             ? "PipeWire" : "'" + (getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default") + "'"
         serverName = server
         var status: Int32 = 0
@@ -156,8 +161,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         bk_jack_set_port_registration_callback(opened, { _, _, context in
             Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.graphChanged.store(true, ordering: .releasing) }
         }, context)
-        bk_jack_set_port_connect_callback(opened, { _, _, _, context in
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.graphChanged.store(true, ordering: .releasing) }
+        bk_jack_set_port_connect_callback(opened, { a, b, connected, context in
+            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.connectionChanged(a, b, connected: connected != 0) }
         }, context)
     }
 
@@ -204,8 +209,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         var periodMicroseconds: Float = 0
         let timed = bk_jack_get_cycle_times(client, &frameTime, &cycleMicroseconds, &nextMicroseconds, &periodMicroseconds) == 0
         if !timed { frameTime = bk_jack_last_frame_time(client) }
+        // JACK's clock and ours read back to back, so the cycle's start maps without a gap.
         let jackNow = timed ? bk_jack_get_time() : 0
-        let first = begin(frameCount: frameCount, frameTime: frameTime, began: began,
+        let now = monotonicNanoseconds()
+        let first = begin(frameCount: frameCount, frameTime: frameTime, began: now,
                           sinceCycleStartMicroseconds: timed && jackNow >= cycleMicroseconds ? jackNow - cycleMicroseconds : 0,
                           mixer: mixer)
         if let buffer = bk_jack_port_get_buffer(midiPort, frames) {
@@ -288,10 +295,20 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     }
 
     /// The server changed its buffer size. The process callback takes any size, so this only
-    /// keeps the figure. Thread: JACK's.
+    /// keeps the figure (a change before the first cycle is the server's start, not counted).
+    /// Thread: JACK's notification thread.
     private func bufferSizeChanged(to frames: Int) {
         let old = bufferFrames.exchange(frames, ordering: .relaxed)
-        if old != frames, isActive { bufferSizeChanges.wrappingAdd(1, ordering: .relaxed) }
+        if old != frames, cycles.load(ordering: .relaxed) > 0 { bufferSizeChanges.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// A connection between ports `a` and `b` was made or removed. Thread: JACK's notification
+    /// thread (a port lookup and atomics only).
+    private func connectionChanged(_ a: bk_jack_port_id_t, _ b: bk_jack_port_id_t, connected: Bool) {
+        if !connected, bk_jack_port_by_id(client, a) == midiPort || bk_jack_port_by_id(client, b) == midiPort {
+            midiDisconnections.wrappingAdd(1, ordering: .releasing)
+        }
+        graphChanged.store(true, ordering: .releasing)
     }
 
     // MARK: The control thread
@@ -309,7 +326,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         self.tap = tap.map { Unmanaged.passUnretained($0) }
         let status = bk_jack_activate(client)
         isActive = status == 0
-        if status != 0 { serverStopped.store(true, ordering: .releasing) }
+        activationStatus = status
+        if status != 0 { return .normal(errno: 0) }
         if bk_jack_is_realtime(client) != 0 {
             return .realTime(priority: bk_jack_client_real_time_priority(client))
         }
@@ -317,7 +335,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     }
 
     public var failure: String? {
-        serverStopped.load(ordering: .acquiring) ? "the JACK server \(serverName) went away (stopped or killed)" : nil
+        if activationStatus != 0 { return "the JACK server \(serverName) refused to start the client (jack_activate: \(activationStatus))" }
+        return serverStopped.load(ordering: .acquiring) ? "the JACK server \(serverName) went away (stopped or killed)" : nil
     }
 
     public func stop() {
@@ -327,7 +346,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     private func close() {
         guard !isClosed else { return }
         isClosed = true
-        if isActive, !serverStopped.load(ordering: .acquiring) { bk_jack_deactivate(client) }
+        // With the server gone, closing would talk to it (and could wait on a server that
+        // hangs rather than died): the process is ending, and the kernel frees the rest.
+        guard !serverStopped.load(ordering: .acquiring) else { return }
+        if isActive { bk_jack_deactivate(client) }
         isActive = false
         bk_jack_client_close(client)
     }
@@ -357,8 +379,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// Connects the output ports as `connection` asks. Returns a line for each connection made
     /// or refused. Thread: control, after `start`.
     public func connectOutputs(_ connection: JACKConnection) -> [String] {
+        guard isActive else { return [] }
         let ours = outputPortNames
         var pairs: [(String, String)] = []
+        var notes: [String] = []
         switch connection {
         case .none:
             return []
@@ -370,6 +394,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
                 pairs = physical.prefix(2).map { (ours[0], $0) }
             } else {
                 pairs = Array(zip(ours, physical))
+                if ours.count > physical.count {
+                    notes.append("\(ours[physical.count...].joined(separator: ", ")) left unconnected: the server has \(physical.count) playback port\(physical.count == 1 ? "" : "s")")
+                }
             }
         case .ports(let names):
             var targets: [String] = []
@@ -377,8 +404,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
                 if name.contains(":") {
                     targets.append(name)
                 } else {
-                    targets += ports(matching: "^" + escapedPattern(name) + ":", type: BK_JACK_AUDIO_TYPE,
-                                     flags: Int32(BK_JACK_PORT_IS_INPUT))
+                    let found = ports(matching: "^" + escapedPattern(name) + ":", type: BK_JACK_AUDIO_TYPE,
+                                      flags: Int32(BK_JACK_PORT_IS_INPUT))
+                    if found.isEmpty { notes.append("--jack-connect \(name): no client of that name has audio inputs (see `jack_lsp`)") }
+                    targets += found
                 }
             }
             pairs = Array(zip(ours, targets))
@@ -386,8 +415,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         return pairs.map { from, to in
             let status = bk_jack_connect(client, from, to)
             // EEXIST: already connected (a session manager did it).
-            return status == 0 || status == EEXIST ? "\(from) → \(to)" : "cannot connect \(from) → \(to) (jack_connect: \(status))"
-        }
+            return status == 0 || status == EEXIST ? "\(from) → \(to)"
+                : "cannot connect \(from) → \(to) (jack_connect: \(status); is there such a port? see `jack_lsp`)"
+        } + notes
     }
 
     /// The physical MIDI capture ports (keyboards the server sees) not yet connected to

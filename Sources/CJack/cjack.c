@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "cjack.h"
 #include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 
 static struct {
@@ -22,21 +21,15 @@ static struct {
     int (*set_xrun_callback)(bk_jack_client *, bk_jack_xrun_callback, void *);
     void (*on_info_shutdown)(bk_jack_client *, bk_jack_info_shutdown_callback, void *);
     void (*on_shutdown)(bk_jack_client *, bk_jack_shutdown_callback, void *);
-    int (*set_latency_callback)(bk_jack_client *, bk_jack_latency_callback, void *);
     int (*set_port_registration_callback)(bk_jack_client *, bk_jack_port_registration_callback, void *);
     int (*set_port_connect_callback)(bk_jack_client *, bk_jack_port_connect_callback, void *);
     bk_jack_port *(*port_register)(bk_jack_client *, const char *, const char *, unsigned long, unsigned long);
     const char *(*port_name)(const bk_jack_port *);
-    int (*port_flags)(const bk_jack_port *);
-    const char *(*port_type)(const bk_jack_port *);
-    int (*port_connected)(const bk_jack_port *);
-    bk_jack_port *(*port_by_name)(bk_jack_client *, const char *);
+    bk_jack_port *(*port_by_id)(bk_jack_client *, bk_jack_port_id_t);
     const char **(*port_get_connections)(const bk_jack_port *);
     const char **(*get_ports)(bk_jack_client *, const char *, const char *, unsigned long);
     int (*connect)(bk_jack_client *, const char *, const char *);
     void (*free)(void *);
-    void (*port_get_latency_range)(bk_jack_port *, int, bk_jack_latency_range *);
-    void (*port_set_latency_range)(bk_jack_port *, int, bk_jack_latency_range *);
     void *(*port_get_buffer)(bk_jack_port *, bk_jack_nframes_t);
     uint32_t (*midi_get_event_count)(void *);
     int (*midi_event_get)(bk_jack_midi_event *, void *, uint32_t);
@@ -48,9 +41,9 @@ static struct {
 } jack;
 
 static void quiet(const char *message) { (void)message; }
-static char library_path[4096];
+static int is_pipewire;
 
-const char *bk_jack_library_path(void) { return library_path; }
+int bk_jack_is_pipewire(void) { return is_pipewire; }
 
 int bk_jack_load(char *error, size_t error_size) {
     if (jack.client_open) return 0;
@@ -82,21 +75,15 @@ int bk_jack_load(char *error, size_t error_size) {
     LOAD(set_xrun_callback, "jack_set_xrun_callback");
     LOAD(on_info_shutdown, "jack_on_info_shutdown");
     LOAD(on_shutdown, "jack_on_shutdown");
-    LOAD(set_latency_callback, "jack_set_latency_callback");
     LOAD(set_port_registration_callback, "jack_set_port_registration_callback");
     LOAD(set_port_connect_callback, "jack_set_port_connect_callback");
     LOAD(port_register, "jack_port_register");
     LOAD(port_name, "jack_port_name");
-    LOAD(port_flags, "jack_port_flags");
-    LOAD(port_type, "jack_port_type");
-    LOAD(port_connected, "jack_port_connected");
-    LOAD(port_by_name, "jack_port_by_name");
+    LOAD(port_by_id, "jack_port_by_id");
     LOAD(port_get_connections, "jack_port_get_connections");
     LOAD(get_ports, "jack_get_ports");
     LOAD(connect, "jack_connect");
     LOAD(free, "jack_free");
-    LOAD(port_get_latency_range, "jack_port_get_latency_range");
-    LOAD(port_set_latency_range, "jack_port_set_latency_range");
     LOAD(port_get_buffer, "jack_port_get_buffer");
     LOAD(midi_get_event_count, "jack_midi_get_event_count");
     LOAD(midi_event_get, "jack_midi_event_get");
@@ -107,9 +94,7 @@ int bk_jack_load(char *error, size_t error_size) {
     LOAD(set_info_function, "jack_set_info_function");
     LOAD(client_open, "jack_client_open");  // last: its presence means the table is complete
 #undef LOAD
-    struct link_map *map = NULL;
-    if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name)
-        snprintf(library_path, sizeof library_path, "%s", map->l_name);
+    is_pipewire = dlsym(library, "pw_init") != NULL;
     jack.set_error_function(quiet);
     jack.set_info_function(quiet);
     return 0;
@@ -136,9 +121,6 @@ int bk_jack_set_buffer_size_callback(bk_jack_client *c, bk_jack_buffer_size_call
 int bk_jack_set_xrun_callback(bk_jack_client *c, bk_jack_xrun_callback f, void *x) { return jack.set_xrun_callback(c, f, x); }
 void bk_jack_on_info_shutdown(bk_jack_client *c, bk_jack_info_shutdown_callback f, void *x) { jack.on_info_shutdown(c, f, x); }
 void bk_jack_on_shutdown(bk_jack_client *c, bk_jack_shutdown_callback f, void *x) { jack.on_shutdown(c, f, x); }
-int bk_jack_set_latency_callback(bk_jack_client *c, bk_jack_latency_callback f, void *x) {
-    return jack.set_latency_callback(c, f, x);
-}
 int bk_jack_set_port_registration_callback(bk_jack_client *c, bk_jack_port_registration_callback f, void *x) {
     return jack.set_port_registration_callback(c, f, x);
 }
@@ -150,10 +132,7 @@ bk_jack_port *bk_jack_port_register(bk_jack_client *c, const char *name, const c
     return jack.port_register(c, name, type, flags, size);
 }
 const char *bk_jack_port_name(const bk_jack_port *p) { return jack.port_name(p); }
-int bk_jack_port_flags(const bk_jack_port *p) { return jack.port_flags(p); }
-const char *bk_jack_port_type(const bk_jack_port *p) { return jack.port_type(p); }
-int bk_jack_port_connected(const bk_jack_port *p) { return jack.port_connected(p); }
-bk_jack_port *bk_jack_port_by_name(bk_jack_client *c, const char *name) { return jack.port_by_name(c, name); }
+bk_jack_port *bk_jack_port_by_id(bk_jack_client *c, bk_jack_port_id_t id) { return jack.port_by_id(c, id); }
 const char **bk_jack_port_get_connections(const bk_jack_port *p) { return jack.port_get_connections(p); }
 const char **bk_jack_get_ports(bk_jack_client *c, const char *name, const char *type, unsigned long flags) {
     return jack.get_ports(c, name, type, flags);
@@ -162,8 +141,6 @@ int bk_jack_connect(bk_jack_client *c, const char *source, const char *destinati
     return jack.connect(c, source, destination);
 }
 void bk_jack_free(void *pointer) { jack.free(pointer); }
-void bk_jack_port_get_latency_range(bk_jack_port *p, int mode, bk_jack_latency_range *r) { jack.port_get_latency_range(p, mode, r); }
-void bk_jack_port_set_latency_range(bk_jack_port *p, int mode, bk_jack_latency_range *r) { jack.port_set_latency_range(p, mode, r); }
 void *bk_jack_port_get_buffer(bk_jack_port *p, bk_jack_nframes_t n) { return jack.port_get_buffer(p, n); }
 uint32_t bk_jack_midi_get_event_count(void *b) { return jack.midi_get_event_count(b); }
 int bk_jack_midi_event_get(bk_jack_midi_event *e, void *b, uint32_t i) { return jack.midi_event_get(e, b, i); }

@@ -9,8 +9,6 @@ import BellkeysIO
 /// the one port, so when a sender disconnects, every note held through `midi_in` is released.
 /// Thread: control.
 final class JACKMIDIInput: LiveInput {
-    /// The held-notes source of everything that comes through `midi_in`.
-    static let source = -2
     let output: JACKOutput
     let console: Console
     /// Whether physical MIDI ports (keyboards the server sees) are connected as they appear:
@@ -19,6 +17,11 @@ final class JACKMIDIInput: LiveInput {
     let verbose: Bool
     /// Ports sending to `midi_in`, as last seen.
     private(set) var connected: [String] = []
+    /// Physical ports connected once already: a user who disconnects one (qjackctl) is not
+    /// overruled.
+    private var autoConnected: Set<String> = []
+    /// `JACKOutput.midiDisconnections` when last looked at.
+    private var disconnections = 0
     /// Messages played from `midi_in` (after the --channel filter).
     private(set) var eventsReceived = 0
 
@@ -41,11 +44,12 @@ final class JACKMIDIInput: LiveInput {
     }
 
     var descriptors: [Int32] { [] }
-    /// Nothing to wait on: the events have sounded already; this only keeps the books.
-    var pollTimeoutMilliseconds: Int32? { 20 }
+    /// Nothing to wait on, and no hurry: the events have sounded already; this keeps the books
+    /// at the loop's own pace.
+    var pollTimeoutMilliseconds: Int32? { nil }
 
     func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
-        player.notePlayedNow(source: Self.source) { event in
+        player.notePlayedNow(source: LivePlayer.renderThreadSource) { event in
             eventsReceived += 1
             if verbose, let message = MIDIMessage(event) { console.line(describeEvent(source: "jack", message: message)) }
         }
@@ -56,16 +60,22 @@ final class JACKMIDIInput: LiveInput {
     /// Connects new physical ports (if it should) and reports connections made and gone.
     private func look(player: LivePlayer?) {
         if connectsPhysicalPorts {
-            for port in output.unconnectedPhysicalMIDIPorts() {
+            for port in output.unconnectedPhysicalMIDIPorts() where !autoConnected.contains(port) {
+                autoConnected.insert(port)
                 if let problem = output.connectMIDI(from: port) { console.line("cannot connect JACK MIDI \(port): \(problem)") }
             }
         }
         let now = output.midiConnections
         let gone = connected.filter { !now.contains($0) }
         for port in now where !connected.contains(port) { console.line("connected JACK MIDI \(port)") }
-        if !gone.isEmpty {
-            let notes = player?.release(source: Self.source, arrival: monotonicNanoseconds()) ?? 0
-            for port in gone {
+        // Counted by JACK's callback as they go: a sender that came and went between two looks
+        // still lets go of what it held.
+        let removed = output.midiDisconnections.load(ordering: .acquiring)
+        if removed != disconnections {
+            disconnections = removed
+            let notes = player?.release(source: LivePlayer.renderThreadSource, arrival: monotonicNanoseconds()) ?? 0
+            let names = gone.isEmpty ? ["a sender"] : gone
+            for port in names {
                 console.line("disconnected JACK MIDI \(port)" + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
             }
         }

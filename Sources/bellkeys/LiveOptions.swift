@@ -13,7 +13,7 @@ enum Driver: String, ExpressibleByArgument, CaseIterable {
 /// The sound output and its real-time side, shared by the commands that play live.
 struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Sound driver: auto, alsa or jack.",
-                               discussion: "auto (the default) plays through JACK when a JACK server is running (jackd, or PipeWire's under pw-jack) and no ALSA-only option (--device, --rate, --period, --periods, --priority) is given, else through ALSA. bellkeys never starts a JACK server and never changes its rate or buffer size.",
+                               discussion: "auto (the default) plays through JACK when a JACK server is running (jackd, or PipeWire's under pw-jack) and no ALSA-only option (--device, --rate, --period, --periods, --priority) is given, else through ALSA; with --jack-connect it needs JACK. bellkeys never starts a JACK server and never changes its rate or buffer size.",
                                valueName: "driver"))
     var driver: Driver = .auto
 
@@ -77,6 +77,9 @@ struct OutputOptions: ParsableArguments {
         }
         if !jackConnect.isEmpty, driver == .alsa {
             throw ValidationError("--jack-connect is a JACK option; drop it, or use --driver jack")
+        }
+        if !jackConnect.isEmpty, let option = alsaOnlyOptions.first {
+            throw ValidationError("--jack-connect asks for JACK and \(option) for ALSA; drop one of them")
         }
         if jackConnect.contains("none"), jackConnect.count > 1 {
             throw ValidationError("--jack-connect none connects nothing; give it alone, or name ports instead")

@@ -56,7 +56,8 @@ final class LiveSession {
             do {
                 jack = try JACKOutput(channels: options.channels, channel: settings.channel.map { UInt8($0 - 1) })
             } catch {
-                if options.driver == .jack { throw Failure(error.description) }
+                // --jack-connect asks for JACK as --driver jack does.
+                if options.driver == .jack || !options.jackConnect.isEmpty { throw Failure(error.description) }
                 switch error.kind {
                 case .notInstalled: driverNote = "driver ALSA (JACK is not installed)"
                 case .noServer: driverNote = "driver ALSA (no JACK server running)"
@@ -143,7 +144,8 @@ final class LiveSession {
         if let jack {
             console.line("  output \(jack.clientName) on \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) port\(granted.channels == 1 ? "" : "s"), "
                          + "buffer \(granted.periodFrames) frames (\(secondsText(granted.bufferMilliseconds, digits: 2)) ms), as the server sets it")
-            console.line("  connected " + (connections.isEmpty ? "nothing (--jack-connect none)" : connections.joined(separator: ", ")))
+            console.line("  connected " + (connections.isEmpty ? "nothing" + (options.jackConnection == .none ? " (--jack-connect none)" : "")
+                                                                : connections.joined(separator: ", ")))
             switch scheduling {
             case .realTime(let priority) where priority > 0:
                 console.line("  process thread: JACK's, real-time (SCHED_FIFO, priority \(priority))")
@@ -314,11 +316,13 @@ final class LiveSession {
             outputCounts = "JACK xruns: \(jack.xruns.load(ordering: .relaxed)), cycles \(cycles), skipped \(jack.skippedCycles.load(ordering: .relaxed))"
                 + ", buffer size changes \(jack.bufferSizeChanges.load(ordering: .relaxed))"
                 + ", DSP mean \(secondsText(mean, digits: 2))% longest \(secondsText(longest, digits: 1))% of a cycle"
-                + "; JACK MIDI messages \(jackMIDI?.eventsReceived ?? 0) (not played \(jack.midiEventsIgnored.load(ordering: .relaxed)))"
+                + "; JACK MIDI messages \(jack.midiEventsPlayed.load(ordering: .relaxed)) (not played \(jack.midiEventsIgnored.load(ordering: .relaxed)))"
+                + (mixer.unreportedPlays.load(ordering: .relaxed) > 0
+                   ? ", \(mixer.unreportedPlays.load(ordering: .relaxed)) not kept for the loop (the control thread fell behind)" : "")
         }
         console.line("bellkeys: stopped (\(reason)); \(outputCounts)"
                      + "; MIDI messages: \(midi?.eventsReceived ?? 0), input overflows \(midi?.sequencer.inputOverflows ?? 0)"
-                     + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed))"
+                     + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed)), late \(e.lateEvents.load(ordering: .relaxed))"
                      + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
                      + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
                      + (midi?.sequencer.readLag.milliseconds.map {

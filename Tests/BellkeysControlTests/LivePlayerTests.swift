@@ -43,6 +43,12 @@ final class Rig {
 @Suite struct Player {
     let g64 = VelocityCurve.square.gain(velocity: 64)
 
+    /// A reloaded map's engine as the program builds one: nothing queued (CC7 at its default).
+    func freshBells(_ values: [Float]) -> Engine {
+        makeEngine(samples: values.map { constant($0, 30_000) },
+                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) }, unityVolume: false)
+    }
+
     func longBells(_ values: [Float], damp: Bool = true) -> Engine {
         makeEngine(samples: values.map { constant($0, 30_000) },
                    keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: damp ? release48 : .ring) })
@@ -80,7 +86,7 @@ final class Rig {
     }
 
     @Test func aReloadedMapHearsThePlayedControllersAndTheOldBellsHearTheNoteOffs() {
-        let old = longBells([0.25]), new = longBells([0.5])
+        let old = longBells([0.25]), new = freshBells([0.5])
         let rig = Rig(old)
         rig.player.play(.controlChange(channel: 0, controller: 7, value: 64), from: 1, arrival: rig.at(100))
         rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: 1, arrival: rig.at(200))

@@ -46,6 +46,12 @@ final class CycleRig {
 @Suite struct RenderThreadInput {
     let g64 = VelocityCurve.square.gain(velocity: 64)
 
+    /// A reloaded map's engine as the program builds one: nothing queued (CC7 at its default).
+    func freshBells(_ values: [Float]) -> Engine {
+        makeEngine(samples: values.map { constant($0, 30_000) },
+                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) }, unityVolume: false)
+    }
+
     func longBells(_ values: [Float]) -> Engine {
         makeEngine(samples: values.map { constant($0, 30_000) },
                    keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) })
@@ -92,7 +98,7 @@ final class CycleRig {
     }
 
     @Test func aReloadedMapHearsTheControllersTheRenderThreadPlayed() {
-        let old = longBells([0.25]), new = longBells([0.5])
+        let old = longBells([0.25]), new = freshBells([0.5])
         let rig = CycleRig(old)
         rig.cycle(64, [(0, .controlChange(channel: 0, controller: 7, value: 64))])
         #expect(rig.player.install(new, masterDecibels: nil, arrival: rig.at(1_000)))
@@ -115,5 +121,84 @@ final class CycleRig {
         rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: CycleRig.nanoseconds(3_000))
         _ = rig.at(4_000, frameCount: 256)
         #expect(rig.sounding(0..<4_000) == [1_064, 3_256])
+    }
+
+    /// A struck bell on the new map, let go at once: with the pedal up it is damped (48 frames),
+    /// with it down it rings on. Returns whether it still sounds 1,000 frames later.
+    func ringsOn(_ rig: CycleRig) -> Bool {
+        rig.cycle(64, [(0, .noteOn(channel: 0, note: 60, velocity: 127)), (1, .noteOff(channel: 0, note: 60, velocity: 0))])
+        let struck = rig.out.count - 64
+        _ = rig.at(rig.out.count + 1_000)
+        return rig.out[struck + 1_000] != 0
+    }
+
+    @Test func aPedalLiftedWhileTheMapLoadsIsUpOnTheNewMap() {
+        let rig = CycleRig(longBells([0.25]))
+        rig.cycle(64, [(0, .controlChange(channel: 0, controller: 64, value: 127))])
+        rig.cycle(64)
+        // The map loads: meanwhile the render thread plays a pedal lift the player has not yet
+        // taken (no control-thread wake-up between these cycles).
+        let first = rig.mixer.beginPeriod(frameCount: 64, nanoseconds: CycleRig.nanoseconds(rig.mixer.frame))
+        rig.mixer.playNow(MIDIMessage.controlChange(channel: 0, controller: 64, value: 0).event(atFrame: first + 3))
+        var buffer = [Float](repeating: 0, count: 64)
+        buffer.withUnsafeMutableBufferPointer { b in
+            var pointer = b.baseAddress!
+            withUnsafePointer(to: &pointer) { rig.mixer.render(frameCount: 64, into: $0, tap: nil) }
+        }
+        let new = longBells([0.5])
+        #expect(rig.player.install(new, masterDecibels: nil, arrival: CycleRig.nanoseconds(rig.mixer.frame)))
+        #expect(!ringsOn(rig))
+    }
+
+    @Test func aPedalLiftedBetweenTheHandOverAndTheNewEnginesStartReachesIt() {
+        let rig = CycleRig(longBells([0.25]))
+        rig.cycle(64, [(0, .controlChange(channel: 0, controller: 64, value: 127))])
+        rig.cycle(64)
+        // The render thread is inside a cycle of the old engine when the control thread hands
+        // the new one over; the lift it plays next goes to the old engine only.
+        let first = rig.mixer.beginPeriod(frameCount: 64, nanoseconds: CycleRig.nanoseconds(rig.mixer.frame))
+        let new = longBells([0.5])
+        #expect(rig.player.install(new, masterDecibels: nil, arrival: CycleRig.nanoseconds(rig.mixer.frame)))
+        rig.mixer.playNow(MIDIMessage.controlChange(channel: 0, controller: 64, value: 0).event(atFrame: first + 3))
+        var buffer = [Float](repeating: 0, count: 64)
+        buffer.withUnsafeMutableBufferPointer { b in
+            var pointer = b.baseAddress!
+            withUnsafePointer(to: &pointer) { rig.mixer.render(frameCount: 64, into: $0, tap: nil) }
+        }
+        rig.cycle(64)    // the new engine starts; the player then learns of the lift
+        #expect(rig.player.engine === new)
+        #expect(!ringsOn(rig))
+    }
+
+    @Test func quittingStopsTheRenderThreadsStrikes() {
+        let (samples, keys) = impulseKeys()
+        let rig = CycleRig(makeEngine(samples: samples, keys: keys))
+        _ = rig.at(100)
+        rig.player.silence(arrival: CycleRig.nanoseconds(rig.mixer.frame))
+        rig.cycle(64, [(5, .noteOn(channel: 0, note: 60, velocity: 127))])
+        _ = rig.at(1_000)
+        #expect(rig.sounding(0..<1_000).isEmpty)
+    }
+
+    @Test func theLoopKeepsFrameOrderWhenInputsStampDifferently() {
+        let (samples, keys) = impulseKeys()
+        let rig = CycleRig(makeEngine(samples: samples, keys: keys))
+        #expect(rig.player.toggleLoop(arrival: rig.at(1_000)) == .started)
+        _ = rig.at(2_000)
+        // A stamped note (one period after its arrival, 2,048 + 64 = 2,112) and, drained after
+        // it, a JACK note at its frame in an earlier cycle (2,048 + 10).
+        rig.player.play(.noteOn(channel: 0, note: 62, velocity: 127), from: nil, arrival: CycleRig.nanoseconds(2_048))
+        rig.cycle(64, [(10, .noteOn(channel: 0, note: 61, velocity: 127))])
+        _ = rig.at(14_000)
+        let outcome = rig.player.toggleLoop(arrival: rig.at(14_000))
+        guard case .closed(let length, 2) = outcome else {
+            Issue.record("the loop did not close with two notes: \(outcome)")
+            return
+        }
+        _ = rig.at(14_064 + 2 * Int(length))
+        // Both notes repeat, each its own distance into the loop: none is held back.
+        let start = 1_064, frames = Int(length)
+        let repeats = rig.sounding(14_064..<14_064 + 2 * frames).map { ($0 - start) % frames }
+        #expect(Set(repeats) == [2_058 + 1 - start, 2_112 + 2 - start])
     }
 }

@@ -176,6 +176,8 @@ def perform(folder, map_path, events, seconds, channels=2, order="before", actio
         take.status = probe.returncode
         lines = [l for l in out.splitlines() if l.startswith("{")]
         take.summary = json.loads(lines[-1]) if lines else None
+        with open(os.path.join(folder, "probe.json"), "w") as f:
+            f.write(out)
         take.audio = np.fromfile(take_path, dtype="<f4").reshape(-1, channels) if os.path.exists(take_path) else None
     finally:
         if probe and probe.poll() is None:     # interrupted
@@ -216,14 +218,41 @@ def tail(text, lines=3):
     return " | ".join(l for l in text.strip().splitlines()[-lines:]) or "(nothing)"
 
 
+# Stretches of the take [first, last) the probe could not record or time, which the checks
+# leave out (PipeWire only, see probe_ok), for the test under way.
+HOLES = []
+
+
+def unchecked(frame, margin=0):
+    """Whether `frame` (within `margin`) lies in one of the HOLES."""
+    return any(a - margin <= frame < b + margin for a, b in HOLES)
+
+
 def probe_ok(name, take):
-    """One line on the probe's run: what JACK did. False if there is nothing to analyse."""
+    """One line on the probe's run: what JACK did. False if there is nothing to analyse.
+
+    jackd runs synchronously (-S): it waits for every client, so a gap in the probe's frame
+    times is a failure. PipeWire has no such mode: when the machine is busy the probe's own
+    clients miss cycles (bellkeys' timeline stays whole: the notes after a gap still land on
+    their frames), so there a gap's cycles, with a cycle either side, are left out of the checks
+    (HOLES) and counted, and the rest must be exact."""
+    global HOLES
+    HOLES = []
     s = take.summary
     if s is None or take.audio is None:
         check(False, f"{name}: the probe failed (exit {take.status}): {tail(chr(10).join(take.notes))}; "
                      f"bellkeys {'running' if take.bellkeys_running else f'exited {take.bellkeys_status}'}: {bellkeys_lines(take.log)}")
         return False
     periods = ", ".join(f"{n} from frame {at}" for at, n in s["periods"] if at >= 0) or "none changed"
+    if PIPEWIRE_PID and (s["gaps"] or s["late"]):
+        HOLES = [(at - 2 * PERIOD, at + max(skipped, 0) + 2 * PERIOD) for at, skipped, resize in s["jumps"] if not resize]
+        print(f"info  {name}: PipeWire did not run the probe in {s['gaps']} cycles ({s['gap_frames']} frames), "
+              f"{s['late']} events sent late: {len(HOLES)} stretches left out of the checks", flush=True)
+        ok = take.status in (0, 1) and s["sent"] == s["scheduled"] and s["write_errors"] == 0
+        check(ok and s["gap_frames"] < s["frames"] // 10,
+              f"{name}: probe: T0 {s['t0']}, period {s['periods'][0][1]} ({periods}), {s['recorded']} of {s['frames']} "
+              f"frames recorded, {s['sent']} of {s['scheduled']} events sent, {s['xruns']} xruns reported by the server")
+        return True
     check(take.status == 0 and s["gaps"] == 0 and s["late"] == 0 and s["sent"] == s["scheduled"] and s["write_errors"] == 0,
           f"{name}: probe exit {take.status}: T0 {s['t0']}, period {s['periods'][0][1]} ({periods}), "
           f"{s['recorded']} of {s['frames']} frames recorded, {s['gaps']} gaps, {s['sent']} of {s['scheduled']} events sent, "
@@ -246,6 +275,10 @@ def compare(name, recording, rendered, shift=0, what="the recording"):
     n = max(0, min(len(recording) - shift, len(rendered)))
     expected[shift:shift + n] = rendered[:n, :recording.shape[1]]
     difference = np.abs(recording.astype(np.float64) - expected)
+    for a, b in HOLES:
+        difference[max(a, 0):max(b, 0)] = 0
+    if HOLES:
+        what += f" (less {sum(min(b, len(recording)) - max(a, 0) for a, b in HOLES)} frames the probe missed)"
     differing = np.nonzero(difference.max(axis=1) > 0)[0]
     where = ""
     if len(differing):
@@ -286,6 +319,10 @@ def find_onsets(audio, notes, window=500):
 
 def onsets_ok(name, audio, notes, delay=0, what=""):
     """Checks that every note starts `delay` frames after its frame. Returns the errors."""
+    left_out = [n for n in notes if unchecked(n[0] + delay, margin=500)]
+    notes = [n for n in notes if n not in left_out]
+    if left_out:
+        what += f" ({len(left_out)} in stretches the probe missed left out)"
     found = find_onsets(audio, [(at + delay, jump) for at, jump in notes])
     errors = [None if f is None else f - at - delay for f, (at, _) in zip(found, notes)]
     missing = sum(e is None for e in errors)
@@ -476,6 +513,8 @@ def test_bufsize():
     for at, skipped in skips:
         keep[at:at + skipped] = False
     audio = take.audio[keep]
+    global HOLES
+    HOLES = [(a - sum(n for g, n in skips if g <= a), b - sum(n for g, n in skips if g <= a)) for a, b in HOLES]
     shifted = [(at - sum(n for g, n in skips if g <= at), status, d1, d2) for at, status, d1, d2 in events]
     levels = [(at, jump(8192, velocity)) for at, _, _, velocity in shifted]
     first = skips[0][0] if skips else len(audio)
@@ -608,7 +647,7 @@ def test_session():
             os.replace(os.path.join(loud_folder, name), os.path.join(folder, name))
         bellkeys.send_signal(signal.SIGHUP)
 
-    take = perform(folder, map_path, events, 2.8, actions=[(1.25, reload)], extra=("--record", recording))
+    take = perform(folder, map_path, events, 2.8, actions=[(1.0, reload)], extra=("--record", recording))
     stopped_ok("session", take)
     if not probe_ok("session", take):
         return
@@ -628,6 +667,8 @@ def test_session():
         return
     overlap = min(len(recorded) - shift, len(take.audio))
     difference = np.abs(recorded[shift:shift + overlap] - take.audio[:overlap])
+    for a, b in HOLES:
+        difference[max(a, 0):max(b, 0)] = 0
     check(overlap > frame(2.5) and difference.max() == 0,
           f"session: --record holds what was played, bit for bit: {overlap} frames compared, "
           f"max |difference| {difference.max():.3g} ({recorded.shape[0]} frames recorded from bellkeys' start)")
@@ -709,17 +750,30 @@ def test_rt_allocations():
     def resize(bellkeys):
         subprocess.run([*WRAP, "jack_bufsize", str(2 * PERIOD)], capture_output=True, timeout=10)
 
+    policies = []
+
+    def look(bellkeys):
+        # Field 41 of /proc/PID/task/TID/stat: the scheduling policy (1 SCHED_FIFO, 2 SCHED_RR).
+        for task in os.listdir(f"/proc/{bellkeys.pid}/task"):
+            try:
+                stat = open(f"/proc/{bellkeys.pid}/task/{task}/stat").read()
+                policies.append(int(stat.rsplit(")", 1)[1].split()[38]))
+            except (OSError, IndexError, ValueError):
+                pass
+
     try:
-        take = perform(folder, map_path, events, 3.0, actions=[(0.8, lambda b: b.send_signal(signal.SIGHUP)), (1.5, resize)],
+        take = perform(folder, map_path, events, 3.0,
+                       actions=[(0.5, look), (0.8, lambda b: b.send_signal(signal.SIGHUP)), (1.5, resize)],
                        env={"LD_PRELOAD": os.path.join(WORK, "rtalloc.so"), "RTALLOC_OUT": count_path})
     finally:
         subprocess.run([*WRAP, "jack_bufsize", str(PERIOD)], capture_output=True, timeout=10)
     stopped_ok("rt-allocations", take)
-    realtime = "process thread: JACK's, real-time" in take.log
+    realtime = sum(policy in (1, 2) for policy in policies)
     counted = open(count_path).read().split() if os.path.exists(count_path) else ["?"]
-    check(realtime and counted[0] == "0" and "reloaded " in take.log,
-          f"rt-allocations: allocations on JACK's real-time process thread: {' '.join(counted)} "
-          f"({'real-time' if realtime else 'NOT real-time: nothing to count'}; {len(events)} events, a reload and "
+    check(realtime == 1 and counted[0] == "0" and "reloaded " in take.log,
+          f"rt-allocations: allocations and frees on JACK's real-time process thread: {' '.join(counted)} "
+          f"({realtime} of bellkeys' {len(policies)} threads real-time (SCHED_FIFO): "
+          f"{'the process thread' if realtime == 1 else 'expected exactly one'}; {len(events)} events, a reload and "
           f"{PERIOD} → {2 * PERIOD} frames; bellkeys said: {bellkeys_lines(take.log)})")
 
 
@@ -772,7 +826,11 @@ def test_ports():
     map_path = write_map(folder, {60: step_bell(8192, frame(0.2), frame(0.1))})
     bellkeys, _ = start_bellkeys(folder, ["--map", map_path])
     try:
-        table = connections(jack_lsp("-c"))
+        for _ in range(100):
+            table = connections(jack_lsp("-c"))
+            if len(table.get("bellkeys:out_2", [])) or bellkeys.poll() is not None:
+                break
+            time.sleep(0.05)
         latency = jack_lsp("-l", "bellkeys:out_1")
         downstream = jack_lsp("-l", (table.get("bellkeys:out_1") or ["?"])[0])
     finally:
@@ -797,7 +855,11 @@ def test_ports():
                 break
             time.sleep(0.05)
         bellkeys, _ = start_bellkeys(folder, ["--map", map_path, "--jack-connect", "probe_rec"])
-        table = connections(jack_lsp("-c"))
+        for _ in range(100):
+            table = connections(jack_lsp("-c"))
+            if len(table.get("bellkeys:out_2", [])) or bellkeys.poll() is not None:
+                break
+            time.sleep(0.05)
         stop_bellkeys(bellkeys)
     finally:
         probe_client.kill()

@@ -1,7 +1,7 @@
 // Preloaded into bellkeys by Tests/JACK/check.py (test rt-allocations): counts heap allocations
-// made by real-time threads (SCHED_FIFO or SCHED_RR: JACK's process thread), and writes the count
-// and the first few callers' addresses to the file RTALLOC_OUT when the process exits. Other
-// threads are not counted (the control thread allocates freely).
+// and frees made by real-time threads (SCHED_FIFO or SCHED_RR: JACK's process thread), and
+// writes the count and the first few callers' names to the file RTALLOC_OUT when the process
+// exits. Other threads are not counted (the control thread allocates freely).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sched.h>
@@ -14,6 +14,7 @@ extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
 
 static atomic_long count;
 static void *callers[8];
@@ -30,6 +31,10 @@ void *calloc(size_t n, size_t size) { note(__builtin_return_address(0)); return 
 void *realloc(void *p, size_t size) { note(__builtin_return_address(0)); return __libc_realloc(p, size); }
 void *memalign(size_t alignment, size_t size) { note(__builtin_return_address(0)); return __libc_memalign(alignment, size); }
 void *aligned_alloc(size_t alignment, size_t size) { return memalign(alignment, size); }
+void free(void *p) {
+    if (p) note(__builtin_return_address(0));
+    __libc_free(p);
+}
 int posix_memalign(void **out, size_t alignment, size_t size) {
     void *p = memalign(alignment, size);
     if (!p) return 12;

@@ -21,12 +21,6 @@ typedef struct {
     unsigned char *buffer;
 } bk_jack_midi_event;
 
-// jack_latency_range_t
-typedef struct {
-    bk_jack_nframes_t min;
-    bk_jack_nframes_t max;
-} bk_jack_latency_range;
-
 enum {
     BK_JACK_NO_START_SERVER = 0x01,   // JackNoStartServer
     BK_JACK_USE_EXACT_NAME = 0x02,    // JackUseExactName
@@ -34,8 +28,6 @@ enum {
     BK_JACK_PORT_IS_OUTPUT = 0x2,     // JackPortIsOutput
     BK_JACK_PORT_IS_PHYSICAL = 0x4,   // JackPortIsPhysical
     BK_JACK_PORT_IS_TERMINAL = 0x10,  // JackPortIsTerminal
-    BK_JACK_CAPTURE_LATENCY = 0,      // JackCaptureLatency
-    BK_JACK_PLAYBACK_LATENCY = 1,     // JackPlaybackLatency
     BK_JACK_SERVER_FAILED = 0x10,     // JackServerFailed
     BK_JACK_CLIENT_ZOMBIE = 0x1000,   // JackClientZombie
     BK_JACK_NAME_NOT_UNIQUE = 0x04,   // JackNameNotUnique
@@ -49,7 +41,6 @@ typedef int (*bk_jack_buffer_size_callback)(bk_jack_nframes_t frames, void *cont
 typedef int (*bk_jack_xrun_callback)(void *context);
 typedef void (*bk_jack_info_shutdown_callback)(int status, const char *reason, void *context);
 typedef void (*bk_jack_shutdown_callback)(void *context);
-typedef void (*bk_jack_latency_callback)(int mode, void *context);
 typedef void (*bk_jack_port_registration_callback)(bk_jack_port_id_t port, int registered, void *context);
 typedef void (*bk_jack_port_connect_callback)(bk_jack_port_id_t a, bk_jack_port_id_t b, int connected, void *context);
 
@@ -58,9 +49,9 @@ typedef void (*bk_jack_port_connect_callback)(bk_jack_port_id_t a, bk_jack_port_
 /// messages (it prints to stderr when no server runs); bellkeys reports errors itself.
 int bk_jack_load(char *error, size_t error_size);
 
-/// The file libjack was loaded from (PipeWire's lies under .../pipewire-0.3/jack/), or "" before
-/// bk_jack_load succeeded.
-const char *bk_jack_library_path(void);
+/// Whether the libjack loaded is PipeWire's (it brings libpipewire: `pw_init` resolves through
+/// it), wherever the distribution installs it. 0 before bk_jack_load succeeded.
+int bk_jack_is_pipewire(void);
 
 bk_jack_client *bk_jack_client_open(const char *name, int options, int *status);
 int bk_jack_client_close(bk_jack_client *client);
@@ -78,24 +69,18 @@ int bk_jack_set_buffer_size_callback(bk_jack_client *client, bk_jack_buffer_size
 int bk_jack_set_xrun_callback(bk_jack_client *client, bk_jack_xrun_callback callback, void *context);
 void bk_jack_on_info_shutdown(bk_jack_client *client, bk_jack_info_shutdown_callback callback, void *context);
 void bk_jack_on_shutdown(bk_jack_client *client, bk_jack_shutdown_callback callback, void *context);
-int bk_jack_set_latency_callback(bk_jack_client *client, bk_jack_latency_callback callback, void *context);
 int bk_jack_set_port_registration_callback(bk_jack_client *client, bk_jack_port_registration_callback callback, void *context);
 int bk_jack_set_port_connect_callback(bk_jack_client *client, bk_jack_port_connect_callback callback, void *context);
 
 bk_jack_port *bk_jack_port_register(bk_jack_client *client, const char *name, const char *type, unsigned long flags,
                                     unsigned long buffer_size);
 const char *bk_jack_port_name(const bk_jack_port *port);
-int bk_jack_port_flags(const bk_jack_port *port);
-const char *bk_jack_port_type(const bk_jack_port *port);
-int bk_jack_port_connected(const bk_jack_port *port);
-bk_jack_port *bk_jack_port_by_name(bk_jack_client *client, const char *name);
+bk_jack_port *bk_jack_port_by_id(bk_jack_client *client, bk_jack_port_id_t id);
 const char **bk_jack_port_get_connections(const bk_jack_port *port);
 const char **bk_jack_get_ports(bk_jack_client *client, const char *name_pattern, const char *type_pattern,
                                unsigned long flags);
 int bk_jack_connect(bk_jack_client *client, const char *source, const char *destination);
 void bk_jack_free(void *pointer);
-void bk_jack_port_get_latency_range(bk_jack_port *port, int mode, bk_jack_latency_range *range);
-void bk_jack_port_set_latency_range(bk_jack_port *port, int mode, bk_jack_latency_range *range);
 
 // Real-time safe (JACK's process-callback API).
 void *bk_jack_port_get_buffer(bk_jack_port *port, bk_jack_nframes_t frames);
