@@ -120,9 +120,11 @@ static int record_process(jack_nframes_t nframes, void *arg) {
     if (!have_previous || nframes != previous_nframes) {
         if (period_count < MAX_MARKS) periods[period_count++] = (struct mark){ start, (int32_t)nframes, 0 };
     }
-    // Counted from when T0 is chosen, lead-in included. JACK2's frame time jumps when the period
-    // changes, though no cycle is missed: a skip, not a gap.
-    if (have_previous && origin >= 0 && start != previous_start + previous_nframes) {
+    // Counted from when T0 is chosen, if the frames skipped reach T0 (a jump in the lead-in,
+    // seen as clients join a busy server, loses nothing recorded or sent). JACK2's frame time
+    // also jumps when the period changes, though no cycle is missed: a skip, not a gap.
+    if (have_previous && origin >= 0 && start != previous_start + previous_nframes
+        && (int32_t)(start - (jack_nframes_t)origin) > 0) {
         int32_t skipped = (int32_t)(start - (previous_start + previous_nframes));
         int resize = nframes != previous_nframes;
         if (gap_count + skip_count < MAX_MARKS)
