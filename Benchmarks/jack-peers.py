@@ -46,7 +46,8 @@ c. Idle CPU, nothing sounding, 30 s each after 3 s to settle: jackd alone; jackd
    plays to a sound card).
 
 CPU figures are % of one core. With each window: the CPU of every other process (the probe and
-this script left out), the hypervisor's steal, and the xruns jackd logged: this is a shared
+this script left out), the hypervisor's steal, and the xruns jackd logged (synchronous, it logs
+only the dummy driver's own late wake-ups, "JackTimedDriver::Process XRun"): this is a shared
 2-core VM, and its neighbours show in every figure.
 Needs jackd2, libjack-jackd2-dev, gcc, fluidsynth, python3-numpy.
 """
@@ -118,6 +119,13 @@ def all_processes():
     return found
 
 
+def comm_of(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return f"pid {pid}"
+
+
 def steal_ticks():
     """(steal, total) jiffies over all CPUs, from /proc/stat."""
     values = [int(v) for v in open("/proc/stat").readline().split()[1:]]
@@ -150,11 +158,12 @@ class Window:
         self.threads = (tuple((b - a) / self.seconds * 100 for a, b in zip(self.threads0, threads1))
                         if self.threads0 and threads1 else None)
         # Every other process's CPU (those alive at both ends), and what the hypervisor took.
-        others = {p: all1[p] - all0 for p, all0 in self.all0.items() if p in all1 and p not in self.pids.values() and p not in self.helpers}
+        mine = set(self.pids.values()) | self.helpers
+        others = {p: all1[p] - before for p, before in self.all0.items() if p in all1 and p not in mine}
         self.other = sum(others.values()) / self.seconds * 100
         top = max(others, key=others.get, default=None)
-        self.top_other = f"{open(f'/proc/{top}/comm').read().strip()} {others[top] / self.seconds * 100:.0f} %" \
-            if top and others[top] > 0.01 * self.seconds and os.path.exists(f"/proc/{top}/comm") else None
+        self.top_other = (f"{comm_of(top)} {others[top] / self.seconds * 100:.0f} %"
+                          if top is not None and others[top] > 0.01 * self.seconds else None)
         total = steal1[1] - self.steal0[1]
         self.steal = (steal1[0] - self.steal0[0]) / total * os.cpu_count() * 100 if total else 0
         self.xruns = self.server.xruns(self.began, self.began + self.seconds)
@@ -169,8 +178,8 @@ class Window:
         return text
 
     def note(self):
-        return (f"{self.seconds:.1f} s; other processes {self.other:.1f} %" + (f" (most: {self.top_other})" if self.top_other else "")
-                + f", steal {self.steal:.1f} %, xruns {self.xruns}")
+        return (f"{self.seconds:.1f} s; other processes {self.other:.1f} %"
+                + (f" (most: {self.top_other})" if self.top_other else "") + f", steal {self.steal:.1f} %, xruns {self.xruns}")
 
 
 def stop(process, seconds=5.0):
