@@ -365,15 +365,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// The ports of `type` with all of `flags`, matching `pattern` (a regular expression, as
     /// `jack_get_ports` takes), in the server's order.
     private func ports(matching pattern: String?, type: String, flags: Int32) -> [String] {
-        guard let list = bk_jack_get_ports(client, pattern, type, UInt(flags)) else { return [] }
-        defer { bk_jack_free(list) }
-        var names: [String] = []
-        var index = 0
-        while let name = list[index] {
-            names.append(String(cString: name))
-            index += 1
-        }
-        return names
+        takeNames(bk_jack_get_ports(client, pattern, type, UInt(flags)))
     }
 
     /// Connects the output ports as `connection` asks. Returns a line for each connection made
@@ -436,15 +428,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
 
     /// The ports sending to `midi_in` now. Thread: control.
     public var midiConnections: [String] {
-        guard let list = bk_jack_port_get_connections(midiPort) else { return [] }
-        defer { bk_jack_free(list) }
-        var names: [String] = []
-        var index = 0
-        while let name = list[index] {
-            names.append(String(cString: name))
-            index += 1
-        }
-        return names
+        takeNames(bk_jack_port_get_connections(midiPort))
     }
 
     /// Whether ports or connections changed since the last call. Thread: control.
@@ -452,6 +436,20 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
 
     /// The server's DSP load (every client's), percent. Thread: control.
     public var serverLoadPercent: Double { Double(bk_jack_cpu_load(client)) }
+}
+
+/// The names in a NULL-terminated list libjack returned (`jack_get_ports`,
+/// `jack_port_get_connections`), which it frees (`jack_free`); empty for NULL.
+private func takeNames(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> [String] {
+    guard let list else { return [] }
+    defer { bk_jack_free(list) }
+    var names: [String] = []
+    var index = 0
+    while let name = list[index] {
+        names.append(String(cString: name))
+        index += 1
+    }
+    return names
 }
 
 /// Loads libjack (once); returns nil, or the dynamic linker's words for why not.

@@ -97,7 +97,7 @@ final class LiveSession {
         let granted = output.configuration
         var notes: [String] = []
         if let driverNote { notes.append(driverNote) }
-        if let sequencerProblem, jack == nil || sequencer == nil {
+        if let sequencerProblem {
             notes.append("no ALSA sequencer: " + sequencerProblem.replacingFirstLine())
         }
         if granted.sampleRate != loaded.sampleRate {
