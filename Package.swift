@@ -66,6 +66,6 @@ let package = Package(
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter"]),
         // Runs the built `bellkeys` binary as a user would.
-        .testTarget(name: "CommandLineTests", dependencies: ["bellkeys"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats"]),
     ]
 )

@@ -36,8 +36,10 @@ public struct MIDITempo: Sendable, Equatable {
     public var microsecondsPerQuarter: Int
 }
 
-/// A Standard MIDI File (format 0 or 1) reduced to what a player needs: channel messages of
-/// all tracks merged in time order, the tempo map, and the length.
+/// A Standard MIDI File reduced to what a player needs: channel messages of all tracks merged
+/// in time order, the tempo map, and the length. Format 0 and 1 tracks play together; the
+/// tracks of a format 2 file are independent sequences, played one after the other (each from
+/// 120 beats per minute until it sets its own tempo).
 public struct MIDIFile: Sendable {
     public var format: Int
     public var trackCount: Int
@@ -49,6 +51,9 @@ public struct MIDIFile: Sendable {
     public var tempos: [MIDITempo]
     /// The last tick of any track (its end-of-track event).
     public var endTick: Int
+    /// What was wrong with the file but could be played round, each worded for the user
+    /// ("FILE: what (at byte N)" and what was done about it).
+    public var warnings: [String] = []
 
     /// The longest performance `render` accepts, so that a corrupt delta time cannot ask for
     /// days of audio.
@@ -160,8 +165,8 @@ private struct MIDIReader {
             throw fail("the header length \(headerLength) is invalid", at: start + 4)
         }
         let format = be(start + 8, 2), declaredTracks = be(start + 10, 2), rawDivision = be(start + 12, 2)
-        guard format == 0 || format == 1 else {
-            throw fail(format == 2 ? "format 2 (independent sequences) is not supported" : "unknown format \(format)",
+        guard (0...2).contains(format) else {
+            throw fail("unknown format \(format) (Standard MIDI Files are format 0, 1 or 2)",
                        at: start + 8, fix: "save the song as a format 0 or format 1 MIDI file")
         }
         let division: MIDIDivision
@@ -183,6 +188,7 @@ private struct MIDIReader {
         var events: [(event: MIDITimedEvent, track: Int, order: Int)] = []
         var tempos: [(tempo: MIDITempo, track: Int, order: Int)] = []
         var endTick = 0
+        var warnings: [String] = []
         position = start + 8 + headerLength
         var track = 0
         while track < declaredTracks {
@@ -193,20 +199,55 @@ private struct MIDIReader {
             let chunk = tag(at: position)
             let length = be(position + 4, 4)
             let body = position + 8
-            guard body + length <= bytes.count else {
+            var end = body + length
+            // The one damage played round: the last track cut inside (or just before) its
+            // End-of-Track event. At most 6 bytes may be missing: a note or a controller (3
+            // bytes at least) and an End-of-Track (4 at least) cannot both hide in them, so
+            // every note is there. Anything more missing is an error.
+            let missing = end - bytes.count
+            let cutEnd = chunk == "MTrk" && track == declaredTracks - 1 && missing > 0
+                && missing <= MIDIReader.mostMissingBytes
+            guard end <= bytes.count || cutEnd else {
                 throw fail("\(chunk == "MTrk" ? "track \(track + 1)" : "a chunk") claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
                            at: position + 4)
             }
-            position = body + length
+            if cutEnd { end = bytes.count }
+            position = end
             guard chunk == "MTrk" else { continue }    // unknown chunks are skipped, as the spec says
-            let trackEnd = try readTrack(from: body, to: body + length, number: track, events: &events, tempos: &tempos)
-            endTick = max(endTick, trackEnd)
+            let firstEvent = events.count, firstTempo = tempos.count
+            let read: (tick: Int, endOfTrack: EndOfTrack)
+            do {
+                read = try readTrack(from: body, to: end, number: track, missingBytes: cutEnd ? missing : 0,
+                                     events: &events, tempos: &tempos)
+            } catch where cutEnd {
+                throw fail("track \(track + 1) claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
+                           at: body - 4)
+            }
+            if cutEnd {
+                warnings.append("\(file): the file is cut short at byte \(end), \(length - (end - body)) bytes before the end its last track declares, "
+                                + (read.endOfTrack == .present ? "after" : "inside or before")
+                                + " that track's End-of-Track event; every note was read and is played")
+            } else if read.endOfTrack == .missing {
+                warnings.append("\(file): track \(track + 1) has no End-of-Track event (at byte \(end)); it is played as if it ended after its last event")
+            }
+            if format == 2 {
+                // Independent sequences, one after the other: this one starts where the ones
+                // before it ended, at the default tempo until it sets its own.
+                let offset = endTick
+                for i in firstEvent..<events.count { events[i].event.tick += offset }
+                for i in firstTempo..<tempos.count { tempos[i].tempo.tick += offset }
+                if track > 0 { tempos.append((MIDITempo(tick: offset, microsecondsPerQuarter: 500_000), track, -1)) }
+                endTick = offset + read.tick
+            } else {
+                endTick = max(endTick, read.tick)
+            }
             track += 1
         }
         events.sort { ($0.event.tick, $0.track, $0.order) < ($1.event.tick, $1.track, $1.order) }
         tempos.sort { ($0.tempo.tick, $0.track, $0.order) < ($1.tempo.tick, $1.track, $1.order) }
         let result = MIDIFile(format: format, trackCount: declaredTracks, division: division,
-                              events: events.map(\.event), tempos: tempos.map(\.tempo), endTick: endTick)
+                              events: events.map(\.event), tempos: tempos.map(\.tempo), endTick: endTick,
+                              warnings: warnings)
         let seconds = Double(result.frame(atTick: endTick, sampleRate: 1_000)) / 1_000
         if seconds > Double(MIDIFile.maximumSeconds) {
             throw fail("the file lasts \(Int(seconds / 3600)) hours; bellkeys renders at most 24 hours",
@@ -215,10 +256,19 @@ private struct MIDIReader {
         return result
     }
 
-    /// Reads one MTrk body; returns its last tick.
-    mutating func readTrack(from start: Int, to end: Int, number: Int,
+    /// Bytes a cut End-of-Track may lack: fewer than a note (3 bytes with running status) and
+    /// an End-of-Track (4 bytes with a 1-byte delta time) together.
+    static let mostMissingBytes = 6
+
+    /// How a track ended.
+    enum EndOfTrack { case present, missing, cut }
+
+    /// Reads one MTrk body; returns its last tick and how it ended. `missingBytes`: how many
+    /// bytes the file lacks at `end`; if not 0, the bytes may stop inside a final End-of-Track
+    /// event that lacks exactly those (any other cut is an error).
+    mutating func readTrack(from start: Int, to end: Int, number: Int, missingBytes: Int = 0,
                             events: inout [(event: MIDITimedEvent, track: Int, order: Int)],
-                            tempos: inout [(tempo: MIDITempo, track: Int, order: Int)]) throws(MIDIFileError) -> Int {
+                            tempos: inout [(tempo: MIDITempo, track: Int, order: Int)]) throws(MIDIFileError) -> (tick: Int, endOfTrack: EndOfTrack) {
         var p = start
         var tick = 0
         var runningStatus: UInt8 = 0
@@ -239,6 +289,7 @@ private struct MIDIReader {
             throw fail("\(name) has a variable-length number longer than 4 bytes", at: p)
         }
         while p < end {
+            if missingBytes > 0 && isCutEndOfTrack(from: p, to: end, missing: missingBytes) { return (tick, .cut) }
             tick += try quantity()
             guard p < end else { throw fail("\(name) ends after a delta time, inside an event (truncated)", at: p) }
             var status = bytes[p]
@@ -255,7 +306,7 @@ private struct MIDIReader {
                 let type = try byte()
                 let length = try quantity()
                 guard p + length <= end else { throw fail("\(name) ends inside a meta event (truncated)", at: p) }
-                if type == 0x2F { return tick }                   // end of track
+                if type == 0x2F { return (tick, .present) }       // end of track
                 if type == 0x51 {
                     guard length == 3 else { throw fail("\(name) has a tempo event of length \(length), not 3", at: p) }
                     let tempo = be(p, 3)
@@ -281,7 +332,20 @@ private struct MIDIReader {
             }
             order += 1
         }
-        return tick
+        return (tick, .missing)
+    }
+
+    /// Whether bytes[p..<end] and `missing` more are an End-of-Track event cut short: part of
+    /// a delta time, or all of it and a proper prefix of FF 2F 00 that lacks `missing` bytes.
+    func isCutEndOfTrack(from p: Int, to end: Int, missing: Int) -> Bool {
+        var q = p, deltaBytes = 0
+        while q < end, bytes[q] & 0x80 != 0, deltaBytes < 4 { q += 1; deltaBytes += 1 }
+        if q == end { return true }                                  // cut inside the delta time
+        guard deltaBytes < 4 else { return false }
+        q += 1                                                       // the delta's last byte
+        let rest = bytes[q..<end]
+        return rest.count < 3 && rest.elementsEqual([0xFF, 0x2F, 0x00].prefix(rest.count))
+            && missing <= 3 - rest.count
     }
 }
 

@@ -72,10 +72,13 @@ public func isFolder(_ path: String) -> Bool {
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
 }
 
-/// Where the default map lives: `$BELLKEYS_SAMPLES/tags.json` if set; otherwise
-/// `Samples/tags.json` in the folder of the running executable or any folder above it (a
-/// checkout's `.build/release/bellkeys` finds the checkout's Samples/ from anywhere); otherwise
-/// `../share/bellkeys/tags.json` beside an installed binary.
+/// Where the default map lives, in order: `$BELLKEYS_SAMPLES/tags.json` if set;
+/// `../share/bellkeys/tags.json` beside the running executable (`/usr/share/bellkeys` for the
+/// packaged `/usr/bin/bellkeys`, `~/.local/share/bellkeys` for `~/.local/bin/bellkeys`);
+/// `Samples/tags.json` in the executable's folder or any folder above it (a checkout's
+/// `.build/release/bellkeys`); and, for a binary built from a checkout, that checkout's
+/// `Samples/tags.json` (so a build with another `--scratch-path` finds it too). The package is
+/// built with `-DBELLKEYS_INSTALLED`, which leaves the last one out.
 public func defaultMapCandidates() -> [String] {
     var candidates: [String] = []
     if let dir = getenv("BELLKEYS_SAMPLES") { candidates.append(resolve("tags.json", from: String(cString: dir))) }
@@ -91,6 +94,12 @@ public func defaultMapCandidates() -> [String] {
             dir = directoryName(dir)
         }
     }
+    #if !BELLKEYS_INSTALLED
+    // This file is <checkout>/Sources/BellkeysIO/Files.swift.
+    let checkout = directoryName(directoryName(directoryName(#filePath)))
+    let bundled = checkout + "/Samples/tags.json"
+    if !candidates.contains(bundled) { candidates.append(bundled) }
+    #endif
     return candidates
 }
 

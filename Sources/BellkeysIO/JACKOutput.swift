@@ -48,8 +48,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// Output ports (a copy of `configuration.channels` the process thread reads without
     /// copying the configuration, whose strings are reference-counted).
     private let channelCount: Int
-    /// The MIDI channel played (0...15), or 16 for all: `--channel`.
-    private let channelFilter: UInt8
+    /// The MIDI channels played: `--channel`, `--skip-drums`.
+    private let channelFilter: ChannelFilter
 
     // Process-thread state, set before `jack_activate` and not changed while active.
     private var mixer: Unmanaged<LiveMixer>?
@@ -93,8 +93,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// Loads libjack and opens a client of the running server (it never starts one).
     /// - Parameters:
     ///   - channels: audio output ports.
-    ///   - channel: the MIDI channel to play (0...15), or nil for all.
-    public init(clientName: String = "bellkeys", channels: Int, channel: UInt8?) throws(JACKError) {
+    ///   - filter: the MIDI channels to play.
+    public init(clientName: String = "bellkeys", channels: Int, filter: ChannelFilter = .all) throws(JACKError) {
         precondition(channels > 0)
         if let problem = loadJACK() {
             throw JACKError(kind: .notInstalled, description: """
@@ -114,7 +114,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         }
         client = opened
         self.clientName = String(cString: bk_jack_get_client_name(opened))
-        channelFilter = channel ?? 16
+        channelFilter = filter
         channelCount = channels
         outputPorts = .allocate(capacity: channels)
         channelBuffers = .allocate(capacity: channels)
@@ -262,8 +262,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             midiEventsIgnored.wrappingAdd(1, ordering: .relaxed)
             return
         }
-        let filter = channelFilter
-        guard filter == 16 || event.status & 0x0F == filter else {
+        guard channelFilter.accepts(status: event.status) else {
             midiEventsIgnored.wrappingAdd(1, ordering: .relaxed)
             return
         }

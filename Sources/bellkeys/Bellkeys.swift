@@ -14,7 +14,7 @@ struct Bellkeys: ParsableCommand {
             bellkeys finds that map beside its executable, wherever it is started from. \
             Set BELLKEYS_SAMPLES to use another folder's tags.json as the default.
             """,
-        version: "bellkeys 0.1.0",
+        version: "bellkeys \(bellkeysVersion)",
         subcommands: [Play.self, Demo.self, Render.self, Check.self, List.self],
         defaultSubcommand: Play.self)
 }
@@ -47,11 +47,11 @@ struct MapOptions: ParsableArguments {
 
 /// Polyphony and master volume, shared by the commands that play.
 struct VoiceOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
                                valueName: "n"))
     var polyphony: Int?
 
-    @Option(help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
                                valueName: "db"))
     var volume: Double?
 
@@ -65,10 +65,12 @@ struct VoiceOptions: ParsableArguments {
     }
 
     /// An engine for `loaded`, with these options in place of the map's polyphony and master
-    /// volume. `maxBlockFrames`: the engine's largest block, if not the live default.
-    func makeEngine(_ loaded: LoadedInstrument, maxBlockFrames: Int? = nil) -> Engine {
+    /// volume, and `unmapped` (`--unmapped`) in place of its unmappedNotes.
+    /// `maxBlockFrames`: the engine's largest block, if not the live default.
+    func makeEngine(_ loaded: LoadedInstrument, unmapped: UnmappedNotes?, maxBlockFrames: Int? = nil) -> Engine {
         var instrument = loaded.instrument
         if let volume { instrument.masterVolumeDecibels = volume }
+        if let unmapped { instrument.unmappedNotes = unmapped }
         var configuration = EngineConfiguration(sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)

@@ -10,7 +10,7 @@ struct Check: ParsableCommand {
 
     @OptionGroup var mapOptions: MapOptions
 
-    @Option(help: ArgumentHelp("Prepare the bank for this output rate in Hz (default: the samples' rate).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Prepare the bank for this output rate in Hz (default: the samples' rate).",
                                valueName: "hz"))
     var rate: Int?
 

@@ -24,6 +24,7 @@ struct Demo: ParsableCommand {
 
     @OptionGroup var mapOptions: MapOptions
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var noteOptions: NoteOptions
     @OptionGroup var voiceOptions: VoiceOptions
     @OptionGroup var sessionOptions: SessionOptions
 
@@ -39,13 +40,15 @@ struct Demo: ParsableCommand {
             let tune = westminsterQuarters()
             if let output {
                 let loaded = try mapOptions.load(sampleRate: outputOptions.rate)
-                try renderToWAV(tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions, output: output,
+                try renderToWAV(tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions,
+                                noteOptions: noteOptions, output: output,
                                 format: OutputSampleFormat(rawValue: format)!, channels: outputOptions.channels,
                                 quiet: sessionOptions.quiet)
                 return
             }
             let session = try LiveSession(settings: LiveSettings(
-                map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions, tune: tune))
+                map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
+                notes: noteOptions, tune: tune))
             Glibc.exit(session.run())
         }
     }

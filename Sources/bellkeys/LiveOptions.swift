@@ -20,25 +20,25 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("ALSA playback device (see `bellkeys list`; default: default).", valueName: "name"))
     var device: String?
 
-    @Option(help: ArgumentHelp("ALSA output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("ALSA output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
                                discussion: "A device that refuses it gets its nearest rate, and the bells are resampled to that once, at load. With JACK the server's rate is used.",
                                valueName: "hz"))
     var rate: Int?
 
-    @Option(help: ArgumentHelp("ALSA frames per period: how often the render thread writes to the device (default: 64).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("ALSA frames per period: how often the render thread writes to the device (default: 64).",
                                discussion: "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises. With JACK the server's buffer size is used (jack_bufsize).",
                                valueName: "frames"))
     var period: Int?
 
-    @Option(help: ArgumentHelp("ALSA periods in the device buffer; the buffer latency is period × periods (default: 2).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("ALSA periods in the device buffer; the buffer latency is period × periods (default: 2).",
                                discussion: "2 × 64 frames is 2.7 ms at 48 kHz. Use 3 if the card underruns with 2.",
                                valueName: "n"))
     var periods: Int?
 
-    @Option(help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix. With JACK, one output port each.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix. With JACK, one output port each.", valueName: "n"))
     var channels = 2
 
-    @Option(help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.", valueName: "n"))
     var priority: Int32?
 
     @Option(name: .customLong("jack-connect"),
@@ -109,8 +109,8 @@ struct LiveSettings {
     var output: OutputOptions
     var voices: VoiceOptions
     var session: SessionOptions
+    var notes: NoteOptions
     var connect: [String] = []
-    var channel: Int?
     var verbose = false
     /// A tune to play (`bellkeys demo`); the session ends when it has rung out.
     var tune: MIDIFile?

@@ -54,7 +54,7 @@ final class LiveSession {
         let tryJACK = options.driver == .jack || (options.driver == .auto && options.alsaOnlyOptions.isEmpty)
         if tryJACK {
             do {
-                jack = try JACKOutput(channels: options.channels, channel: settings.channel.map { UInt8($0 - 1) })
+                jack = try JACKOutput(channels: options.channels, filter: settings.notes.filter)
             } catch {
                 // --jack-connect asks for JACK as --driver jack does.
                 if options.driver == .jack || !options.jackConnect.isEmpty { throw Failure(error.description) }
@@ -118,14 +118,14 @@ final class LiveSession {
             recorder = nil
         }
 
-        let engine = settings.voices.makeEngine(loaded)
+        let engine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped)
         let mixer = LiveMixer(engine: engine, channels: granted.channels, format: granted.format,
                               maximumPeriodFrames: output.maximumPeriodFrames)
         player = LivePlayer(mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
                             masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
         let console = console
         midi = sequencer.map { SequencerInput(sequencer: $0, console: console, patterns: settings.connect,
-                                              channel: settings.channel, verbose: settings.verbose) }
+                                              filter: settings.notes.filter, verbose: settings.verbose) }
         // Keyboards come through the ALSA sequencer when it is there, else JACK's physical MIDI
         // ports: never both, so no keyboard is connected twice.
         jackMIDI = jack.map { JACKMIDIInput(output: $0, console: console, connectsPhysicalPorts: sequencer == nil,
@@ -183,7 +183,7 @@ final class LiveSession {
                 console.line("  notice: no keyboard UI (\(error))")
             }
         }
-        keys = terminal.map { KeyboardInput(terminal: $0, console: console, channel: UInt8((settings.channel ?? 1) - 1)) }
+        keys = terminal.map { KeyboardInput(terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1)) }
         if let terminal {
             console.columns = terminal.columns
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
@@ -206,7 +206,7 @@ final class LiveSession {
         }
         if let tune = settings.tune {
             let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
-            player.startTune(schedule.events, endFrame: schedule.endFrame, arrival: monotonicNanoseconds())
+            player.startTune(settings.notes.filter.apply(schedule.events), endFrame: schedule.endFrame, arrival: monotonicNanoseconds())
         }
         var nextStatus = 0.0
         while true {
@@ -256,7 +256,7 @@ final class LiveSession {
             console.line("reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
-        let newEngine = settings.voices.makeEngine(fresh)
+        let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped)
         // Locks the new samples and the new engine's voices and queues too.
         _ = lockMemory()
         // The volume keys' setting outlives the reload.

@@ -31,26 +31,18 @@ struct Play: ParsableCommand {
                                valueName: "port"))
     var connect: [String] = []
 
-    @Option(help: ArgumentHelp("Play only MIDI channel n (1 to 16); default: all channels.", valueName: "n"))
-    var channel: Int?
-
+    @OptionGroup var noteOptions: NoteOptions
     @OptionGroup var voiceOptions: VoiceOptions
     @OptionGroup var sessionOptions: SessionOptions
 
     @Flag(name: .shortAndLong, help: "Print each MIDI event received, like aseqdump.")
     var verbose = false
 
-    func validate() throws {
-        if let channel, !(1...16).contains(channel) {
-            throw ValidationError("--channel \(channel) is out of range; MIDI channels are 1 to 16")
-        }
-    }
-
     func run() throws {
         try reporting {
             let session = try LiveSession(settings: LiveSettings(
                 map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
-                connect: connect, channel: channel, verbose: verbose))
+                notes: noteOptions, connect: connect, verbose: verbose))
             let status = session.run()
             Glibc.exit(status)
         }

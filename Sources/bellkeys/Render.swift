@@ -8,11 +8,20 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a Standard MIDI File to a WAV file with the bells (no sound card needed).",
         discussion: """
-            Formats 0 and 1, tempo changes, running status, any ticks-per-quarter division and \
-            SMPTE division. A note at time t starts at output frame round(t × rate) exactly. \
-            Rendering goes on after the file's end until every bell has rung out. The same input \
-            gives the same bytes. The file is written as OUT.wav.partial and renamed when done, \
-            so an existing OUT.wav survives a failed render.
+            Formats 0, 1 and 2 (a format 2 file's tracks play one after the other), tempo \
+            changes, running status, any ticks-per-quarter division and SMPTE division. A note at \
+            time t starts at output frame round(t × rate) exactly. Rendering goes on after the \
+            file's end until every bell has rung out. The same input gives the same bytes. The \
+            file is written as OUT.wav.partial and renamed when done, so an existing OUT.wav \
+            survives a failed render.
+
+            Notes outside the map's keys (C4..C5 for the bundled bells) are left out unless \
+            --unmapped fold moves them onto the bells; a warning on standard error says how many. \
+            A file cut short inside its last End-of-Track event is played with a warning; any \
+            other damage is an error that names the byte. Exit status: 0 when the WAV file is \
+            written and bells sound in it; 3 when it is written but silent (no note of the file \
+            was played: all outside the map, filtered out, or none at all); 1 on an error (no \
+            file written, an existing one kept); 64 on a usage error.
             """)
 
     @Argument(help: ArgumentHelp("The MIDI file to render (.mid).", valueName: "in.mid"))
@@ -22,8 +31,9 @@ struct Render: ParsableCommand {
     var output: String
 
     @OptionGroup var mapOptions: MapOptions
+    @OptionGroup var noteOptions: NoteOptions
 
-    @Option(help: ArgumentHelp("Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
                                discussion: "Samples at another rate are resampled once at load (libsamplerate).",
                                valueName: "hz"))
     var rate: Int?
@@ -31,12 +41,12 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Sample format: s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
     var format: String = "s16"
 
-    @Option(help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned), the others the mono mix.", valueName: "n"))
     var channels: Int = 2
 
     @OptionGroup var voiceOptions: VoiceOptions
 
-    @Option(name: .customLong("block"),
+    @Option(name: .customLong("block"), parsing: .unconditional,
             help: ArgumentHelp("Frames the engine mixes at most at once (default: 1024).",
                                discussion: "The notes land on the same frames whatever the block; only the last bits of ramps and sums move with it. 64 renders bit for bit what the live engine plays (the JACK tests compare a live recording with such a render).",
                                valueName: "frames"))
@@ -66,23 +76,27 @@ struct Render: ParsableCommand {
             }
             let loaded = try mapOptions.load(sampleRate: rate)
             let sampleFormat = OutputSampleFormat(rawValue: format)!   // checked in validate()
-            try renderToWAV(midi, named: input, loaded: loaded, voiceOptions: voiceOptions, output: output,
+            try renderToWAV(midi, named: input, loaded: loaded, voiceOptions: voiceOptions,
+                            noteOptions: noteOptions, output: output,
                             format: sampleFormat, channels: channels, blockFrames: blockFrames, quiet: quiet)
         }
     }
 }
 
 /// Renders `midi` with the bells of `loaded` into the WAV file `output`, and reports it
-/// (unless `quiet`). Shared by `render` and `demo -o`.
+/// (unless `quiet`). Warnings go to standard error, also when `quiet`. Shared by `render` and
+/// `demo -o`. Exits with status 3 when the file is written but no bell sounds in it.
 func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
-                 output: String, format sampleFormat: OutputSampleFormat, channels: Int, blockFrames: Int = 1_024,
-                 quiet: Bool) throws {
+                 noteOptions: NoteOptions, output: String, format sampleFormat: OutputSampleFormat, channels: Int,
+                 blockFrames: Int = 1_024, quiet: Bool) throws {
+    for warning in midi.warnings { printError("bellkeys: warning: \(warning)") }
     // Offline there is no latency to keep low: long blocks amortise per-voice work.
     // Events still take effect at their exact frames.
-    let engine = voiceOptions.makeEngine(loaded, maxBlockFrames: blockFrames)
+    let engine = voiceOptions.makeEngine(loaded, unmapped: noteOptions.unmapped, maxBlockFrames: blockFrames)
 
     let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
-    let events = schedule.events
+    let allEvents = schedule.events
+    let events = noteOptions.filter.apply(allEvents)
     // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
     let longestSample = loaded.bank.frameCounts.max() ?? 0
     let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount
@@ -105,17 +119,34 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     } catch {
         throw Failure(error.description)
     }
-    if quiet { return }
     let notes = events.count { MIDIMessage($0)?.isStrike == true }
-    let seconds = Double(frames) / Double(loaded.sampleRate)
-    let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
-    print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
-          + "\(loaded.sampleRate) Hz, \(channels) ch, \(sampleFormat.rawValue)")
-    print("  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
-          + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
-          + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
-          + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
-          + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
-          + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
-          + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+    let unmapped = engine.ignoredNotes.load(ordering: .relaxed)
+    let played = notes - unmapped
+    if unmapped > 0 {
+        let mapped = loaded.instrument.keys.map(\.note)
+        let range = "\(noteName(mapped.min() ?? 60))..\(noteName(mapped.max() ?? 72))"
+        printError("bellkeys: warning: \(unmapped) of the \(notes) notes of \(input) lie outside the map's keys (\(range)) and were left out\n"
+                   + "    fix: add --unmapped fold to move them by octaves onto the bells (or set \"unmappedNotes\": \"fold\" in the map)")
+    }
+    if played == 0 {
+        let filtered = allEvents.count { MIDIMessage($0)?.isStrike == true } - notes
+        let why = notes > 0 ? "all its \(notes) notes lie outside the map's keys"
+            : filtered > 0 ? "--channel or --skip-drums left out all its \(filtered) notes"
+            : "it has no notes"
+        printError("bellkeys: warning: \(output) is written but silent: no bell sounds in it, because \(why) (exit status 3)")
+    }
+    if !quiet {
+        let seconds = Double(frames) / Double(loaded.sampleRate)
+        let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
+        print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
+              + "\(loaded.sampleRate) Hz, \(channels) ch, \(sampleFormat.rawValue)")
+        print("  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
+              + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
+              + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
+              + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
+              + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
+              + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+              + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+    }
+    if played == 0 { throw ExitCode(3) }
 }

@@ -1,17 +1,18 @@
 import BellkeysControl
+import BellkeysEngine
 import BellkeysIO
 import Glibc
 
 /// MIDI keyboards through the ALSA sequencer, as a live input: which ports to connect (every
-/// keyboard, now and when plugged in, or those `--connect` names), the `--channel` filter,
+/// keyboard, now and when plugged in, or those `--connect` names), the `--channel` and `--skip-drums` filter,
 /// `--verbose`, and releasing what an unplugged keyboard held. Thread: control.
 final class SequencerInput: LiveInput {
     let sequencer: Sequencer
     let console: Console
     /// `--connect` patterns; empty: connect every keyboard.
     let patterns: [String]
-    /// `--channel` (1...16), if given.
-    let channel: Int?
+    /// `--channel` and `--skip-drums`.
+    let filter: ChannelFilter
     let verbose: Bool
     /// Ports sending to us, with what they were called when they connected.
     private(set) var connected: [SequencerAddress: SequencerPort] = [:]
@@ -19,11 +20,11 @@ final class SequencerInput: LiveInput {
     /// closing report.
     private(set) var eventsReceived = 0
 
-    init(sequencer: Sequencer, console: Console, patterns: [String], channel: Int?, verbose: Bool) {
+    init(sequencer: Sequencer, console: Console, patterns: [String], filter: ChannelFilter, verbose: Bool) {
         self.sequencer = sequencer
         self.console = console
         self.patterns = patterns
-        self.channel = channel
+        self.filter = filter
         self.verbose = verbose
     }
 
@@ -32,7 +33,8 @@ final class SequencerInput: LiveInput {
         var line = "  MIDI input: port \(sequencer.address) \"bellkeys\", "
             + (patterns.isEmpty ? "connecting every keyboard, now and when plugged in"
                                 : "connecting " + patterns.map { "'\($0)'" }.joined(separator: ", "))
-        if let channel { line += ", channel \(channel) only" }
+        if let channel = filter.channel { line += ", channel \(channel + 1) only" }
+        if filter.skipsDrums { line += ", channel 10 (drums) left out" }
         line += sequencer.queue.map { "; events stamped on delivery (queue \($0))" }
             ?? "; events stamped when read (no sequencer queue free)"
         return line
@@ -71,7 +73,7 @@ final class SequencerInput: LiveInput {
         case .midi(let source, let message):
             eventsReceived += 1
             if verbose { console.line(describeEvent(source: "\(source)", message: message)) }
-            if let channel, Int(message.channel) != channel - 1 { return }
+            if !filter.accepts(status: message.bytes.status) { return }
             player.play(message, from: source.key, arrival: arrival)
         case .portStarted(let address):
             if let port = sequencer.port(at: address), wanted(port) { connect(port) }

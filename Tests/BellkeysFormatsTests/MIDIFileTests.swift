@@ -89,7 +89,7 @@ import Testing
     static let corruptFiles: [([UInt8], String)] = [
         ([], "the file is empty"),
         (Array("RIFF1234WAVE".utf8), "not a Standard MIDI File"),
-        (head(2, 1), "format 2"),
+        (head(3, 1), "unknown format 3"),
         (head(1, 2) + track(4, [0, 0xFF, 0x2F, 0]), "declares 2 tracks but the file ends after 1"),
         (head(0, 1) + track(40, [0, 0x90]), "claims 40 bytes but only 2 remain"),
         (head(0, 1) + track(3, [0, 0x90, 60]), "ends in the middle of an event"),
@@ -112,12 +112,70 @@ import Testing
         }
     }
 
-    @Test func everyTruncationOfAValidFileFailsCleanly() throws {
+    /// Every cut of a valid file is an error, except a cut inside the last track's final
+    /// End-of-Track event (here its 4 bytes 00 FF 2F 00): that file plays every note, with a
+    /// warning that names the byte.
+    @Test func everyTruncationOfAValidFileFailsCleanlyButACutEndOfTrack() throws {
         let bytes = makeMIDIFile(ticksPerQuarter: 480, tracks: [[], [(0, noteOn(60)), (480, [0x80, 60, 0])]])
-        #expect(try parseMIDIFile(bytes, file: "ok.mid").events.count == 2)
+        let whole = try parseMIDIFile(bytes, file: "ok.mid")
+        #expect(whole.events.count == 2 && whole.warnings.isEmpty && whole.endTick == 480)
+        #expect(Array(bytes.suffix(4)) == [0, 0xFF, 0x2F, 0])
         for length in 0..<bytes.count {
-            #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(bytes[0..<length]), file: "cut.mid") }
+            let cut = Array(bytes[0..<length])
+            if bytes.count - length <= 4 {
+                let file = try parseMIDIFile(cut, file: "cut.mid")
+                #expect(file.events == whole.events && file.endTick == 480 && file.tempos == whole.tempos)
+                #expect(file.warnings == ["cut.mid: the file is cut short at byte \(length), \(bytes.count - length) bytes before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played"])
+            } else {
+                #expect(throws: MIDIFileError.self) { try parseMIDIFile(cut, file: "cut.mid") }
+            }
         }
+    }
+
+    /// A long delta time before the End-of-Track may be cut too, up to 6 bytes missing; more
+    /// could hide a note, and is an error; a cut in any track but the last is an error.
+    @Test func onlyTheEndOfTrackOfTheLastTrackMayBeCut() throws {
+        // A note-on, a running-status note-off 480 ticks later, the End-of-Track 128 ticks
+        // after it with its delta written in 4 bytes (allowed, if not minimal).
+        let last: [UInt8] = [0, 0x90, 60, 100, 0x83, 0x60, 60, 0, 0x80, 0x80, 0x81, 0x00, 0xFF, 0x2F, 0x00]
+        let file = Self.head(1, 1) + Self.track(UInt8(last.count), last)
+        #expect(try parseMIDIFile(file, file: "ok.mid").endTick == 480 + 128)
+        for cut in 1...6 {
+            let parsed = try parseMIDIFile(Array(file.dropLast(cut)), file: "cut.mid")
+            #expect(parsed.events.count == 2 && parsed.warnings.count == 1)
+        }
+        // 7 bytes could be a note-off and an End-of-Track: refused, though here they were not.
+        #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(file.dropLast(7)), file: "cut.mid") }
+        #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(file.dropLast(8)), file: "cut.mid") }
+        #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(file.dropLast(10)), file: "cut.mid") }
+        let twoTracks = Self.head(1, 2) + Self.track(4, [0, 0xFF, 0x2F, 0])
+            + Self.track(UInt8(last.count), last)
+        let firstCut = Self.head(1, 2) + Self.track(4, [0, 0xFF, 0x2F]) + Self.track(UInt8(last.count), last)
+        #expect(try parseMIDIFile(twoTracks, file: "ok.mid").warnings.isEmpty)
+        #expect(throws: MIDIFileError.self) { try parseMIDIFile(firstCut, file: "cut.mid") }
+    }
+
+    @Test func aTrackWithoutEndOfTrackPlaysWithAWarning() throws {
+        let file = Self.head(0, 1) + Self.track(4, [0, 0x90, 60, 100])
+        let parsed = try parseMIDIFile(file, file: "open.mid")
+        #expect(parsed.events.count == 1)
+        #expect(parsed.warnings == ["open.mid: track 1 has no End-of-Track event (at byte 26); it is played as if it ended after its last event"])
+    }
+
+    /// Format 2: each track an independent sequence, played one after the other, each from
+    /// 120 beats per minute until it sets its own tempo.
+    @Test func formatTwoPlaysItsSequencesOneAfterTheOther() throws {
+        let bytes = makeMIDIFile(ticksPerQuarter: 96, tracks: [
+            [(0, [0xFF, 0x51, 3, 0x0F, 0x42, 0x40]), (0, noteOn(60)), (96, noteOn(62)), (192, [0x80, 60, 0])],
+            [(0, noteOn(64)), (96, noteOn(65)), (288, [0x80, 64, 0])],
+        ], format: 2)
+        let file = try parseMIDIFile(bytes, file: "two.mid")
+        #expect(file.format == 2 && file.warnings.isEmpty)
+        // Sequence 1 at 60 bpm: 0, 1 s, ends 2 s. Sequence 2 at 120 bpm from 2 s: 2, 2.5 s, ends 3.5 s.
+        let schedule = file.scheduled(sampleRate: 1_000)
+        #expect(schedule.events.map(\.frame) == [0, 1_000, 2_000, 2_000, 2_500, 3_500])
+        #expect(schedule.events.map(\.data1) == [60, 62, 60, 64, 65, 64])
+        #expect(schedule.endFrame == 3_500)
     }
 
     func header(format: Int, tracks: Int, division: Int) -> [UInt8] {
