@@ -3,7 +3,7 @@ public struct EngineConfiguration: Sendable {
     /// Output frames per second.
     public var sampleRate: Int
     /// Voices that may sound at once before one is stolen. Default 128: 6-second bells struck
-    /// 21 times a second before any is stolen, at under 0.2 % of one core (see README).
+    /// 21 times a second before any is stolen, at under 0.2 % of one core (see docs/performance.md).
     public var polyphony: Int = 128
     /// The render loop works in blocks of at most this many frames.
     public var maxBlockFrames: Int = 64

@@ -102,7 +102,7 @@ public func parseMapFile(_ bytes: [UInt8], file: String) throws(MapFileError) ->
         throw MapFileError([MapProblem(
             file: file, line: error.line, column: error.column, path: "",
             message: "not valid JSON: \(error.message)",
-            fix: "correct the JSON syntax at that position (README, section \"The map file\", has a full example)")])
+            fix: "correct the JSON syntax at that position (man 5 bellkeys-map, or docs/map.md, has a full example)")])
     }
     var checker = MapChecker(file: file)
     let map = checker.check(root)
@@ -122,7 +122,7 @@ private struct MapChecker {
     mutating func check(_ root: JSONNode) -> MapFile? {
         guard case .object(let members) = root.value else {
             problem(root, "", "the top level is \(root.kindName), not an object",
-                    fix: "write the map as { \"keys\": [ ... ] } (see README, \"The map file\")")
+                    fix: "write the map as { \"keys\": [ ... ] } (see man 5 bellkeys-map, or docs/map.md)")
             return nil
         }
         rejectUnknown(members, allowed: topFields, path: "")

@@ -10,9 +10,10 @@ struct Bellkeys: ParsableCommand {
         commandName: "bellkeys",
         abstract: "Church bells from a MIDI keyboard: 13 bells, C4 to C5, mapped by a JSON file.",
         discussion: """
-            The bundled bells and their map live in Samples/ (Samples/tags.json). Without --map, \
-            bellkeys finds that map beside its executable, wherever it is started from. \
-            Set BELLKEYS_SAMPLES to use another folder's tags.json as the default.
+            Without --map, bellkeys plays its bundled bells: /usr/share/bellkeys/tags.json when \
+            installed (found beside the executable, as ../share/bellkeys/tags.json), or Samples/tags.json \
+            in the checkout it was built from. Set BELLKEYS_SAMPLES to use another folder's tags.json \
+            as the default. The map format: man 5 bellkeys-map, or docs/map.md.
             """,
         version: "bellkeys \(bellkeysVersion)",
         subcommands: [Play.self, Demo.self, Render.self, Check.self, List.self],
@@ -22,7 +23,7 @@ struct Bellkeys: ParsableCommand {
 /// Options shared by every command that loads an instrument.
 struct MapOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The map file (JSON) that names the bells.",
-                                            discussion: "Default: the bundled Samples/tags.json.",
+                                            discussion: "Default: the bundled bells' tags.json (/usr/share/bellkeys when installed, Samples/ in a checkout).",
                                             valueName: "file"))
     var map: String?
 

@@ -7,6 +7,7 @@ import Glibc
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "play",
         abstract: "Play the bells live from MIDI keyboards (the default command).",
         discussion: """
             bellkeys opens an ALSA sequencer client named `bellkeys` with one input port and \
@@ -20,7 +21,7 @@ struct Play: ParsableCommand {
             drawn lit while their bells sound: a w s e d f t g y h u j k = C4..C5, space pedal, x \
             damps all, ↑/↓ volume, Enter records and closes a phrase loop, Backspace clears it, Esc \
             or Ctrl-C quits. Without key releases (most terminals) struck bells ring out; terminals \
-            with the kitty keyboard protocol damp keys on release. See README: Classroom.
+            with the kitty keyboard protocol damp keys on release. See docs/classroom.md.
             """)
 
     @OptionGroup var mapOptions: MapOptions

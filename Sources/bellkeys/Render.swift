@@ -47,7 +47,7 @@ struct Render: ParsableCommand {
     @OptionGroup var voiceOptions: VoiceOptions
 
     @Option(name: .customLong("block"), parsing: .unconditional,
-            help: ArgumentHelp("Frames the engine mixes at most at once (default: 1024).",
+            help: ArgumentHelp("Frames the engine mixes at most at once.",
                                discussion: "The notes land on the same frames whatever the block; only the last bits of ramps and sums move with it. 64 renders bit for bit what the live engine plays (the JACK tests compare a live recording with such a render).",
                                valueName: "frames"))
     var blockFrames = 1_024

@@ -73,7 +73,7 @@ import Testing
     @Test func loadsFastAndSmall() throws {
         let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
         #expect(loaded.bank.byteCount == 13 * 6 * 48_000 * 2)
-        #expect(loaded.loadSeconds < 0.5)   // generous for debug builds; README has the release figure
+        #expect(loaded.loadSeconds < 0.5)   // generous for debug builds; docs/performance.md has the release figure
     }
 }
 

@@ -47,6 +47,28 @@ func temporaryFolder() -> String {
 }
 
 @Suite struct CommandLineUse {
+    /// One version, from one place (Sources/BellkeysIO/Version.swift), which the package's
+    /// changelog must name as its newest entry (Tools/build-deb refuses otherwise).
+    @Test func versionComesFromOnePlaceAndTheChangelogAgrees() throws {
+        let run = try bellkeys(["--version"])
+        #expect(run.status == 0)
+        let version = try String(contentsOfFile: repository + "/Sources/BellkeysIO/Version.swift", encoding: .utf8)
+            .split(separator: "\"")[1]
+        #expect(run.output == "bellkeys \(version)\n")
+        let changelog = try String(contentsOfFile: repository + "/Tools/package/changelog", encoding: .utf8)
+        #expect(changelog.hasPrefix("bellkeys (\(version)) "))
+    }
+
+    @Test func everyExampleMapLoads() throws {
+        let folder = repository + "/Samples/examples"
+        let maps = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(maps == ["every-key.json", "handbells.json", "tower-ring.json"])
+        for map in maps {
+            let run = try bellkeys(["check", "--map", folder + "/" + map])
+            #expect(run.status == 0, "\(map): \(run.error)")
+        }
+    }
+
     @Test func checkFindsTheBundledMapFromAnyFolder() throws {
         let run = try bellkeys(["check"])
         #expect(run.status == 0, "\(run.error)")

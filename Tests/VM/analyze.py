@@ -207,7 +207,7 @@ def spread_bound_ms(results):
     """Bound on onset timing errors in the VM: three ticks. An onset is timed through three
     clocks that the VM moves only on its tick (the sequencer queue that stamps the delivery,
     the playback pointer that bellkeys' frame line follows, the capture pointer that the
-    probe's line follows), each of which can be a tick off; see the README's "Live tests"."""
+    probe's line follows), each of which can be a tick off; see docs/testing.md, "Live tests"."""
     return 3 * tick_ms(results)
 
 # A note whose bytes took longer than this to send (the emulated guest stalled the probe between
@@ -517,7 +517,7 @@ def test_soak(results):
     cpu = (int(stat[11]) + int(stat[12])) / tick
     alive = float(uptime) - int(stat[19]) / tick
     # Late: events the engine applied after their frame had begun to play (the emulated MIDI
-    # thread read them more than a period after delivery; see README, Live timing).
+    # thread read them more than a period after delivery; see docs/live.md, Live timing).
     print(f"info  soak: {late} of {received} events applied late; underruns {underruns} in {seconds:.0f} s ({buffer.group(0) if buffer else '?'}); CPU {cpu:.1f} s "
           f"in {alive:.0f} s, {100 * cpu / alive:.1f} % of one emulated core")
     connected = len(re.findall(r"^connected \d+:0 VirMIDI", log, re.M))

@@ -2,7 +2,7 @@
 //
 //   swift run make-bells [OUTPUT-FOLDER]      (default: Samples)
 //
-// How a bell is made (see README, "How the bells were made"):
+// How a bell is made (see docs/sound.md, "How the bells were made"):
 // - Partials of a true-harmonic ("Simpson-tuned") church bell, as ratios to the strike note:
 //   hum 1/2, prime 1, tierce 6/5 (minor third), quint 3/2, nominal 2, deciem 5/2, undeciem 8/3,
 //   upper quint 3, upper octave 4, and two faint higher partials. The nominal is tuned one octave

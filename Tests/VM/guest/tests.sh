@@ -10,7 +10,7 @@ for m in soundcore snd snd-timer snd-hrtimer snd-seq-device snd-rawmidi snd-seq 
 done
 # Card 0: the loopback cable. Playback on hw:0,0 is recorded on hw:0,1.
 insmod $M/snd-aloop.ko index=0 pcm_substreams=1
-# The emulated CPU needs longer periods than real hardware (see README: underruns per period).
+# The emulated CPU needs longer periods than real hardware (see docs/live.md: underruns in the VM).
 PERIOD=${PERIOD:-256}
 PERIODS=${PERIODS:-4}
 MAP=/bellkeys/Samples/tags.json
