@@ -224,7 +224,8 @@ private struct MIDIReader {
                            at: body - 4)
             }
             if cutEnd {
-                warnings.append("\(file): the file is cut short at byte \(end), \(length - (end - body)) bytes before the end its last track declares, "
+                let short = length - (end - body)
+                warnings.append("\(file): the file is cut short at byte \(end), \(short) byte\(short == 1 ? "" : "s") before the end its last track declares, "
                                 + (read.endOfTrack == .present ? "after" : "inside or before")
                                 + " that track's End-of-Track event; every note was read and is played")
             } else if read.endOfTrack == .missing {

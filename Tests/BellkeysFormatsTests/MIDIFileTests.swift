@@ -125,7 +125,7 @@ import Testing
             if bytes.count - length <= 4 {
                 let file = try parseMIDIFile(cut, file: "cut.mid")
                 #expect(file.events == whole.events && file.endTick == 480 && file.tempos == whole.tempos)
-                #expect(file.warnings == ["cut.mid: the file is cut short at byte \(length), \(bytes.count - length) bytes before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played"])
+                #expect(file.warnings == ["cut.mid: the file is cut short at byte \(length), \(bytes.count - length) byte\(bytes.count - length == 1 ? "" : "s") before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played"])
             } else {
                 #expect(throws: MIDIFileError.self) { try parseMIDIFile(cut, file: "cut.mid") }
             }

@@ -134,3 +134,69 @@ import Testing
         #expect(negative.status == 64 && negative.error.contains("--polyphony -3 is out of range"))
     }
 }
+
+/// Public MIDI files kept as fixtures (Tests/Fixtures/midi: seven from jazz-soft/test-midi-files,
+/// MIT, its license beside them; one SMPTE file of ours), each rendered as a user would.
+@Suite struct PublicMIDIFiles {
+    let fixtures = repository + "/Tests/Fixtures/midi/"
+
+    func render(_ name: String, _ extra: [String] = [], in folder: String) throws -> Run {
+        try bellkeys(["render", fixtures + name, "-o", folder + "/" + name + ".wav", "-q"] + extra, in: folder)
+    }
+
+    @Test(arguments: ["test-c-major-scale.mid", "test-running-status-metaevent.mid", "bellkeys-smpte-25fps-40tpf.mid"])
+    func ordinaryFilesRenderWithoutAWord(name: String) throws {
+        let run = try render(name, in: temporaryFolder())
+        #expect(run.status == 0 && run.output.isEmpty && run.error.isEmpty, "\(run.error)")
+    }
+
+    /// Format 2: the same 16 notes as the format 1 twin, but one track after the other, so
+    /// longer (9.001 s against 4.900 s).
+    @Test func formatTwoPlaysLongerThanItsFormatOneTwin() throws {
+        let folder = temporaryFolder()
+        for name in ["test-2-tracks-type-1.mid", "test-2-tracks-type-2.mid"] {
+            let run = try bellkeys(["render", fixtures + name, "-o", "out.wav"], in: folder)
+            #expect(run.status == 0)
+            #expect(run.error.contains("1 of the 16 notes of \(fixtures + name) lie outside the map's keys (C4..C5)"))
+            #expect(run.output.contains(name.hasSuffix("1.mid") ? ": 4.900 s, 235200 frames" : ": 9.001 s, 432064 frames"), "\(run.output)")
+        }
+    }
+
+    /// The file lacks the last byte of its End-of-Track (the 00 of FF 2F 00): it plays, with a
+    /// warning, exactly as the file with that byte put back.
+    @Test func theFileMissingItsLastByteIsPlayedWithAWarning() throws {
+        let folder = temporaryFolder()
+        let name = "test-corrupt-file-missing-byte.mid"
+        var mended = try Data(contentsOf: URL(fileURLWithPath: fixtures + name))
+        #expect(mended.count == 267 && Array(mended.suffix(3)) == [0x00, 0xFF, 0x2F])
+        mended.append(0)
+        try mended.write(to: URL(fileURLWithPath: folder + "/mended.mid"))
+        let cut = try render(name, in: folder)
+        let whole = try bellkeys(["render", "mended.mid", "-o", "mended.wav", "-q"], in: folder)
+        #expect(cut.status == 0 && whole.status == 0 && whole.error.isEmpty)
+        #expect(cut.error == "bellkeys: warning: \(fixtures + name): the file is cut short at byte 267, 1 byte before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name + ".wav"))
+                == Data(contentsOf: URL(fileURLWithPath: folder + "/mended.wav")))
+    }
+
+    /// Drums: every note on channel 10; 144 of 183 outside the bells. --skip-drums leaves all out.
+    @Test func theDrumsRingUnlessLeftOut() throws {
+        let folder = temporaryFolder()
+        let name = "test-all-gm-percussion.mid"
+        let rung = try render(name, in: folder)
+        #expect(rung.status == 0 && rung.error.contains("144 of the 183 notes"))
+        let skipped = try render(name, ["--skip-drums"], in: folder)
+        #expect(skipped.status == 3)
+        #expect(skipped.error.contains("is written but silent: no bell sounds in it, because --channel or --skip-drums left out all its 183 notes"))
+    }
+
+    @Test func aFileWhoseNotesAllLieOutsideIsSilentAndSaysSo() throws {
+        let folder = temporaryFolder()
+        let run = try render("test-gm2-doggy-78-00-38-4c.mid", in: folder)
+        #expect(run.status == 3)
+        #expect(run.error.contains("3 of the 3 notes"))
+        #expect(run.error.contains("because all its 3 notes lie outside the map's keys (exit status 3)"))
+        let folded = try render("test-gm2-doggy-78-00-38-4c.mid", ["--unmapped", "fold"], in: folder)
+        #expect(folded.status == 0 && folded.error.isEmpty)
+    }
+}
