@@ -29,6 +29,16 @@ extension LiveSession {
         return lines
     }
 
+    /// Once a session, the first time a key outside the map's is played (silently, else), says
+    /// so with the fix: a full-size keyboard has 75 keys the bundled bells do not reach.
+    func tellOfUnmappedNotes() {
+        guard !toldOfUnmappedNotes, player.engine.ignoredNotes.load(ordering: .relaxed) > 0 else { return }
+        toldOfUnmappedNotes = true
+        let mapped = loaded.instrument.keys.map(\.note)
+        console.line("  a note outside the map's keys (\(noteName(mapped.min() ?? 60))..\(noteName(mapped.max() ?? 72))) was not played;"
+                     + " --unmapped fold plays every key on the bells (or \"unmappedNotes\": \"fold\" in the map)")
+    }
+
     /// "underruns N" (ALSA), or JACK's xruns, buffer and bellkeys' share of the cycle.
     var underrunText: String {
         guard let jack else { return "underruns \(output.underrunCount)" }

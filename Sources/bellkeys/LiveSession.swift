@@ -33,6 +33,8 @@ final class LiveSession {
     /// bellkeys' share of JACK's cycle over the last status interval (the process callback's
     /// time over the cycle's), for the status line.
     var jackLoad = CycleLoad()
+    /// Whether the notice about notes outside the map's keys was given (once a session).
+    var toldOfUnmappedNotes = false
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
     /// Every input, drained in this order on each pass of the poll loop.
@@ -237,6 +239,7 @@ final class LiveSession {
             if now >= nextStatus {
                 nextStatus = now + (keys == nil ? 0.25 : 0.04)
                 if let jack { jackLoad.update(jack, sampleRate: output.configuration.sampleRate) }
+                tellOfUnmappedNotes()
                 console.status(statusLines())
             }
         }

@@ -59,6 +59,27 @@ func temporaryFolder() -> String {
         #expect(changelog.hasPrefix("bellkeys (\(version)) "))
     }
 
+    /// A binary built with another --scratch-path (or copied anywhere) still finds the bells of
+    /// the checkout it was built from.
+    @Test func aBinaryCopiedElsewhereFindsItsCheckoutsBells() throws {
+        let folder = temporaryFolder()
+        try FileManager.default.copyItem(atPath: binary, toPath: folder + "/bellkeys")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: folder + "/bellkeys")
+        process.arguments = ["check"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "BELLKEYS_SAMPLES")
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains(repository + "/Samples/tags.json"))
+    }
+
     @Test func everyExampleMapLoads() throws {
         let folder = repository + "/Samples/examples"
         let maps = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()

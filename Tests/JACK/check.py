@@ -647,11 +647,17 @@ def test_session():
             os.replace(os.path.join(loud_folder, name), os.path.join(folder, name))
         bellkeys.send_signal(signal.SIGHUP)
 
-    take = perform(folder, map_path, events, 2.8, actions=[(1.0, reload)], extra=("--record", recording))
+    # Two keys outside the map (C2, C6): not played, and said once, with the fix.
+    outside = [(frame(0.55, 7), 0x90, 36, 100), (frame(1.55, 9), 0x90, 84, 100)]
+    take = perform(folder, map_path, sorted(events + outside), 2.8, actions=[(1.0, reload)],
+                   extra=("--record", recording))
     stopped_ok("session", take)
     if not probe_ok("session", take):
         return
     check("reloaded " in take.log, "session: SIGHUP reloaded the map (" + bellkeys_lines(take.log) + ")")
+    notice = "a note outside the map's keys (C4..C5) was not played; --unmapped fold plays every key on the bells"
+    check(take.log.count(notice) == 1, f"session: a key outside the map is reported once, with the fix "
+          f"({take.log.count(notice)} times: {notice!r})")
     before = [(at, jump(4096, 100)) for at, _, _, _ in events if at < frame(1.2)]
     after = [(at, jump(12288, 100)) for at, _, _, _ in events if at > frame(1.45)]
     onsets_ok("session", take.audio, before, what=" of the first map")
