@@ -27,7 +27,10 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
         }
         return broken
     }
-    if file.format != 0 && file.format != 1 { broken.append("format \(file.format) accepted") }
+    if !(0...2).contains(file.format) { broken.append("format \(file.format) accepted") }
+    for warning in file.warnings where !warning.hasPrefix(midiInputName + ": ") {
+        broken.append("a warning that does not name the file: \(warning)")
+    }
     if file.trackCount < 1 { broken.append("no tracks accepted") }
     var lastTick = 0
     for event in file.events {
