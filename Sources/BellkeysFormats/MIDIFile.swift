@@ -49,7 +49,8 @@ public struct MIDIFile: Sendable {
     public var events: [MIDITimedEvent]
     /// Tempo changes in tick order; before the first, 120 beats per minute.
     public var tempos: [MIDITempo]
-    /// The last tick of any track (its end-of-track event).
+    /// The last tick of any track (its end-of-track event); for format 2, the end of the last
+    /// sequence (the sequences' lengths added up).
     public var endTick: Int
     /// What was wrong with the file but could be played round, each worded for the user
     /// ("FILE: what (at byte N)" and what was done about it).
@@ -157,7 +158,7 @@ private struct MIDIReader {
         }
         guard tag(at: start) == "MThd" else {
             throw fail(bytes.isEmpty ? "the file is empty" : "not a Standard MIDI File (it does not start with \"MThd\")",
-                       fix: "give a .mid file (Standard MIDI File, format 0 or 1)")
+                       fix: "give a .mid file (a Standard MIDI File)")
         }
         guard start + 14 <= bytes.count else { throw fail("truncated in the header", at: bytes.count) }
         let headerLength = be(start + 4, 4)
@@ -207,10 +208,9 @@ private struct MIDIReader {
             let missing = end - bytes.count
             let cutEnd = chunk == "MTrk" && track == declaredTracks - 1 && missing > 0
                 && missing <= MIDIReader.mostMissingBytes
-            guard end <= bytes.count || cutEnd else {
-                throw fail("\(chunk == "MTrk" ? "track \(track + 1)" : "a chunk") claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
-                           at: position + 4)
-            }
+            let truncated = fail("\(chunk == "MTrk" ? "track \(track + 1)" : "a chunk") claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
+                                 at: position + 4)
+            guard end <= bytes.count || cutEnd else { throw truncated }
             if cutEnd { end = bytes.count }
             position = end
             guard chunk == "MTrk" else { continue }    // unknown chunks are skipped, as the spec says
@@ -220,8 +220,11 @@ private struct MIDIReader {
                 read = try readTrack(from: body, to: end, number: track, missingBytes: cutEnd ? missing : 0,
                                      events: &events, tempos: &tempos)
             } catch where cutEnd {
-                throw fail("track \(track + 1) claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
-                           at: body - 4)
+                // Not an End-of-Track cut short: a problem before the last 6 bytes (the most of a
+                // cut End-of-Track that can be there) is reported as itself, one at the cut as
+                // the truncation it is.
+                if let offset = error.offset, offset < end - (MIDIReader.longestEndOfTrack - 1) { throw error }
+                throw truncated
             }
             if cutEnd {
                 let short = length - (end - body)
@@ -260,6 +263,8 @@ private struct MIDIReader {
     /// Bytes a cut End-of-Track may lack: fewer than a note (3 bytes with running status) and
     /// an End-of-Track (4 bytes with a 1-byte delta time) together.
     static let mostMissingBytes = 6
+    /// The longest End-of-Track event: a 4-byte delta time, FF 2F 00.
+    static let longestEndOfTrack = 7
 
     /// How a track ended.
     enum EndOfTrack { case present, missing, cut }
@@ -333,20 +338,32 @@ private struct MIDIReader {
             }
             order += 1
         }
+        // Cut between two events: what is missing must be a whole End-of-Track (4 bytes at
+        // least, a delta time and FF 2F 00), or it held something else.
+        if missingBytes > 0 {
+            guard missingBytes >= 4 else {
+                throw fail("\(name) ends \(missingBytes) byte\(missingBytes == 1 ? "" : "s") short of its length, too few for its End-of-Track (truncated)", at: end)
+            }
+            return (tick, .cut)
+        }
         return (tick, .missing)
     }
 
-    /// Whether bytes[p..<end] and `missing` more are an End-of-Track event cut short: part of
-    /// a delta time, or all of it and a proper prefix of FF 2F 00 that lacks `missing` bytes.
+    /// Whether bytes[p..<end] (not empty) and exactly `missing` more can be one End-of-Track
+    /// event: part of a delta time and the rest of it with FF 2F 00, or all of the delta time
+    /// and a proper prefix of FF 2F 00 that lacks exactly `missing` bytes.
     func isCutEndOfTrack(from p: Int, to end: Int, missing: Int) -> Bool {
         var q = p, deltaBytes = 0
         while q < end, bytes[q] & 0x80 != 0, deltaBytes < 4 { q += 1; deltaBytes += 1 }
-        if q == end { return true }                                  // cut inside the delta time
+        if q == end {
+            // Cut inside the delta time: its last byte (and up to 4 in all) and FF 2F 00 missing.
+            return deltaBytes < 4 && (4...(7 - deltaBytes)).contains(missing)
+        }
         guard deltaBytes < 4 else { return false }
         q += 1                                                       // the delta's last byte
         let rest = bytes[q..<end]
         return rest.count < 3 && rest.elementsEqual([0xFF, 0x2F, 0x00].prefix(rest.count))
-            && missing <= 3 - rest.count
+            && missing == 3 - rest.count
     }
 }
 

@@ -34,9 +34,9 @@ extension LiveSession {
     func tellOfUnmappedNotes() {
         guard !toldOfUnmappedNotes, player.engine.ignoredNotes.load(ordering: .relaxed) > 0 else { return }
         toldOfUnmappedNotes = true
-        let mapped = loaded.instrument.keys.map(\.note)
-        console.line("  a note outside the map's keys (\(noteName(mapped.min() ?? 60))..\(noteName(mapped.max() ?? 72))) was not played;"
-                     + " --unmapped fold plays every key on the bells (or \"unmappedNotes\": \"fold\" in the map)")
+        var instrument = loaded.instrument
+        if let mode = settings.notes.unmapped { instrument.unmappedNotes = mode }
+        console.line("  " + unmappedNotesText(1, of: 1, in: nil, instrument: instrument))
     }
 
     /// "underruns N" (ALSA), or JACK's xruns, buffer and bellkeys' share of the cycle.

@@ -223,7 +223,7 @@ final class LiveSession {
                 case .failed(let reason, let message):
                     // The sound still works: the bells fade out as on quitting, and the status says why.
                     console.line("bellkeys: error: \(message); stopping."
-                                 + "\n    A service manager (see docs/service.md) restarts bellkeys.")
+                                 + "\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
                     return shutDown(reason, status: 1)
                 }
             }
@@ -290,7 +290,7 @@ final class LiveSession {
     func fail(_ what: String) -> Int32 {
         output.stop()
         finishScreen()
-        console.line("bellkeys: error: \(what); stopping.\n    A service manager (see docs/service.md) restarts bellkeys.")
+        console.line("bellkeys: error: \(what); stopping.\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
         finishRecording()
         return 1
     }

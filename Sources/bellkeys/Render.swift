@@ -19,8 +19,8 @@ struct Render: ParsableCommand {
             --unmapped fold moves them onto the bells; a warning on standard error says how many. \
             A file cut short inside its last End-of-Track event is played with a warning; any \
             other damage is an error that names the byte. Exit status: 0 when the WAV file is \
-            written and bells sound in it; 3 when it is written but silent (no note of the file \
-            was played: all outside the map, filtered out, or none at all); 1 on an error (no \
+            written and bells sound in it; 3 when it is written but no note struck a bell (none \
+            has a bell in the map, all are left out by --channel or --skip-drums, or there are none); 1 on an error (no \
             file written, an existing one kept); 64 on a usage error.
             """)
 
@@ -85,7 +85,7 @@ struct Render: ParsableCommand {
 
 /// Renders `midi` with the bells of `loaded` into the WAV file `output`, and reports it
 /// (unless `quiet`). Warnings go to standard error, also when `quiet`. Shared by `render` and
-/// `demo -o`. Exits with status 3 when the file is written but no bell sounds in it.
+/// `demo -o`. Exits with status 3 when the file is written but no note struck a bell.
 func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
                  noteOptions: NoteOptions, output: String, format sampleFormat: OutputSampleFormat, channels: Int,
                  blockFrames: Int = 1_024, quiet: Bool) throws {
@@ -119,21 +119,20 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     } catch {
         throw Failure(error.description)
     }
-    let notes = events.count { MIDIMessage($0)?.isStrike == true }
+    let notes = events.count(where: \.strikes)
     let unmapped = engine.ignoredNotes.load(ordering: .relaxed)
     let played = notes - unmapped
     if unmapped > 0 {
-        let mapped = loaded.instrument.keys.map(\.note)
-        let range = "\(noteName(mapped.min() ?? 60))..\(noteName(mapped.max() ?? 72))"
-        printError("bellkeys: warning: \(unmapped) of the \(notes) notes of \(input) lie outside the map's keys (\(range)) and were left out\n"
-                   + "    fix: add --unmapped fold to move them by octaves onto the bells (or set \"unmappedNotes\": \"fold\" in the map)")
+        var instrument = loaded.instrument
+        if let mode = noteOptions.unmapped { instrument.unmappedNotes = mode }
+        printError("bellkeys: warning: " + unmappedNotesText(unmapped, of: notes, in: input, instrument: instrument))
     }
     if played == 0 {
-        let filtered = allEvents.count { MIDIMessage($0)?.isStrike == true } - notes
-        let why = notes > 0 ? "all its \(notes) notes lie outside the map's keys"
+        let filtered = allEvents.count(where: \.strikes) - notes
+        let why = notes > 0 ? "none of its \(notes) notes has a bell in the map"
             : filtered > 0 ? "--channel or --skip-drums left out all its \(filtered) notes"
             : "it has no notes"
-        printError("bellkeys: warning: \(output) is written but silent: no bell sounds in it, because \(why) (exit status 3)")
+        printError("bellkeys: warning: \(output) is written but silent: no note struck a bell, because \(why) (exit status 3)")
     }
     if !quiet {
         let seconds = Double(frames) / Double(loaded.sampleRate)

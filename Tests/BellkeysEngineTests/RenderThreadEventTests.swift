@@ -191,3 +191,31 @@ import Testing
         #expect(allocations == 0)
     }
 }
+
+/// `--channel` and `--skip-drums`, the one rule every input applies (the JACK callback too).
+@Suite struct ChannelFilterRule {
+    @Test func everyChannelByDefault() {
+        for status in UInt8(0x80)...0xEF { #expect(ChannelFilter.all.accepts(status: status)) }
+    }
+
+    @Test func oneChannelOnly() {
+        let second = ChannelFilter(channel: 1)
+        for status in UInt8(0x80)...0xEF { #expect(second.accepts(status: status) == (status & 0x0F == 1)) }
+    }
+
+    @Test func theDrumsLeftOut() {
+        let noDrums = ChannelFilter(skipsDrums: true)
+        for status in UInt8(0x80)...0xEF { #expect(noDrums.accepts(status: status) == (status & 0x0F != 9)) }
+        #expect(!ChannelFilter(channel: 9, skipsDrums: true).accepts(status: 0x99))
+    }
+
+    @Test func applyKeepsTheOthersInOrder() {
+        let events = [EngineEvent.noteOn(frame: 0, channel: 0, note: 60, velocity: 100),
+                      EngineEvent.noteOn(frame: 5, channel: 9, note: 38, velocity: 100),
+                      EngineEvent.control(frame: 7, channel: 9, controller: 7, value: 0),
+                      EngineEvent.noteOn(frame: 9, channel: 3, note: 64, velocity: 90)]
+        #expect(ChannelFilter(skipsDrums: true).apply(events) == [events[0], events[3]])
+        #expect(ChannelFilter(channel: 3).apply(events) == [events[3]])
+        #expect(ChannelFilter.all.apply(events) == events)
+    }
+}

@@ -155,6 +155,30 @@ import Testing
         #expect(throws: MIDIFileError.self) { try parseMIDIFile(firstCut, file: "cut.mid") }
     }
 
+    /// What is missing must be exactly the rest of one End-of-Track: fewer bytes than that
+    /// held something else (here a running-status note-on, D4, that would be lost), and a delta
+    /// time of more than 4 bytes is no delta time.
+    @Test func aCutThatCannotBeAnEndOfTrackIsRefused() throws {
+        let body: [UInt8] = [0, 0x90, 60, 100, 0, 62, 100]
+        let file = Self.head(0, 1) + Self.track(UInt8(body.count), body)
+        #expect(try parseMIDIFile(file, file: "ok.mid").events.count == 2)
+        for cut in 1...3 {
+            #expect(throws: MIDIFileError.self, "\(cut) bytes cut") { try parseMIDIFile(Array(file.dropLast(cut)), file: "cut.mid") }
+        }
+        let longDelta: [UInt8] = [0, 0x90, 60, 100, 0x81, 0x81, 0x81, 0x81, 0x01, 0xFF, 0x2F, 0]
+        let long = Self.head(0, 1) + Self.track(UInt8(longDelta.count), longDelta)
+        #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(long.dropLast(4)), file: "cut.mid") }
+        // A problem before the cut is reported as itself, at its byte.
+        let bad: [UInt8] = [0, 0xF4, 0, 0x90, 60, 100, 0, 0xFF, 0x2F, 0]
+        let badFile = Self.head(0, 1) + Self.track(UInt8(bad.count), bad)
+        do {
+            _ = try parseMIDIFile(Array(badFile.dropLast(2)), file: "bad.mid")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message == "track 1 has an invalid status byte 0xf4" && error.offset == 23)
+        }
+    }
+
     @Test func aTrackWithoutEndOfTrackPlaysWithAWarning() throws {
         let file = Self.head(0, 1) + Self.track(4, [0, 0x90, 60, 100])
         let parsed = try parseMIDIFile(file, file: "open.mid")

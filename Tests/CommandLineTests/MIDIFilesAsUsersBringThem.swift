@@ -31,8 +31,8 @@ import Testing
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.isEmpty)
         #expect(run.error == """
-            bellkeys: warning: 3 of the 5 notes of song.mid lie outside the map's keys (C4..C5) and were left out
-                fix: add --unmapped fold to move them by octaves onto the bells (or set "unmappedNotes": "fold" in the map)
+            bellkeys: warning: 3 of the 5 notes of song.mid have no bell in the map (its keys: C4..C5) and were left out
+                fix: add --unmapped fold to move notes outside C4..C5 by octaves onto the bells (or set "unmappedNotes": "fold" in the map)
 
             """)
         // Folded, every note rings: C3 → C4, E5 → E4, C6 → C5; nothing to warn about.
@@ -48,18 +48,34 @@ import Testing
         #expect(try bytes(folder, "folded.wav") == bytes(folder, "inside.wav"))
     }
 
+    /// Folding on, a note still without a bell (C#4 in a map of the C major scale) is reported
+    /// as such, with a fix that is not "fold".
+    @Test func notesWithoutABellEvenFoldedAreReportedAsSuch() throws {
+        let folder = temporaryFolder()
+        try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 60)), (96, noteOn(0, 61)), (192, noteOn(0, 37))]]),
+                  "sharps.mid", in: folder)
+        let run = try bellkeys(["render", "sharps.mid", "-o", "out.wav", "-q", "--unmapped", "fold",
+                                "--map", repository + "/Samples/examples/handbells.json"], in: folder)
+        #expect(run.status == 0)
+        #expect(run.error == """
+            bellkeys: warning: 2 of the 3 notes of sharps.mid have no bell in the map (its keys: C4..C5), even folded by octaves, and were left out
+                fix: give the map a key for every note of the octave, or play those notes elsewhere
+
+            """)
+    }
+
     @Test func aSilentResultSaysSoAndExitsThree() throws {
         let folder = temporaryFolder()
         try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 36)), (96, noteOn(0, 100))]]),
                   "low.mid", in: folder)
         let run = try bellkeys(["render", "low.mid", "-o", "low.wav", "-q"], in: folder)
         #expect(run.status == 3)
-        #expect(run.error.hasSuffix("bellkeys: warning: low.wav is written but silent: no bell sounds in it, because all its 2 notes lie outside the map's keys (exit status 3)\n"))
+        #expect(run.error.hasSuffix("bellkeys: warning: low.wav is written but silent: no note struck a bell, because none of its 2 notes has a bell in the map (exit status 3)\n"))
         #expect(FileManager.default.fileExists(atPath: folder + "/low.wav"))
         try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, [0xB0, 7, 100])]]), "empty.mid", in: folder)
         let empty = try bellkeys(["render", "empty.mid", "-o", "empty.wav"], in: folder)
         #expect(empty.status == 3)
-        #expect(empty.error.contains("empty.wav is written but silent: no bell sounds in it, because it has no notes"))
+        #expect(empty.error.contains("empty.wav is written but silent: no note struck a bell, because it has no notes"))
         let demo = try bellkeys(["demo", "-o", "demo.wav", "--channel", "5", "-q"], in: folder)
         #expect(demo.status == 3)
         #expect(demo.error.contains("because --channel or --skip-drums left out all its 19 notes"))
@@ -99,6 +115,8 @@ import Testing
         #expect(try bytes(folder, "d1.wav") == bytes(folder, "d2.wav"))
         let out = try bellkeys(["render", "mixed.mid", "-o", "x.wav", "--channel", "17"], in: folder)
         #expect(out.status == 64 && out.error.contains("--channel 17 is out of range; MIDI channels are 1 to 16"))
+        let both = try bellkeys(["render", "mixed.mid", "-o", "x.wav", "--channel", "10", "--skip-drums"], in: folder)
+        #expect(both.status == 64 && both.error.contains("--channel 10 is the drum channel that --skip-drums leaves out; give one of them"))
     }
 
     @Test func formatTwoAndACutEndOfTrackPlay() throws {
@@ -157,7 +175,7 @@ import Testing
         for name in ["test-2-tracks-type-1.mid", "test-2-tracks-type-2.mid"] {
             let run = try bellkeys(["render", fixtures + name, "-o", "out.wav"], in: folder)
             #expect(run.status == 0)
-            #expect(run.error.contains("1 of the 16 notes of \(fixtures + name) lie outside the map's keys (C4..C5)"))
+            #expect(run.error.contains("1 of the 16 notes of \(fixtures + name) have no bell in the map (its keys: C4..C5)"))
             #expect(run.output.contains(name.hasSuffix("1.mid") ? ": 4.900 s, 235200 frames" : ": 9.001 s, 432064 frames"), "\(run.output)")
         }
     }
@@ -187,7 +205,7 @@ import Testing
         #expect(rung.status == 0 && rung.error.contains("144 of the 183 notes"))
         let skipped = try render(name, ["--skip-drums"], in: folder)
         #expect(skipped.status == 3)
-        #expect(skipped.error.contains("is written but silent: no bell sounds in it, because --channel or --skip-drums left out all its 183 notes"))
+        #expect(skipped.error.contains("is written but silent: no note struck a bell, because --channel or --skip-drums left out all its 183 notes"))
     }
 
     @Test func aFileWhoseNotesAllLieOutsideIsSilentAndSaysSo() throws {
@@ -195,7 +213,7 @@ import Testing
         let run = try render("test-gm2-doggy-78-00-38-4c.mid", in: folder)
         #expect(run.status == 3)
         #expect(run.error.contains("3 of the 3 notes"))
-        #expect(run.error.contains("because all its 3 notes lie outside the map's keys (exit status 3)"))
+        #expect(run.error.contains("because none of its 3 notes has a bell in the map (exit status 3)"))
         let folded = try render("test-gm2-doggy-78-00-38-4c.mid", ["--unmapped", "fold"], in: folder)
         #expect(folded.status == 0 && folded.error.isEmpty)
     }

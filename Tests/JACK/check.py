@@ -396,6 +396,25 @@ def test_onsets():
     compare("onsets", take.audio, render(folder, map_path, events, 2, len(take.audio)))
 
 
+def test_channels():
+    """--skip-drums in the JACK process callback: notes on channel 10 (each 17 frames after a
+    note of channel 1) are left out; the take is the render of the other notes, bit for bit,
+    and the closing line counts the drums as not played."""
+    folder = folder_for("channels")
+    map_path = onset_map(folder)
+    events, notes = onset_schedule()
+    events, notes = events[:20], notes[:20]
+    drums = [(at + 17, 0x99, note, 127) for at, _, note, _ in events[::2]]
+    take = perform(folder, map_path, sorted(events + drums), 2.2, extra=("--skip-drums",))
+    stopped_ok("channels", take)
+    if not probe_ok("channels", take):
+        return
+    onsets_ok("channels", take.audio, notes, what=" of channel 1")
+    compare("channels", take.audio, render(folder, map_path, events, 2, len(take.audio)))
+    counted = f"JACK MIDI messages {len(events)} (not played {len(drums)})"
+    check(counted in take.log, f"channels: the {len(drums)} drum notes were not played ({counted!r} in: {bellkeys_lines(take.log)})")
+
+
 def test_order_after():
     folder = folder_for("order-after")
     map_path = onset_map(folder)
@@ -655,7 +674,8 @@ def test_session():
     if not probe_ok("session", take):
         return
     check("reloaded " in take.log, "session: SIGHUP reloaded the map (" + bellkeys_lines(take.log) + ")")
-    notice = "a note outside the map's keys (C4..C5) was not played; --unmapped fold plays every key on the bells"
+    notice = ("a note played has no bell in the map (its keys: C4..C5) and was left out\n"
+              "    fix: add --unmapped fold to move notes outside C4..C5 by octaves onto the bells")
     check(take.log.count(notice) == 1, f"session: a key outside the map is reported once, with the fix "
           f"({take.log.count(notice)} times: {notice!r})")
     before = [(at, jump(4096, 100)) for at, _, _, _ in events if at < frame(1.2)]
@@ -914,7 +934,7 @@ def test_pipewire_gone():
           f"pipewire-gone: bellkeys exited with status {status} {ms:.0f} ms after PipeWire was killed; it said: {bellkeys_lines(said)}")
 
 
-TESTS = {"ports": test_ports, "onsets": test_onsets, "order-after": test_order_after, "dynamics": test_dynamics,
+TESTS = {"ports": test_ports, "onsets": test_onsets, "channels": test_channels, "order-after": test_order_after, "dynamics": test_dynamics,
          "bufsize": test_bufsize, "session": test_session, "keyboard": test_keyboard,
          "rt-allocations": test_rt_allocations, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
