@@ -69,6 +69,7 @@ public enum MIDIMessage: Hashable, Sendable {
     public enum Controller {
         public static let volume: UInt8 = 7
         public static let expression: UInt8 = 11
+        public static let pan: UInt8 = 10
         public static let sustain: UInt8 = 64
         public static let allSoundOff: UInt8 = 120
         public static let allNotesOff: UInt8 = 123

@@ -25,6 +25,13 @@ extension Engine {
         case 11:  // expression
             channels[channel].expression = value
             updateBus(channel: channel)
+        case 10:  // pan: the channel's whole stereo picture moves, by the same law as a key's pan
+            channels[channel].pan = value
+            let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
+            channels[channel].panLeft.move(to: panTable[2 * value], frames: frames)
+            channels[channel].panRight.move(to: panTable[2 * value + 1], frames: frames)
+            pannedChannels |= 1 << UInt16(channel)
+            settlePan(channel: channel)
         case 64:  // sustain pedal
             let down = value >= 64
             channels[channel].sustain = down
@@ -60,6 +67,15 @@ extension Engine {
             guard voices[slot].channel == channel, voices[slot].sustained else { continue }
             voices[slot].sustained = false
             release(slot: slot)
+        }
+    }
+
+    /// Takes `channel` off the panned list once its pan is at rest at the centre.
+    @_noLocks
+    func settlePan(channel: Int) {
+        let left = channels[channel].panLeft, right = channels[channel].panRight
+        if left.framesLeft == 0, right.framesLeft == 0, left.value == 1, right.value == 1 {
+            pannedChannels &= ~(1 << UInt16(channel))
         }
     }
 

@@ -61,6 +61,11 @@ public final class Engine: @unchecked Sendable {
     let noteToKey: UnsafeMutablePointer<Int32>
     let velocityGains: UnsafeMutablePointer<Float>
     let controllerGains: UnsafeMutablePointer<Float>
+    /// The pan law's left and right gains for each CC10 value (value v: 2v and 2v + 1).
+    let panTable: UnsafeMutablePointer<Float>
+    /// Channels whose CC10 pan is off the centre or still moving (bit c: channel c); their
+    /// buses go out through `panLeft` and `panRight`.
+    var pannedChannels: UInt16 = 0
     let voices: UnsafeMutablePointer<Voice>
     /// What idle voice slots point at.
     let silence: UnsafeMutablePointer<Int16>
@@ -128,6 +133,12 @@ public final class Engine: @unchecked Sendable {
         }
         velocityGains = .allocate(capacity: 128)
         controllerGains = .allocate(capacity: 128)
+        panTable = .allocate(capacity: 256)
+        for v in 0..<128 {
+            let (left, right) = panGains(panPosition(controllerValue: v))
+            panTable[2 * v] = left
+            panTable[2 * v + 1] = right
+        }
         for v in 0..<128 {
             velocityGains[v] = instrument.velocityCurve.gain(velocity: v)
             controllerGains[v] = VelocityCurve.square.gain(velocity: v)
@@ -171,6 +182,7 @@ public final class Engine: @unchecked Sendable {
         noteVoiceCounts.deallocate()
         velocityGains.deallocate()
         controllerGains.deallocate()
+        panTable.deallocate()
         voices.deallocate()
         active.deallocate()
         free.deallocate()
@@ -229,11 +241,14 @@ public final class Engine: @unchecked Sendable {
 
     /// Applies a controller at once, with no ramp, to an engine no render thread has started
     /// (a reloaded map's, before `LiveMixer.install`): it starts with the channel's volume,
-    /// expression and pedal as played so far, and any event it is given after that comes later.
-    /// Thread: control, before the engine is handed over.
+    /// expression, pan and pedal as played so far, and any event it is given after that comes
+    /// later. Thread: control, before the engine is handed over.
     public func presetController(channel: Int, controller: Int, value: Int) {
         controlChange(channel: channel & 15, controller: controller & 127, value: value & 127)
         channels[channel & 15].bus.advance(by: Int.max)
+        channels[channel & 15].panLeft.advance(by: Int.max)
+        channels[channel & 15].panRight.advance(by: Int.max)
+        settlePan(channel: channel & 15)
     }
 
     /// Sets the master volume; the render thread ramps to it. Thread: any.

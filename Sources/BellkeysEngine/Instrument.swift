@@ -46,9 +46,8 @@ public struct KeySettings: Sendable, Equatable {
     public var noteOff: NoteOffMode
     /// Keys with the same non-zero group silence each other (and earlier strikes of themselves).
     public var chokeGroup: Int
-    /// Where the key stands: its linear gains on the left and on the right channel. 1 and 1 is
-    /// the centre, exactly the mono bell on both. (The map does not set them yet: pan comes with
-    /// the room issue, whose law turns a pan into these two gains.)
+    /// Where the key stands: its linear gains on the left and on the right channel, from the
+    /// map's `pan` through `panGains`. 1 and 1 is the centre, exactly the mono bell on both.
     public var leftGain: Float
     public var rightGain: Float
 
@@ -120,4 +119,42 @@ func exp2(_ x: Double) -> Double {
     while e > 0 { result *= 2; e -= 1 }
     while e < 0 { result /= 2; e += 1 }
     return result
+}
+
+/// The pan law: equal power, normalised to unity at the centre. A position `pan` from -1 (left)
+/// to 1 (right) is the angle θ = (pan + 1) × π/4, from 0 to π/2, and the gains are
+/// left = √2 cos θ, right = √2 sin θ: the power left² + right² is 2 wherever the bell stands
+/// (a constant loudness across the table), the centre is exactly 1 and 1 (the mono bell on both
+/// sides, today's bytes), and atan(right / left) = θ whatever the normalisation. The ends are
+/// exactly √2 and 0. Thread: any (control in practice: tables are made from it).
+public func panGains(_ pan: Double) -> (left: Float, right: Float) {
+    if pan == 0 { return (1, 1) }
+    if pan <= -1 { return (Float(2.0.squareRoot()), 0) }
+    if pan >= 1 { return (0, Float(2.0.squareRoot())) }
+    let theta = (pan + 1) * 0.785_398_163_397_448_3          // π/4
+    let (sine, cosine) = sineCosine(theta)
+    let root2 = 2.0.squareRoot()
+    return (Float(root2 * cosine), Float(root2 * sine))
+}
+
+/// The position (-1 to 1) of a MIDI pan controller value (CC10): 64 is the centre, 0 the left,
+/// 127 the right (63 steps to the right, 64 to the left, as General MIDI has it).
+public func panPosition(controllerValue value: Int) -> Double {
+    value >= 64 ? Double(value - 64) / 63 : Double(value - 64) / 64
+}
+
+/// sin and cos of `x` in 0...π/2 (Taylor series, about 1e-16 there), without Foundation.
+func sineCosine(_ x: Double) -> (sine: Double, cosine: Double) {
+    var sine = 0.0, cosine = 0.0
+    var term = 1.0                                   // x^n / n!
+    for n in 0...26 {
+        switch n % 4 {
+        case 0: cosine += term
+        case 1: sine += term
+        case 2: cosine -= term
+        default: sine -= term
+        }
+        term *= x / Double(n + 1)
+    }
+    return (sine, cosine)
 }

@@ -70,7 +70,8 @@ extension Engine {
         }
         batch.flush(frameCount: n)
 
-        let stereo = usedSide != 0
+        let panned = pannedChannels
+        let stereo = usedSide != 0 || panned & (used | usedSide) != 0
         // (if-let, not ??: the operator's autoclosure would retain self)
         let other: UnsafeMutablePointer<Float>
         if let right { other = right } else { other = segmentRight }
@@ -80,9 +81,36 @@ extension Engine {
             let bit: UInt16 = 1 << channel
             if (used | usedSide) & bit == 0 {
                 channels[channel].bus.advance(by: Int.max)   // silent bus: jump, nothing to click
+                if panned & bit != 0 {
+                    channels[channel].panLeft.advance(by: Int.max)
+                    channels[channel].panRight.advance(by: Int.max)
+                    settlePan(channel: channel)
+                }
                 continue
             }
             let ramp = channels[channel].bus
+            if panned & bit != 0 {
+                // CC10 off the centre: each side through its own pan gain too.
+                let panLeft = channels[channel].panLeft, panRight = channels[channel].panRight
+                var left = panLeft, right = panRight
+                if used & bit != 0 {
+                    let bus = buses + channel * stride
+                    left = addBus(bus, into: output, ramp: ramp, pan: panLeft, frameCount: n)
+                    right = addBus(bus, into: other, ramp: ramp, pan: panRight, frameCount: n)
+                }
+                if usedSide & bit != 0 {
+                    let sideLeft = sideBuses + 2 * channel * stride
+                    left = addBus(sideLeft, into: output, ramp: ramp, pan: panLeft, frameCount: n)
+                    right = addBus(sideLeft + stride, into: other, ramp: ramp, pan: panRight, frameCount: n)
+                }
+                var after = ramp
+                after.advance(by: n)
+                channels[channel].bus = after
+                channels[channel].panLeft = left
+                channels[channel].panRight = right
+                settlePan(channel: channel)
+                continue
+            }
             var after = ramp
             if used & bit != 0 {
                 let bus = buses + channel * stride
@@ -125,6 +153,23 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
     let g = ramp.value
     for j in k..<n { output[j] += bus[j] * g }
     return ramp
+}
+
+/// Adds `bus` × the channel's gain × a pan gain into `output`, both moving as their ramps say;
+/// returns the pan ramp after these frames (the channel's gain ramp moves the same as in
+/// `addBus`).
+@_noLocks
+@inline(__always)
+private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp: Ramp,
+                    pan start: Ramp, frameCount n: Int) -> Ramp {
+    for j in 0..<n {
+        let gain = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
+        let pan = j < start.framesLeft ? start.value + start.step * Float(j) : start.target
+        output[j] += bus[j] * (gain * pan)
+    }
+    var after = start
+    after.advance(by: n)
+    return after
 }
 
 /// Mixes up to `n` frames of a panned `voice` into its channel's left and right buses;

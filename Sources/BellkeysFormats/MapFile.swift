@@ -52,6 +52,8 @@ public struct MapKey: Sendable {
     public var gainDecibels: Double
     public var noteOff: NoteOffMode
     public var chokeGroup: Int
+    /// Where the bell stands, -1 (left) to 1 (right); 0 is the centre (see `panGains`).
+    public var pan: Double = 0
 }
 
 /// A validated map file.
@@ -70,6 +72,7 @@ public struct MapFile: Sendable {
     /// At least 5 ms: a shorter fade of a ringing bell is a click.
     public static let releaseRange = 0.005...10.0
     public static let chokeGroupRange = 0...127
+    public static let panRange = -1.0...1.0
 }
 
 extension MapFile {
@@ -77,9 +80,10 @@ extension MapFile {
     public func instrument(sampleIndexForKey: [Int]) -> Instrument {
         precondition(sampleIndexForKey.count == keys.count)
         let settings = keys.enumerated().map { i, key in
-            KeySettings(note: key.note, sampleIndex: sampleIndexForKey[i],
-                        gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
-                        chokeGroup: key.chokeGroup)
+            let (left, right) = panGains(key.pan)
+            return KeySettings(note: key.note, sampleIndex: sampleIndexForKey[i],
+                               gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
+                               chokeGroup: key.chokeGroup, leftGain: left, rightGain: right)
         }
         return Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
                           masterVolumeDecibels: masterVolumeDecibels)
@@ -88,7 +92,7 @@ extension MapFile {
 
 private let topFields = ["comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
                          "unmappedNotes", "noteOff", "releaseSeconds", "keys"]
-private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "noteOff",
+private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
                          "releaseSeconds", "chokeGroup"]
 
 /// Parses and validates a map file. Checks everything that can be checked without reading
@@ -177,6 +181,7 @@ private struct MapChecker {
             let release = number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)
                 ?? defaultRelease
             let choke = integer(fields, "chokeGroup", path: path, range: MapFile.chokeGroupRange) ?? 0
+            let pan = number(fields, "pan", path: path, range: MapFile.panRange) ?? 0
             guard let (midi, tag) = note, let sample, let sampleNode else { continue }
             if let first = firstPathForNote[midi] {
                 problem(entry, path, "\(noteName(midi)) (MIDI \(midi)) is already mapped by \(first)",
@@ -188,7 +193,7 @@ private struct MapChecker {
                                sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
                                gainDecibels: gain,
                                noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
-                               chokeGroup: choke))
+                               chokeGroup: choke, pan: pan))
         }
         return MapFile(masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
                        unmappedNotes: unmapped, keys: keys)

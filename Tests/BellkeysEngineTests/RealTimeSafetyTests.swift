@@ -32,6 +32,7 @@ import Testing
             if b % 3 == 0 { e.enqueue(.noteOff(frame: frame + 5, note: note)) }
             if b % 50 == 0 { e.enqueue(.control(frame: frame, controller: 7, value: b % 128)) }
             if b % 70 == 0 { e.enqueue(.control(frame: frame, controller: 64, value: (b / 70) % 2 * 127)) }
+            if b % 60 == 0 { e.enqueue(.control(frame: frame + 3, controller: 10, value: (b * 37) % 128)) }
             if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
             if b % 900 == 0 { e.enqueue(.control(frame: frame, controller: 120, value: 0)) }
             if b % 40 == 0 { e.setMasterVolume(decibels: -Double(b % 12)) }

@@ -56,6 +56,23 @@ import Testing
         #expect(map.keys[0].noteOff == .ring)
     }
 
+    /// `pan` per key, -1 to 1, through the pan law into the instrument's gains; no pan and
+    /// pan 0 are the same (exactly 1 and 1).
+    @Test func panPlacesAKeyAndZeroIsTheCentre() throws {
+        let map = try parse(#"{"keys": [{"note": "C4", "sample": "a.wav", "pan": -0.6}, {"note": "D4", "sample": "b.wav", "pan": 0}, {"note": "E4", "sample": "c.wav"}, {"note": "F4", "sample": "d.wav", "pan": 1}]}"#)
+        #expect(map.keys.map(\.pan) == [-0.6, 0, 0, 1])
+        let keys = map.instrument(sampleIndexForKey: [0, 1, 2, 3]).keys
+        #expect((keys[0].leftGain, keys[0].rightGain) == panGains(-0.6))
+        #expect(keys[0].leftGain > keys[0].rightGain)
+        #expect(keys[1].leftGain == 1 && keys[1].rightGain == 1 && keys[2].leftGain == 1 && keys[2].rightGain == 1)
+        #expect(keys[3].leftGain == 0)
+        let wide = problem(#"{"keys": [{"note": "C4", "sample": "a.wav", "pan": 1.5}]}"#)
+        #expect(wide?.path == "keys[0].pan" && wide?.message == "1.5 is out of range")
+        #expect(wide?.fix == "use a number from -1 to 1")
+        let word = problem(#"{"keys": [{"note": "C4", "sample": "a.wav", "pan": "left"}]}"#)
+        #expect(word?.message == "\"left\" is a string, not a number")
+    }
+
     @Test func noteNamesAndTags() {
         #expect(midiNote(named: "C4") == 60)
         #expect(midiNote(named: "c#4") == 61)

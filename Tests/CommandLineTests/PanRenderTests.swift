@@ -1,0 +1,64 @@
+import BellkeysFormats
+import Foundation
+import Testing
+
+/// A key's `pan` as a listener's render shows it: the position measured from the two channels.
+@Suite struct PanInRenders {
+    /// A map of the bundled bells C4, E4, G4 and C5 with the given pans (nil: no pan field).
+    func writeMap(_ pans: [Double?], to path: String) throws {
+        let names = ["C4", "E4", "G4", "C5"]
+        let keys = zip(names, pans).map { name, pan in
+            "{ \"note\": \"\(name)\", \"sample\": \"\(repository)/Samples/bell-\(name).wav\"" + (pan.map { ", \"pan\": \($0)" } ?? "") + " }"
+        }
+        try ("{ \"keys\": [" + keys.joined(separator: ", ") + "] }").write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// Each bell struck alone, 7 s apart (a bundled bell rings 6 s).
+    func writeSong(to path: String) throws {
+        let notes: [UInt8] = [60, 64, 67, 72]
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [notes.enumerated().map { (tick: $0.offset * 1_344, bytes: [0x90, $0.element, 100]) }]))
+            .write(to: URL(fileURLWithPath: path))
+    }
+
+    func floats(_ path: String) throws -> [Float] {
+        try wavData(path).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test func everyBellStandsWhereTheMapSays() throws {
+        let folder = temporaryFolder()
+        let pans = [-0.6, -0.2, 0.3, 0.6]
+        try writeMap(pans, to: folder + "/table.json")
+        try writeSong(to: folder + "/song.mid")
+        let run = try bellkeys(["render", "song.mid", "-o", "table.wav", "--map", "table.json", "--format", "f32", "-q"], in: folder)
+        #expect(run.status == 0, "\(run.error)")
+        let samples = try floats(folder + "/table.wav")
+        for (k, pan) in pans.enumerated() {
+            // The first 2 s of bell k, alone.
+            let start = k * 336_000, end = start + 96_000
+            var left = 0.0, right = 0.0
+            for frame in start..<end {
+                left += Double(samples[2 * frame]) * Double(samples[2 * frame])
+                right += Double(samples[2 * frame + 1]) * Double(samples[2 * frame + 1])
+            }
+            let measured = atan((right / left).squareRoot())
+            let expected = (pan + 1) * Double.pi / 4
+            #expect(abs(measured - expected) < 0.05, "bell \(k): θ \(measured), the map's \(expected)")
+            #expect(abs(measured - expected) < 1e-5)   // the law is exact; only Float rounding
+        }
+    }
+
+    /// No pan and pan 0 render the same bytes; centred, both channels are exactly equal.
+    @Test func noPanAndPanZeroAreTheSameBytes() throws {
+        let folder = temporaryFolder()
+        try writeMap([nil, nil, nil, nil], to: folder + "/plain.json")
+        try writeMap([0, 0, 0, 0], to: folder + "/zero.json")
+        try writeSong(to: folder + "/song.mid")
+        for name in ["plain", "zero"] {
+            let run = try bellkeys(["render", "song.mid", "-o", name + ".wav", "--map", name + ".json", "--format", "f32", "-q"], in: folder)
+            #expect(run.status == 0)
+        }
+        let plain = try floats(folder + "/plain.wav"), zero = try floats(folder + "/zero.wav")
+        #expect(plain == zero)
+        for frame in stride(from: 0, to: plain.count / 2, by: 7) { #expect(plain[2 * frame] == plain[2 * frame + 1]) }
+    }
+}
