@@ -47,6 +47,9 @@ let package = Package(
         // Mixing throughput of the engine alone. Run: swift run -c release engine-throughput
         .executableTarget(name: "engine-throughput", dependencies: ["BellkeysEngine", "BellkeysIO"],
                           path: "Benchmarks/EngineThroughput"),
+        // The reverb's cost, loud and on a decaying tail. Run: swift run -c release reverb-cost
+        .executableTarget(name: "reverb-cost", dependencies: ["BellkeysEngine", "BellkeysIO"],
+                          path: "Benchmarks/ReverbCost"),
 
         // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
         // per file format. Built without libFuzzer, a target replays the files it is given.

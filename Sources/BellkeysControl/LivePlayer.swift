@@ -39,7 +39,7 @@ public final class LivePlayer {
     /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
     public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
         (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127), (MIDIMessage.Controller.sustain, 0),
-        (MIDIMessage.Controller.pan, 64),
+        (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
     ]
 
     /// - Parameters:

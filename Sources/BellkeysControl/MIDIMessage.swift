@@ -70,6 +70,7 @@ public enum MIDIMessage: Hashable, Sendable {
         public static let volume: UInt8 = 7
         public static let expression: UInt8 = 11
         public static let pan: UInt8 = 10
+        public static let reverbSend: UInt8 = 91
         public static let sustain: UInt8 = 64
         public static let allSoundOff: UInt8 = 120
         public static let allNotesOff: UInt8 = 123

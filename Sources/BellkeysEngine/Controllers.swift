@@ -32,6 +32,10 @@ extension Engine {
             channels[channel].panRight.move(to: panTable[2 * value + 1], frames: frames)
             pannedChannels |= 1 << UInt16(channel)
             settlePan(channel: channel)
+        case 91:  // reverb send
+            channels[channel].reverbSend = value
+            let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
+            channels[channel].send.move(to: controllerGains[value], frames: frames)
         case 64:  // sustain pedal
             let down = value >= 64
             channels[channel].sustain = down

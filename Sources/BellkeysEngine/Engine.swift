@@ -66,6 +66,11 @@ public final class Engine: @unchecked Sendable {
     /// Channels whose CC10 pan is off the centre or still moving (bit c: channel c); their
     /// buses go out through `panLeft` and `panRight`.
     var pannedChannels: UInt16 = 0
+    /// The room the bells ring in, fed by every channel's send (CC91), if the instrument has one.
+    var reverb: Reverb
+    let hasReverb: Bool
+    /// The reverb's input for a segment.
+    let sendBus: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
     /// What idle voice slots point at.
     let silence: UnsafeMutablePointer<Int16>
@@ -133,6 +138,10 @@ public final class Engine: @unchecked Sendable {
         }
         velocityGains = .allocate(capacity: 128)
         controllerGains = .allocate(capacity: 128)
+        reverb = Reverb(settings: instrument.reverb, sampleRate: configuration.sampleRate)
+        hasReverb = instrument.reverb.preset != .off && instrument.reverb.mix > 0
+        sendBus = .allocate(capacity: configuration.maxBlockFrames)
+        sendBus.initialize(repeating: 0, count: configuration.maxBlockFrames)
         panTable = .allocate(capacity: 256)
         for v in 0..<128 {
             let (left, right) = panGains(panPosition(controllerValue: v))
@@ -183,6 +192,8 @@ public final class Engine: @unchecked Sendable {
         velocityGains.deallocate()
         controllerGains.deallocate()
         panTable.deallocate()
+        reverb.deallocate()
+        sendBus.deallocate()
         voices.deallocate()
         active.deallocate()
         free.deallocate()
@@ -248,6 +259,7 @@ public final class Engine: @unchecked Sendable {
         channels[channel & 15].bus.advance(by: Int.max)
         channels[channel & 15].panLeft.advance(by: Int.max)
         channels[channel & 15].panRight.advance(by: Int.max)
+        channels[channel & 15].send.advance(by: Int.max)
         settlePan(channel: channel & 15)
     }
 
@@ -259,10 +271,14 @@ public final class Engine: @unchecked Sendable {
     /// Voices sounding or fading right now. Thread: render (or after rendering stopped).
     public var activeVoiceCount: Int { activeCount }
 
+    /// Whether the reverb (if any) holds no sound. Thread: render (or after rendering stopped).
+    public var reverbIsQuiet: Bool { !hasReverb || reverb.idle }
+
     /// Whether no voice sounds and no event waits. Thread: render. Real-time safe.
     @_noLocks
     public func isSilent() -> Bool {
         if activeCount != 0 { return false }
+        if hasReverb, !reverb.idle { return false }
         if let _ = events.peek() { return false }
         if let _ = scheduled.peek() { return false }
         if let _ = direct.peek() { return false }

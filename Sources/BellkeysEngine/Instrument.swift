@@ -71,13 +71,17 @@ public struct Instrument: Sendable {
     public var unmappedNotes: UnmappedNotes
     /// Master volume in decibels (0 = unity).
     public var masterVolumeDecibels: Double
+    /// The room (off: the dry bells only).
+    public var reverb: ReverbSettings
 
     public init(keys: [KeySettings], velocityCurve: VelocityCurve = .square,
-                unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0) {
+                unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
+                reverb: ReverbSettings = .off) {
         self.keys = keys
         self.velocityCurve = velocityCurve
         self.unmappedNotes = unmappedNotes
         self.masterVolumeDecibels = masterVolumeDecibels
+        self.reverb = reverb
     }
 
     /// For each MIDI note 0...127: the index into `keys` that it plays, or nil.

@@ -71,7 +71,9 @@ extension Engine {
         batch.flush(frameCount: n)
 
         let panned = pannedChannels
-        let stereo = usedSide != 0 || panned & (used | usedSide) != 0
+        let room = hasReverb
+        let stereo = room || usedSide != 0 || panned & (used | usedSide) != 0
+        if room { sendBus.update(repeating: 0, count: n) }
         // (if-let, not ??: the operator's autoclosure would retain self)
         let other: UnsafeMutablePointer<Float>
         if let right { other = right } else { other = segmentRight }
@@ -86,9 +88,25 @@ extension Engine {
                     channels[channel].panRight.advance(by: Int.max)
                     settlePan(channel: channel)
                 }
+                if room { channels[channel].send.advance(by: Int.max) }
                 continue
             }
             let ramp = channels[channel].bus
+            if room {
+                // The channel's send into the room: its mono (a panned voice's two sides
+                // averaged) × its gain × CC91, before its pan.
+                let send = channels[channel].send
+                var after = send
+                if used & bit != 0 {
+                    after = addBus(buses + channel * stride, into: sendBus, ramp: ramp, pan: send, frameCount: n)
+                }
+                if usedSide & bit != 0 {
+                    let sideLeft = sideBuses + 2 * channel * stride
+                    after = addBus(sideLeft, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
+                    _ = addBus(sideLeft + stride, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
+                }
+                channels[channel].send = after
+            }
             if panned & bit != 0 {
                 // CC10 off the centre: each side through its own pan gain too.
                 let panLeft = channels[channel].panLeft, panRight = channels[channel].panRight
@@ -124,6 +142,10 @@ extension Engine {
             }
             channels[channel].bus = after
         }
+        if room {
+            reverb.process(input: sendBus, left: output, right: other, frameCount: n,
+                           inputIsSilent: (used | usedSide) == 0)
+        }
         if stereo {
             limit(left: output, right: other, frameCount: n)
             if right == nil {
@@ -155,17 +177,18 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
     return ramp
 }
 
-/// Adds `bus` × the channel's gain × a pan gain into `output`, both moving as their ramps say;
+/// Adds `bus` × the channel's gain × a pan (or send) gain × `scale` into `output`, both gains
+/// moving as their ramps say;
 /// returns the pan ramp after these frames (the channel's gain ramp moves the same as in
 /// `addBus`).
 @_noLocks
 @inline(__always)
 private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp: Ramp,
-                    pan start: Ramp, frameCount n: Int) -> Ramp {
+                    pan start: Ramp, scale: Float = 1, frameCount n: Int) -> Ramp {
     for j in 0..<n {
         let gain = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
         let pan = j < start.framesLeft ? start.value + start.step * Float(j) : start.target
-        output[j] += bus[j] * (gain * pan)
+        output[j] += bus[j] * (gain * pan * scale)
     }
     var after = start
     after.advance(by: n)

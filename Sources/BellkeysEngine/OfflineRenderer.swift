@@ -4,7 +4,8 @@
 /// - Parameters:
 ///   - events: in frame order.
 ///   - endFrame: the performance's own end (a MIDI file's end of track); output is at least
-///     this long, and goes on until every voice has ended (to within one 64-frame block).
+///     this long, and goes on until every voice has ended and the reverb's tail has reached
+///     digital zero (to within one 64-frame block).
 ///   - write: receives the mono output in order.
 /// - Returns: the number of frames written.
 public func renderOffline<E: Error>(
@@ -52,7 +53,7 @@ private func renderOfflineChunks<E: Error>(
             target = min(target, max(events[next].frame, now + 1))       // queue full: render up to it
         } else if now < endFrame {
             target = min(target, endFrame)
-        } else if engine.events.count == 0, engine.activeVoiceCount == 0 {
+        } else if engine.events.count == 0, engine.activeVoiceCount == 0, engine.reverbIsQuiet {
             break
         } else {
             target = now + 64                                             // tail: stop soon after the last voice

@@ -62,6 +62,8 @@ public struct MapFile: Sendable {
     public var velocityCurve: VelocityCurve
     public var polyphony: Int
     public var unmappedNotes: UnmappedNotes
+    /// The room: `reverb` (a preset) and `reverbMix`.
+    public var reverb: ReverbSettings = .off
     /// Keys in file order.
     public var keys: [MapKey]
 
@@ -73,6 +75,7 @@ public struct MapFile: Sendable {
     public static let releaseRange = 0.005...10.0
     public static let chokeGroupRange = 0...127
     public static let panRange = -1.0...1.0
+    public static let reverbMixRange = 0.0...1.0
 }
 
 extension MapFile {
@@ -86,12 +89,12 @@ extension MapFile {
                                chokeGroup: key.chokeGroup, leftGain: left, rightGain: right)
         }
         return Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
-                          masterVolumeDecibels: masterVolumeDecibels)
+                          masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
     }
 }
 
 private let topFields = ["comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
-                         "unmappedNotes", "noteOff", "releaseSeconds", "keys"]
+                         "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "keys"]
 private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
                          "releaseSeconds", "chokeGroup"]
 
@@ -135,6 +138,8 @@ private struct MapChecker {
         let polyphony = integer(members, "polyphony", path: "", range: MapFile.polyphonyRange)
             ?? MapFile.defaultPolyphony
         let unmapped = choice(members, "unmappedNotes", path: "", UnmappedNotes.self) ?? .ignore
+        let room = choice(members, "reverb", path: "", ReverbPreset.self) ?? .off
+        let roomMix = number(members, "reverbMix", path: "", range: MapFile.reverbMixRange) ?? ReverbSettings.defaultMix
         let defaultMode = noteOffWord(members, path: "") ?? "ring"
         let defaultRelease = number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
             ?? MapFile.defaultReleaseSeconds
@@ -196,7 +201,8 @@ private struct MapChecker {
                                chokeGroup: choke, pan: pan))
         }
         return MapFile(masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
-                       unmappedNotes: unmapped, keys: keys)
+                       unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
+                       keys: keys)
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.

@@ -56,6 +56,11 @@ struct VoiceOptions: ParsableArguments {
                                valueName: "db"))
     var volume: Double?
 
+    @Option(help: ArgumentHelp("The room the bells ring in: off, room, hall or church, in place of the map's reverb.",
+                               discussion: "The reverb's level is the map's reverbMix (0.3 if it says none); MIDI CC91 sets each channel's send.",
+                               valueName: "preset"))
+    var reverb: ReverbPreset?
+
     func validate() throws {
         if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
             throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
@@ -72,6 +77,7 @@ struct VoiceOptions: ParsableArguments {
         var instrument = loaded.instrument
         if let volume { instrument.masterVolumeDecibels = volume }
         if let unmapped { instrument.unmappedNotes = unmapped }
+        if let reverb { instrument.reverb.preset = reverb }
         var configuration = EngineConfiguration(sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
@@ -139,3 +145,5 @@ func secondsText(_ s: Double, digits: Int = 2) -> String {
     if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
     return text
 }
+
+extension ReverbPreset: ExpressibleByArgument {}

@@ -6,8 +6,9 @@ import Testing
 @Suite struct RealTimeSafety {
     /// Thousands of blocks with voices starting, stealing, damping, choking, sustaining and
     /// volume moving, a third of the keys panned, rendered mono and stereo in turn: the render
-    /// thread must not allocate once.
-    @Test func renderingNeverAllocates() {
+    /// thread must not allocate once; with the dry bells and in a church (the reverb running).
+    @Test(arguments: [ReverbPreset.off, .church])
+    func renderingNeverAllocates(room: ReverbPreset) {
         var samples: [[Float]] = []
         for k in 0..<13 {
             let sawtooth: [Float] = (0..<9_600).map { i in Float((i * (k + 3)) % 200 - 100) / 200 }
@@ -19,7 +20,7 @@ import Testing
                         chokeGroup: $0 == 12 ? 1 : 0,
                         leftGain: $0 % 3 == 1 ? 0.8 : 1, rightGain: $0 % 3 == 1 ? 0.3 : 1)
         }
-        let e = makeEngine(samples: samples, keys: keys, polyphony: 24)
+        let e = makeEngine(samples: samples, keys: keys, polyphony: 24, reverb: ReverbSettings(preset: room, mix: 0.4))
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: block)
@@ -33,6 +34,7 @@ import Testing
             if b % 50 == 0 { e.enqueue(.control(frame: frame, controller: 7, value: b % 128)) }
             if b % 70 == 0 { e.enqueue(.control(frame: frame, controller: 64, value: (b / 70) % 2 * 127)) }
             if b % 60 == 0 { e.enqueue(.control(frame: frame + 3, controller: 10, value: (b * 37) % 128)) }
+            if b % 80 == 0 { e.enqueue(.control(frame: frame + 9, controller: 91, value: (b * 53) % 128)) }
             if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
             if b % 900 == 0 { e.enqueue(.control(frame: frame, controller: 120, value: 0)) }
             if b % 40 == 0 { e.setMasterVolume(decibels: -Double(b % 12)) }

@@ -73,6 +73,18 @@ import Testing
         #expect(word?.message == "\"left\" is a string, not a number")
     }
 
+    @Test func reverbNamesARoomAndItsMix() throws {
+        let map = try parse(#"{"reverb": "church", "reverbMix": 0.45, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
+        #expect(map.reverb == ReverbSettings(preset: .church, mix: 0.45))
+        #expect(map.instrument(sampleIndexForKey: [0]).reverb == ReverbSettings(preset: .church, mix: 0.45))
+        #expect(try parse(#"{"keys": [{"note": "C4", "sample": "a.wav"}]}"#).reverb.preset == .off)
+        let cave = problem(#"{"reverb": "cave", "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
+        #expect(cave?.path == "reverb")
+        #expect(cave?.fix.contains("church") == true, "\(cave?.fix ?? "")")
+        let loud = problem(#"{"reverb": "hall", "reverbMix": 2, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
+        #expect(loud?.path == "reverbMix" && loud?.fix == "use a number from 0 to 1")
+    }
+
     @Test func noteNamesAndTags() {
         #expect(midiNote(named: "C4") == 60)
         #expect(midiNote(named: "c#4") == 61)

@@ -62,3 +62,21 @@ import Testing
         for frame in stride(from: 0, to: plain.count / 2, by: 7) { #expect(plain[2 * frame] == plain[2 * frame + 1]) }
     }
 }
+
+/// The room as a user meets it: `--reverb` and the map's `reverb`.
+@Suite struct RoomInRenders {
+    @Test func aChurchRingsLongerAndOffIsTheDryBytes() throws {
+        let folder = temporaryFolder()
+        let plain = try bellkeys(["demo", "-o", "plain.wav"], in: folder)
+        let off = try bellkeys(["demo", "-o", "off.wav", "--reverb", "off"], in: folder)
+        let church = try bellkeys(["demo", "-o", "church.wav", "--reverb", "church"], in: folder)
+        #expect(plain.status == 0 && off.status == 0 && church.status == 0, "\(church.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/plain.wav"))
+                == Data(contentsOf: URL(fileURLWithPath: folder + "/off.wav")))
+        #expect(plain.output.contains(": 22.600 s, 1084800 frames"))
+        // The church's tail goes on after the last bell, to digital zero.
+        #expect(church.output.contains(": 29.545 s, 1418176 frames"), "\(church.output)")
+        let wrong = try bellkeys(["demo", "-o", "x.wav", "--reverb", "cave"], in: folder)
+        #expect(wrong.status == 64 && wrong.error.contains("cave"))
+    }
+}

@@ -7,7 +7,7 @@ import BellkeysEngine
 /// 1.0 so that full-scale test samples pass untouched; limiter tests set the real default.
 public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int = 16,
                        curve: VelocityCurve = .square, unmapped: UnmappedNotes = .ignore,
-                       masterDecibels: Double = 0, unityVolume: Bool = true,
+                       masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off,
                        configure: (inout EngineConfiguration) -> Void = { _ in }) -> Engine {
     let bank = SampleBank(samples: samples, sampleRate: 48_000)
     var config = EngineConfiguration(sampleRate: 48_000, polyphony: polyphony)
@@ -16,7 +16,7 @@ public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int =
     let engine = Engine(bank: bank,
                         instrument: Instrument(keys: keys, velocityCurve: curve,
                                                unmappedNotes: unmapped,
-                                               masterVolumeDecibels: masterDecibels),
+                                               masterVolumeDecibels: masterDecibels, reverb: reverb),
                         configuration: config)
     if unityVolume { engine.enqueue(.control(frame: 0, controller: 7, value: 127)) }
     return engine

@@ -1,0 +1,119 @@
+import BellkeysEngine
+import EngineTestSupport
+import Foundation
+import Testing
+
+/// The reverb measured as a room acoustician would: an impulse's decay (Schroeder integration,
+/// T30), the tail's stereo correlation, its end in digital zero, its DC, and no denormals.
+@Suite struct Room {
+    /// An impulse (one full-scale frame) through the room, mix 1, rendered until the engine is
+    /// silent (at most 20 s): the left and right channels.
+    func impulseResponse(_ preset: ReverbPreset) -> (left: [Float], right: [Float]) {
+        var impulse = [Float](repeating: 0, count: 4)
+        impulse[0] = 1
+        let engine = makeEngine(samples: [impulse], keys: [KeySettings(note: 60, sampleIndex: 0)],
+                                reverb: ReverbSettings(preset: preset, mix: 1))
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        var left: [Float] = [], right: [Float] = []
+        let block = 1_024
+        var l = [Float](repeating: 0, count: block), r = [Float](repeating: 0, count: block)
+        while left.count < 20 * 48_000 {
+            l.withUnsafeMutableBufferPointer { lb in
+                r.withUnsafeMutableBufferPointer { rb in
+                    engine.render(left: lb.baseAddress!, right: rb.baseAddress!, frameCount: block)
+                }
+            }
+            left += l
+            right += r
+            if engine.isSilent() { break }
+        }
+        return (left, right)
+    }
+
+    /// T30: the time the Schroeder-integrated energy takes from -5 to -35 dB, times two.
+    func t30(_ left: [Float], _ right: [Float]) -> Double {
+        var energy = [Double](repeating: 0, count: left.count + 1)
+        for i in stride(from: left.count - 1, through: 0, by: -1) {
+            energy[i] = energy[i + 1] + Double(left[i]) * Double(left[i]) + Double(right[i]) * Double(right[i])
+        }
+        let total = energy[0]
+        func frame(atDecibels db: Double) -> Int {
+            energy.firstIndex { 10 * log10(max($0, 1e-300) / total) <= db } ?? energy.count
+        }
+        return Double(frame(atDecibels: -35) - frame(atDecibels: -5)) / 48_000 * 2
+    }
+
+    @Test func eachPresetRingsLongerAndTheChurchAtLeastThreeSeconds() {
+        var times: [Double] = []
+        for preset in [ReverbPreset.room, .hall, .church] {
+            let (left, right) = impulseResponse(preset)
+            times.append(t30(left, right))
+        }
+        print("T30 room \(times[0]) s, hall \(times[1]) s, church \(times[2]) s")
+        #expect(times[0] < times[1] && times[1] < times[2])
+        #expect(times[2] >= 3)
+        // Each near its design (its low-frequency RT60; the damping shortens the broadband decay).
+        #expect(abs(times[0] - 0.7) < 0.7 * 0.35 && abs(times[1] - 2.0) < 2.0 * 0.35 && abs(times[2] - 4.5) < 4.5 * 0.35)
+    }
+
+    @Test(arguments: [ReverbPreset.room, .hall, .church])
+    func theTailIsStereoNotDualMono(preset: ReverbPreset) {
+        let (left, right) = impulseResponse(preset)
+        // From 50 ms on, over 1 s.
+        let start = 2_400, end = min(left.count, start + 48_000)
+        var lr = 0.0, ll = 0.0, rr = 0.0
+        for i in start..<end {
+            lr += Double(left[i]) * Double(right[i])
+            ll += Double(left[i]) * Double(left[i])
+            rr += Double(right[i]) * Double(right[i])
+        }
+        let correlation = lr / (ll * rr).squareRoot()
+        print("\(preset): inter-channel correlation of the tail \(correlation)")
+        #expect(abs(correlation) < 0.3)
+        #expect(ll > 0 && rr > 0)
+    }
+
+    /// The tail ends in digital zero within about twice the RT60 and stays there; there is no
+    /// DC; no sample is ever subnormal.
+    @Test(arguments: [ReverbPreset.room, .hall, .church])
+    func theTailEndsInDigitalZeroWithoutDCOrDenormals(preset: ReverbPreset) {
+        let (left, right) = impulseResponse(preset)
+        let lastSound = max(left.lastIndex { $0 != 0 } ?? 0, right.lastIndex { $0 != 0 } ?? 0)
+        let bound: [ReverbPreset: Double] = [.room: 0.7, .hall: 2.0, .church: 4.5]
+        let seconds = Double(lastSound) / 48_000
+        print("\(preset): digital zero after \(seconds) s")
+        #expect(seconds < 2 * bound[preset]! + 0.5)
+        #expect(left.count < 20 * 48_000, "the engine went silent")
+        let subnormal = left.indices.filter { left[$0].isSubnormal || right[$0].isSubnormal }
+        if let first = subnormal.first { print("\(preset): \(subnormal.count) subnormal samples, first at \(first) (\(left[first]), \(right[first])), last at \(subnormal.last!)") }
+        #expect(subnormal.isEmpty)
+        // The room's sound alone: from 5 ms on (the dry impulse is the first 4 frames).
+        let tail = left[240..<lastSound]
+        let sum = tail.reduce(0.0) { $0 + Double($1) }, power = tail.reduce(0.0) { $0 + Double($1) * Double($1) }
+        let mean = sum / Double(tail.count), rms = (power / Double(tail.count)).squareRoot()
+        #expect(abs(mean) < 0.01 * rms, "DC \(mean) against RMS \(rms)")
+    }
+
+    /// Same input, same bytes; and the room's cost is in its frames, not its voices: a render
+    /// with the room off is untouched by it (the dry path of `Stereo` stays bit-exact).
+    @Test func theSameInputGivesTheSameSamples() {
+        let a = impulseResponse(.hall), b = impulseResponse(.hall)
+        #expect(a.left.map(\.bitPattern) == b.left.map(\.bitPattern))
+        #expect(a.right.map(\.bitPattern) == b.right.map(\.bitPattern))
+    }
+
+    /// CC91 is the channel's send: at 0 the dry bell alone, exactly; at 127 the full mix.
+    @Test func controllerNinetyOneSendsTheChannelIntoTheRoom() {
+        let keys = [KeySettings(note: 60, sampleIndex: 0)]
+        let wave: [Float] = (0..<4_800).map { Float(($0 * 7) % 100 - 50) / 100 }
+        let dry = makeEngine(samples: [wave], keys: keys)
+        let unsent = makeEngine(samples: [wave], keys: keys, reverb: ReverbSettings(preset: .hall, mix: 0.5))
+        let sent = makeEngine(samples: [wave], keys: keys, reverb: ReverbSettings(preset: .hall, mix: 0.5))
+        unsent.enqueue(.control(frame: 0, controller: 91, value: 0))
+        for e in [dry, unsent, sent] { e.enqueue(.noteOn(frame: 0, note: 60, velocity: 100)) }
+        let d = render(dry, 9_600), u = render(unsent, 9_600), s = render(sent, 9_600)
+        #expect(d == u)
+        #expect(d != s)
+        #expect(s[6_000] != 0 && d[6_000] == 0)     // the bell has ended; the room rings on
+    }
+}
