@@ -9,6 +9,8 @@ public enum KeyboardCommand: Equatable, Sendable {
     /// Start recording a phrase, or close the loop.
     case loop
     case clearLoop
+    /// The next room: off, room, hall, church, off...
+    case nextRoom
     case quit(String)
 }
 
@@ -16,7 +18,8 @@ public enum KeyboardCommand: Equatable, Sendable {
 ///
 /// Layout: `a w s e d f t g y h u j k` play C4..C5, a piano octave on two rows (white keys
 /// on the home row, black keys above). Space is the sustain pedal, `x` damps every bell
-/// (all notes off), ↑/↓ (or `=`/`-`) change the volume by `volumeStepDecibels`, Enter
+/// (all notes off), `r` changes the room (the reverb: off, room, hall, church),
+/// ↑/↓ (or `=`/`-`) change the volume by `volumeStepDecibels`, Enter
 /// records and closes a phrase loop, Backspace clears it, Esc or Ctrl-C (or Ctrl-D) quits.
 ///
 /// Note-off. A terminal that reports key releases (the kitty keyboard protocol) plays like a
@@ -98,6 +101,8 @@ public struct TerminalKeyboard: Sendable {
             return [.volume(stepDecibels: -Self.volumeStepDecibels)]
         case (.character("x"), .press), (.character("X"), .press):
             return [.damp]
+        case (.character("r"), .press), (.character("R"), .press):
+            return [.nextRoom]
         case (.enter, .press):
             return [.loop]
         case (.backspace, .press):

@@ -71,13 +71,15 @@ struct VoiceOptions: ParsableArguments {
     }
 
     /// An engine for `loaded`, with these options in place of the map's polyphony and master
-    /// volume, and `unmapped` (`--unmapped`) in place of its unmappedNotes.
+    /// volume, `unmapped` (`--unmapped`) in place of its unmappedNotes, and `room` (the room
+    /// chosen live), else `--reverb`, in place of its reverb.
     /// `maxBlockFrames`: the engine's largest block, if not the live default.
-    func makeEngine(_ loaded: LoadedInstrument, unmapped: UnmappedNotes?, maxBlockFrames: Int? = nil) -> Engine {
+    func makeEngine(_ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
+                    maxBlockFrames: Int? = nil) -> Engine {
         var instrument = loaded.instrument
         if let volume { instrument.masterVolumeDecibels = volume }
         if let unmapped { instrument.unmappedNotes = unmapped }
-        if let reverb { instrument.reverb.preset = reverb }
+        if let preset = room ?? reverb { instrument.reverb.preset = preset }
         var configuration = EngineConfiguration(sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)

@@ -11,6 +11,8 @@ final class KeyboardInput: LiveInput {
     let console: Console
     /// The MIDI channel it plays on (--channel, else 1), 0-based.
     let channel: UInt8
+    /// What `r` does (the session's: the room is the engine's).
+    var changeRoom: (() -> Void)?
     private var parser = TerminalInputParser()
     private(set) var keyboard = TerminalKeyboard()
     /// When the kitty keyboard query was sent; the answer (or its absence) decides the mode.
@@ -86,6 +88,8 @@ final class KeyboardInput: LiveInput {
             }
         case .clearLoop:
             if player.clearLoop(arrival: now) { console.line("loop: cleared") }
+        case .nextRoom:
+            changeRoom?()
         case .quit(let key):
             return key
         }

@@ -23,7 +23,7 @@ extension LiveSession {
         lines.append("  sounding: " + (sounding.isEmpty ? "-" : sounding.map { noteName($0) }.joined(separator: " ")))
         lines.append("  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
                      + " · \(underruns)")
-        lines.append("  loop: " + loopText() + " · x damps all · Esc quits")
+        lines.append("  loop: " + loopText() + " · x damps all · r room: \(wantedRoom.rawValue) · Esc quits")
         lines.append("  MIDI: \(ports) · " + (keyboard.reportsReleases ? "key releases on: damped keys stop on release"
                                                                             : "no key releases: bells ring out"))
         return lines

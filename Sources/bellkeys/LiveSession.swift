@@ -35,6 +35,10 @@ final class LiveSession {
     var jackLoad = CycleLoad()
     /// Whether the notice about notes outside the map's keys was given (once a session).
     var toldOfUnmappedNotes = false
+    /// The room the bells ring in now: the map's or --reverb's, then as `r` changes it; and the
+    /// room `r` asked for, which takes over as soon as the last change's bells have rung out.
+    var room = ReverbPreset.off
+    var wantedRoom = ReverbPreset.off
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
     /// Every input, drained in this order on each pass of the poll loop.
@@ -190,6 +194,9 @@ final class LiveSession {
             console.columns = terminal.columns
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
         }
+        room = settings.voices.reverb ?? loaded.instrument.reverb.preset
+        wantedRoom = room
+        keys?.changeRoom = { [unowned self] in self.changeRoom() }
         midi?.connectPresent()
         jackMIDI?.connectPresent()
     }
@@ -228,6 +235,7 @@ final class LiveSession {
                 }
             }
             player.update(arrival: monotonicNanoseconds())
+            takeWantedRoom()
             while let signal = signals.next() {
                 if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
             }
@@ -259,7 +267,7 @@ final class LiveSession {
             console.line("reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
-        let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped)
+        let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: room)
         // Locks the new samples and the new engine's voices and queues too.
         _ = lockMemory()
         // The volume keys' setting outlives the reload.
@@ -267,6 +275,25 @@ final class LiveSession {
                              arrival: monotonicNanoseconds()) else { return }
         loaded = fresh
         console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
+    }
+
+    /// `r`: the next room (off, room, hall, church). The bells already sounding ring out in the
+    /// room they were struck in, as after a reload; the next strikes ring in the new one. While
+    /// the last change's bells still ring, the wish waits (the status line shows it already).
+    func changeRoom() {
+        let rooms = ReverbPreset.allCases
+        wantedRoom = rooms[(rooms.firstIndex(of: wantedRoom)! + 1) % rooms.count]
+        takeWantedRoom()
+    }
+
+    /// Puts the bells in the room `r` asked for, if it is not the one and no change is under way.
+    func takeWantedRoom() {
+        guard wantedRoom != room, !player.isReloading else { return }
+        let newEngine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped, room: wantedRoom)
+        _ = lockMemory()
+        guard player.install(newEngine, masterDecibels: player.masterDecibels, arrival: monotonicNanoseconds()) else { return }
+        room = wantedRoom
+        console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
     }
 
     /// Erases the status area and gives the terminal back as it was.

@@ -19,7 +19,8 @@ struct Play: ParsableCommand {
 
             On a terminal (unless --no-ui) the computer keyboard plays too, and the 13 keys are \
             drawn lit while their bells sound: a w s e d f t g y h u j k = C4..C5, space pedal, x \
-            damps all, ↑/↓ volume, Enter records and closes a phrase loop, Backspace clears it, Esc \
+            damps all, r changes the room (off, room, hall, church), ↑/↓ volume, Enter records and \
+            closes a phrase loop, Backspace clears it, Esc \
             or Ctrl-C quits. Without key releases (most terminals) struck bells ring out; terminals \
             with the kitty keyboard protocol damp keys on release. See docs/classroom.md.
             """)

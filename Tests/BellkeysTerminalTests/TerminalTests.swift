@@ -89,6 +89,7 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
         #expect(k.handle(.down, .repeat, seconds: 0) == [.volume(stepDecibels: -2)])
         #expect(k.handle(.character("-"), .press, seconds: 0) == [.volume(stepDecibels: -2)])
         #expect(k.handle(.character("x"), .press, seconds: 0) == [.damp])
+        #expect(k.handle(.character("r"), .press, seconds: 0) == [.nextRoom])
         #expect(k.handle(.enter, .press, seconds: 0) == [.loop])
         #expect(k.handle(.enter, .release, seconds: 0) == [])
         #expect(k.handle(.backspace, .press, seconds: 0) == [.clearLoop])
