@@ -61,6 +61,10 @@ public final class Engine: @unchecked Sendable {
     let noteToKey: UnsafeMutablePointer<Int32>
     let velocityGains: UnsafeMutablePointer<Float>
     let controllerGains: UnsafeMutablePointer<Float>
+    /// Velocity timbre: for key k and velocity v, the voice's low-pass coefficient at 128k + v
+    /// (1: open). Only made when the instrument asks for it.
+    let timbreTable: UnsafeMutablePointer<Float>
+    let hasTimbre: Bool
     /// The pan law's left and right gains for each CC10 value (value v: 2v and 2v + 1).
     let panTable: UnsafeMutablePointer<Float>
     /// Channels whose CC10 pan is off the centre or still moving (bit c: channel c); their
@@ -138,6 +142,17 @@ public final class Engine: @unchecked Sendable {
         }
         velocityGains = .allocate(capacity: 128)
         controllerGains = .allocate(capacity: 128)
+        hasTimbre = instrument.velocityTimbre > 0
+        timbreTable = .allocate(capacity: max(instrument.keys.count, 1) * 128)
+        timbreTable.initialize(repeating: 1, count: max(instrument.keys.count, 1) * 128)
+        if hasTimbre {
+            for (k, key) in instrument.keys.enumerated() {
+                for v in 0..<128 {
+                    timbreTable[128 * k + v] = timbreCoefficient(note: key.note, velocity: v, amount: instrument.velocityTimbre,
+                                                                 sampleRate: configuration.sampleRate)
+                }
+            }
+        }
         reverb = Reverb(settings: instrument.reverb, sampleRate: configuration.sampleRate)
         hasReverb = instrument.reverb.preset != .off && instrument.reverb.mix > 0
         sendBus = .allocate(capacity: configuration.maxBlockFrames)
@@ -192,6 +207,7 @@ public final class Engine: @unchecked Sendable {
         velocityGains.deallocate()
         controllerGains.deallocate()
         panTable.deallocate()
+        timbreTable.deallocate()
         reverb.deallocate()
         sendBus.deallocate()
         voices.deallocate()

@@ -73,6 +73,9 @@ public struct Instrument: Sendable {
     public var masterVolumeDecibels: Double
     /// The room (off: the dry bells only).
     public var reverb: ReverbSettings
+    /// How much darker a softer strike sounds, 0 (every strike the same timbre, only quieter)
+    /// to 1: each voice goes through a low-pass whose cutoff rises with the velocity (open at 127).
+    public var velocityTimbre: Double = 0
 
     public init(keys: [KeySettings], velocityCurve: VelocityCurve = .square,
                 unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
@@ -161,4 +164,22 @@ func sineCosine(_ x: Double) -> (sine: Double, cosine: Double) {
         term *= x / Double(n + 1)
     }
     return (sine, cosine)
+}
+
+/// The coefficient c of the two one-pole low-passes in a row (y += c (x - y), 12 dB an octave)
+/// of a strike at `velocity` on a bell of MIDI note `note`, with `amount` 0 to 1 of velocity
+/// timbre: the cutoff is the bell's pitch times 2^(7 - amount × (7 - 6 v/127)): with amount 1,
+/// 6 v/127 octaves above it (at velocity 30, 1.4 octaves: the hum, the prime and the tierce pass,
+/// the nominal and the strike's clang are softened, as under a soft mallet; at velocity 1, the
+/// bell's pitch). The filter is open (exactly 1) at velocity 127 or amount 0.
+/// Thread: control (tables are made from it).
+public func timbreCoefficient(note: Int, velocity: Int, amount: Double, sampleRate: Int) -> Float {
+    if amount <= 0 || velocity >= 127 { return 1 }
+    let pitch = 440 * exp2(Double(note - 69) / 12)
+    let octaves = 7 - amount * (7 - 6 * Double(velocity) / 127)
+    let cutoff = pitch * exp2(octaves)
+    let w = 2 * 3.141_592_653_589_793 * cutoff / Double(sampleRate)
+    if w >= 3.141_592_653_589_793 { return 1 }
+    // c = 1 - e^(-w): e^(-w) = 2^(-w / ln 2).
+    return Float(1 - exp2(-w * 1.442_695_040_888_963_4))
 }

@@ -15,7 +15,7 @@ extension Engine {
         // Voices at a constant gain with a whole segment of sample left are mixed four at a
         // time, in one pass over their bus; the others (ramping or ending) one by one.
         var batch = VoiceBatch()
-        let hasPanned = hasPannedKeys
+        let hasPanned = hasPannedKeys, hasFiltered = hasTimbre
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -28,6 +28,37 @@ extension Engine {
             }
             let slot = Int(active[i])
             let channel = Int(voices[slot].channel)
+            if hasFiltered, voices[slot].isFiltered {
+                // Velocity timbre: through the voice's low-pass, into its channel's bus (or
+                // side buses, if panned).
+                var left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?
+                if voices[slot].isPanned {
+                    left = sideBuses + 2 * channel * stride
+                    right = left + stride
+                    if usedSide & (1 << channel) == 0 {
+                        left.update(repeating: 0, count: 2 * stride)
+                        usedSide |= 1 << channel
+                    }
+                } else {
+                    left = buses + channel * stride
+                    right = nil
+                    if used & (1 << channel) == 0 {
+                        left.update(repeating: 0, count: n)
+                        used |= 1 << channel
+                    }
+                }
+                let delay = min(voices[slot].delay, n)
+                voices[slot].delay -= delay
+                if delay < n {
+                    var rightFromDelay: UnsafeMutablePointer<Float>?
+                    if let right { rightFromDelay = right + delay }
+                    if mixFilteredVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay) {
+                        retire(activeIndex: i)
+                    }
+                }
+                i -= 1
+                continue
+            }
             if hasPanned, voices[slot].isPanned {
                 let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
                 if usedSide & (1 << channel) == 0 {
@@ -226,6 +257,45 @@ private func mixPannedVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Flo
         right[j] += x * gr
     }
     voice.position += available
+    return voice.position >= voice.frameCount
+}
+
+/// Mixes up to `n` frames of a filtered `voice` (velocity timbre: two one-pole low-passes,
+/// z += c (x - z), y += c (z - y), on its sample, then its gain) into `left`, or into `left` and `right` with its pan gains if `right` is
+/// given; returns true when the voice has ended.
+@_noLocks
+@inline(__always)
+private func mixFilteredVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
+                              frameCount n: Int) -> Bool {
+    let available = min(n, voice.frameCount - voice.position)
+    let source = voice.frames + voice.position
+    let c = voice.lowpass
+    var z = voice.lowpassState, y = voice.lowpassState2
+    let ramp = voice.gain
+    let gl: Float, gr: Float
+    if right != nil { (gl, gr) = (voice.leftGain, voice.rightGain) } else { (gl, gr) = (1, 1) }
+    if let right {
+        for j in 0..<available {
+            z = flush(z + c * (Float(source[j]) - z))
+            y = flush(y + c * (z - y))
+            let g = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
+            let x = y * g
+            left[j] += x * gl
+            right[j] += x * gr
+        }
+    } else {
+        for j in 0..<available {
+            z = flush(z + c * (Float(source[j]) - z))
+            y = flush(y + c * (z - y))
+            let g = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
+            left[j] += y * g
+        }
+    }
+    voice.lowpassState = z
+    voice.lowpassState2 = y
+    voice.gain.advance(by: available)
+    voice.position += available
+    if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 { return true }
     return voice.position >= voice.frameCount
 }
 

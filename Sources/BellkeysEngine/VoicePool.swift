@@ -29,6 +29,13 @@ extension Engine {
             voices[slot].leftGain = key.leftGain
             voices[slot].rightGain = key.rightGain
         }
+        if hasTimbre {
+            let c = timbreTable[128 * keyIndex + velocity]
+            if c < 1 {
+                voices[slot].isFiltered = true
+                voices[slot].lowpass = c
+            }
+        }
         nextSerial &+= 1
         active[activeCount] = Int32(slot)
         activeCount += 1

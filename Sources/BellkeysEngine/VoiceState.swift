@@ -56,6 +56,10 @@ struct Voice {
     var isPanned = false
     var leftGain: Float = 1
     var rightGain: Float = 1
+    /// Through a low-pass (velocity timbre): its coefficient and its state.
+    var isFiltered = false
+    var lowpass: Float = 1
+    var lowpassState: Float = 0, lowpassState2: Float = 0
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.

@@ -64,6 +64,8 @@ public struct MapFile: Sendable {
     public var unmappedNotes: UnmappedNotes
     /// The room: `reverb` (a preset) and `reverbMix`.
     public var reverb: ReverbSettings = .off
+    /// `velocityTimbre`, 0 to 1 (see `Instrument.velocityTimbre`).
+    public var velocityTimbre: Double = 0
     /// Keys in file order.
     public var keys: [MapKey]
 
@@ -76,6 +78,7 @@ public struct MapFile: Sendable {
     public static let chokeGroupRange = 0...127
     public static let panRange = -1.0...1.0
     public static let reverbMixRange = 0.0...1.0
+    public static let velocityTimbreRange = 0.0...1.0
 }
 
 extension MapFile {
@@ -88,13 +91,15 @@ extension MapFile {
                                gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
                                chokeGroup: key.chokeGroup, leftGain: left, rightGain: right)
         }
-        return Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
-                          masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
+        var instrument = Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
+                                    masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
+        instrument.velocityTimbre = velocityTimbre
+        return instrument
     }
 }
 
 private let topFields = ["comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
-                         "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "keys"]
+                         "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "keys"]
 private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
                          "releaseSeconds", "chokeGroup"]
 
@@ -140,6 +145,7 @@ private struct MapChecker {
         let unmapped = choice(members, "unmappedNotes", path: "", UnmappedNotes.self) ?? .ignore
         let room = choice(members, "reverb", path: "", ReverbPreset.self) ?? .off
         let roomMix = number(members, "reverbMix", path: "", range: MapFile.reverbMixRange) ?? ReverbSettings.defaultMix
+        let timbre = number(members, "velocityTimbre", path: "", range: MapFile.velocityTimbreRange) ?? 0
         let defaultMode = noteOffWord(members, path: "") ?? "ring"
         let defaultRelease = number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
             ?? MapFile.defaultReleaseSeconds
@@ -202,7 +208,7 @@ private struct MapChecker {
         }
         return MapFile(masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
                        unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
-                       keys: keys)
+                       velocityTimbre: timbre, keys: keys)
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.

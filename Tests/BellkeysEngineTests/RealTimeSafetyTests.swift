@@ -6,7 +6,8 @@ import Testing
 @Suite struct RealTimeSafety {
     /// Thousands of blocks with voices starting, stealing, damping, choking, sustaining and
     /// volume moving, a third of the keys panned, rendered mono and stereo in turn: the render
-    /// thread must not allocate once; with the dry bells and in a church (the reverb running).
+    /// thread must not allocate once; with the dry bells, and in a church (the reverb running)
+    /// with velocity timbre (every voice under 127 through its low-pass).
     @Test(arguments: [ReverbPreset.off, .church])
     func renderingNeverAllocates(room: ReverbPreset) {
         var samples: [[Float]] = []
@@ -20,7 +21,8 @@ import Testing
                         chokeGroup: $0 == 12 ? 1 : 0,
                         leftGain: $0 % 3 == 1 ? 0.8 : 1, rightGain: $0 % 3 == 1 ? 0.3 : 1)
         }
-        let e = makeEngine(samples: samples, keys: keys, polyphony: 24, reverb: ReverbSettings(preset: room, mix: 0.4))
+        let e = makeEngine(samples: samples, keys: keys, polyphony: 24, reverb: ReverbSettings(preset: room, mix: 0.4),
+                           velocityTimbre: room == .off ? 0 : 1)
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: block)

@@ -81,6 +81,9 @@ import Testing
         let cave = problem(#"{"reverb": "cave", "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(cave?.path == "reverb")
         #expect(cave?.fix.contains("church") == true, "\(cave?.fix ?? "")")
+        let bright = try parse(#"{"velocityTimbre": 0.8, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
+        #expect(bright.velocityTimbre == 0.8 && bright.instrument(sampleIndexForKey: [0]).velocityTimbre == 0.8)
+        #expect(problem(#"{"velocityTimbre": true, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)?.path == "velocityTimbre")
         let loud = problem(#"{"reverb": "hall", "reverbMix": 2, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(loud?.path == "reverbMix" && loud?.fix == "use a number from 0 to 1")
     }

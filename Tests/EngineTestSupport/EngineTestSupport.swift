@@ -7,17 +7,16 @@ import BellkeysEngine
 /// 1.0 so that full-scale test samples pass untouched; limiter tests set the real default.
 public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int = 16,
                        curve: VelocityCurve = .square, unmapped: UnmappedNotes = .ignore,
-                       masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off,
+                       masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off, velocityTimbre: Double = 0,
                        configure: (inout EngineConfiguration) -> Void = { _ in }) -> Engine {
     let bank = SampleBank(samples: samples, sampleRate: 48_000)
     var config = EngineConfiguration(sampleRate: 48_000, polyphony: polyphony)
     config.limiterThreshold = 1
     configure(&config)
-    let engine = Engine(bank: bank,
-                        instrument: Instrument(keys: keys, velocityCurve: curve,
-                                               unmappedNotes: unmapped,
-                                               masterVolumeDecibels: masterDecibels, reverb: reverb),
-                        configuration: config)
+    var instrument = Instrument(keys: keys, velocityCurve: curve, unmappedNotes: unmapped,
+                                masterVolumeDecibels: masterDecibels, reverb: reverb)
+    instrument.velocityTimbre = velocityTimbre
+    let engine = Engine(bank: bank, instrument: instrument, configuration: config)
     if unityVolume { engine.enqueue(.control(frame: 0, controller: 7, value: 127)) }
     return engine
 }
