@@ -40,10 +40,11 @@ extension Engine {
             let down = value >= 64
             channels[channel].sustain = down
             if !down { releaseSustained(channel: channel) }
-        case 120:  // all sound off
+        case 120:  // all sound off: the channel's bells, and the room's tail (shared by all)
             for i in 0..<activeCount where voices[Int(active[i])].channel == channel {
                 fade(slot: Int(active[i]))
             }
+            if hasReverb { reverb.silence(frames: fadeFrames) }
         case 121:  // reset all controllers
             channels[channel].expression = 127
             channels[channel].sustain = false

@@ -78,6 +78,8 @@ struct Reverb {
     let quietNeeded: Int
     /// Whether the state is all zero (nothing to do while the input is silent).
     var idle = true
+    /// All sound off: the room's output fading to silence, after which its state is cleared.
+    var fade = Ramp(1)
 
     init(settings: ReverbSettings, sampleRate: Int) {
         let design = settings.preset.design
@@ -148,6 +150,8 @@ struct Reverb {
         // down many times: a value under about 1e-25 (-500 dB) becomes exactly 0.
         let g = 0.353_553_390_593_273_8 as Float          // 1/√8: keeps the Hadamard orthonormal
         let out = wet * 0.5
+        let fading = fade.framesLeft > 0
+        let fadeStart = fade
         let c = damping
         var loudest: Float = 0
         for j in 0..<n {
@@ -189,8 +193,12 @@ struct Reverb {
             lowpass[7] = flush(lowpass[7] + c * (s7 - lowpass[7])); s7 = lowpass[7]
 
             // Two orthogonal sign patterns for the two sides.
-            left[j] += out * ((s0 - s1) + (s2 - s3) + (s4 - s5) + (s6 - s7))
-            right[j] += out * ((s0 + s1) - (s2 + s3) + (s4 + s5) - (s6 + s7))
+            var level = out
+            if fading {
+                level *= j < fadeStart.framesLeft ? fadeStart.value + fadeStart.step * Float(j) : fadeStart.target
+            }
+            left[j] += level * ((s0 - s1) + (s2 - s3) + (s4 - s5) + (s6 - s7))
+            right[j] += level * ((s0 + s1) - (s2 + s3) + (s4 + s5) - (s6 + s7))
             let m0 = max(max(s0.magnitude, s1.magnitude), max(s2.magnitude, s3.magnitude))
             let m1 = max(max(s4.magnitude, s5.magnitude), max(s6.magnitude, s7.magnitude))
             loudest = max(loudest, max(max(m0, m1), dcFree.magnitude))
@@ -214,6 +222,15 @@ struct Reverb {
                 if positions[i] == lengths[i] { positions[i] = 0 }
             }
         }
+        if fading {
+            fade.advance(by: n)
+            // Faded out: empty the room, and let the next sound in at the full level.
+            if fade.framesLeft == 0 {
+                clear()
+                fade = Ramp(1)
+                return
+            }
+        }
         // The gate: quiet in and out for longer than any path through the network holds sound.
         if inputIsSilent && loudest < Reverb.gateLevel {
             quietFrames += n
@@ -221,6 +238,13 @@ struct Reverb {
         } else {
             quietFrames = 0
         }
+    }
+
+    /// All sound off: the room fades out over `frames` and is emptied. Thread: render.
+    @_noLocks
+    mutating func silence(frames: Int) {
+        if idle { return }
+        fade.move(to: 0, frames: max(1, frames))
     }
 
     /// Empties the network: digital silence from here on. Thread: render. Real-time safe.

@@ -117,3 +117,24 @@ import Testing
         #expect(s[6_000] != 0 && d[6_000] == 0)     // the bell has ended; the room rings on
     }
 }
+
+/// All sound off (CC120, and so SIGTERM's fade) silences the room's tail too: over the same
+/// 5 ms as the bells, without a click, then digital zero.
+@Suite struct RoomSilenced {
+    @Test func allSoundOffFadesTheTailToZero() {
+        let wave: [Float] = (0..<4_800).map { Float(sin(Double($0) * 0.05)) * 0.5 }
+        let engine = makeEngine(samples: [wave], keys: [KeySettings(note: 60, sampleIndex: 0)],
+                                reverb: ReverbSettings(preset: .church, mix: 0.5))
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        engine.enqueue(.control(frame: 24_000, controller: 120, value: 0))
+        let out = render(engine, 48_000)
+        #expect(out[23_999] != 0)                          // the church rings on after the bell
+        #expect(out[(24_000 + 240 + 64)...].allSatisfy { $0 == 0 })
+        var steps: Float = 0
+        for j in 24_000..<24_300 { steps = max(steps, abs(out[j] - out[j - 1])) }
+        var before: Float = 0
+        for j in 23_700..<24_000 { before = max(before, abs(out[j] - out[j - 1])) }
+        #expect(steps <= before * 1.5 + 1e-6, "steps \(steps) while fading, \(before) before")
+        #expect(engine.isSilent())
+    }
+}
