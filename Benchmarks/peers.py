@@ -3,6 +3,8 @@
 
     python3 Benchmarks/peers.py            (builds bellkeys in release mode first)
     python3 Benchmarks/peers.py --quick    (fewer workloads and repeats)
+    python3 Benchmarks/peers.py --room     (also pan and reverb against FluidSynth's reverb)
+    BELLKEYS_BIN=/path/to/bellkeys python3 Benchmarks/peers.py   (that binary, no build)
 
 Needs Debian's fluidsynth and timidity. The peers get the bundled bells as a SoundFont built
 by make-soundfont.py; every note is held for the bells' full 6 s, so all three renderers play
@@ -19,6 +21,19 @@ leaves the cost of the voices themselves. Outputs are checked to be the same mus
 level (RMS within 6 dB), and the correlation of their 50 ms loudness envelopes (at least 0.8); a
 renderer that fails any of these stops the script. Missing peers are installed from Debian when
 run as root.
+
+--room (issue 15) adds two contenders on every workload of 128 voices or more, interleaved with
+the dry ones in the same repeats: bellkeys with every key panned (-0.6 at C4 to 0.6 at C5) and
+its hall reverb at mix 0.3, and FluidSynth with its own reverb on (its default room; chorus
+still off), both playing the notes after a CC91 (reverb send) of 127, without which FluidSynth's
+reverb hears nothing (bellkeys' send starts at 127 anyway). Their "mixing only" takes away the dry renderer's silent-file cost (start-up,
+loading, writing), not a silent file's with the reverb on: the reverb's cost is per frame, and
+bellkeys' reverb sleeps on silence while FluidSynth's runs, so the reverb counts as mixing for
+both. They are credited with no more audio seconds than their dry renderings (a reverb tail
+costs CPU but carries no voices). A table then sets the dry ratio (bellkeys / FluidSynth, mixing
+only) beside the room ratio, and says whether the room ratio on the densest workload is at
+least 15; a second line gives the room figures over each contender's own silent file with its
+reverb on, for comparison.
 """
 import array
 import json
@@ -39,6 +54,12 @@ BELL_SECONDS = 6.0
 # Output gain each renderer applies by default. FluidSynth's synth.gain is 0.2; it stays at its
 # default for timing, because FluidSynth ends quiet voices sooner at lower gain.
 OUTPUT_GAIN_DB = {"fluidsynth": 20 * math.log10(0.2)}
+# --room: the contenders it adds, each with its dry counterpart.
+ROOM = {"bellkeys-room": "bellkeys", "fluidsynth-reverb": "fluidsynth"}
+ROOM_MIN_VOICES = 128
+ROOM_TARGET = 15.0
+# bellkeys' hall preset: its tail reaches digital zero about 2.6 s after the input falls silent.
+HALL_TAIL_SECONDS = 3.0
 
 
 def vlq(n):
@@ -50,10 +71,11 @@ def vlq(n):
     return bytes(out)
 
 
-def write_midi(path, notes, ppq=960, tempo=500000, seconds=None):
+def write_midi(path, notes, ppq=960, tempo=500000, seconds=None, controllers=()):
     """notes: (start_seconds, note, velocity); each is held for BELL_SECONDS. With `seconds`,
-    the file lasts that long (end of track) even without notes."""
-    events = []
+    the file lasts that long (end of track) even without notes. `controllers`: (number, value)
+    on channel 1 at the start, before any note."""
+    events = [(0, -1, bytes([0xB0, number, value])) for number, value in controllers]
     if seconds is not None:
         events.append((round(seconds * 2 * ppq), 0, b"\xff\x01\x03end"))
     for start, note, velocity in notes:
@@ -69,13 +91,15 @@ def write_midi(path, notes, ppq=960, tempo=500000, seconds=None):
         f.write(b"MThd" + struct.pack(">IHHH", 6, 0, 1, ppq) + b"MTrk" + struct.pack(">I", len(body)) + body)
 
 
-def workloads(quick):
+def workloads(quick, room=False):
     keys = list(range(60, 73))
     loads = {
         "scale": [(i * 0.5, keys[i], 100) for i in range(13)],
         "chords": [(c * 2.0, k, 110) for c in range(5) for k in keys],
     }
     sizes = [16, 64, 128, 1024] if not quick else [64, 1024]
+    if room and max(sizes) < ROOM_MIN_VOICES:
+        sizes.append(ROOM_MIN_VOICES)
     for voices in sizes:
         seconds = 20.0
         step = BELL_SECONDS / voices
@@ -91,8 +115,9 @@ def average_voices(notes):
     return len(notes) * BELL_SECONDS / end
 
 
-def run(command):
-    """Runs command; returns (cpu_seconds, max_rss_kib)."""
+def run(command, ok=(0,)):
+    """Runs command; returns (cpu_seconds, max_rss_kib). Any exit status outside `ok` stops the
+    script."""
     pid = os.fork()
     if pid == 0:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -103,18 +128,31 @@ def run(command):
         finally:
             os._exit(127)
     _, status, usage = os.wait4(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    if os.waitstatus_to_exitcode(status) not in ok:
         sys.exit(f"failed: {' '.join(command)}")
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def read_mono(path):
+def read_stereo(path):
+    """(left, right, rate); a mono file gives the same samples twice."""
     with wave.open(path) as w:
         assert w.getsampwidth() == 2
         channels, frames = w.getnchannels(), w.readframes(w.getnframes())
         rate = w.getframerate()
     data = array.array("h", frames)
-    return data[::channels], rate
+    return data[::channels], data[min(1, channels - 1)::channels], rate
+
+
+def mono(left, right):
+    """The average of the two channels (exactly the first where they are equal, as in every dry
+    rendering here: pan and FluidSynth's reverb are what make them differ)."""
+    if left == right:
+        return left
+    return array.array("h", ((a + b) // 2 for a, b in zip(left, right)))
+
+
+def rms(samples):
+    return math.sqrt(sum(x * x for x in samples) / max(1, len(samples))) / 32768
 
 
 def envelope(samples, rate, window=0.05):
@@ -148,14 +186,62 @@ def ensure_peers():
                    stdout=subprocess.DEVNULL)
 
 
+def room_table(results, room_loads, baseline):
+    """The dry ratio beside the room ratio (issue 15), voices per core in real time."""
+    def ratio(x, y):
+        return x / y if x == x and y == y and y > 0 else float("nan")
+
+    def figure(x):
+        return f"{x:.0f}" if x == x else "-"
+
+    def times(x):
+        return f"{x:.1f}x" if x == x else "-"
+
+    print()
+    print("room (issue 15): bellkeys with pan on every key (-0.6..0.6) and its hall reverb (mix 0.3) against "
+          "FluidSynth with its reverb on (chorus off); voices per core in real time")
+    header = (f"{'workload':<12}{'figure':<15}{'bellkeys dry':>13}{'FluidSynth dry':>16}{'dry ratio':>11}"
+              f"{'bellkeys room':>15}{'FluidSynth reverb':>19}{'room ratio':>12}")
+    print(header)
+    for name in room_loads:
+        for label, index in (("mixing only", 2), ("whole process", 1)):
+            v = results[(name, "bellkeys")][0]
+            bd, fd = v * results[(name, "bellkeys")][index], v * results[(name, "fluidsynth")][index]
+            br, fr = v * results[(name, "bellkeys-room")][index], v * results[(name, "fluidsynth-reverb")][index]
+            print(f"{name:<12}{label:<15}{figure(bd):>13}{figure(fd):>16}{times(ratio(bd, fd)):>11}"
+                  f"{figure(br):>15}{figure(fr):>19}{times(ratio(br, fr)):>12}")
+    top = max(room_loads, key=lambda k: results[(k, "bellkeys")][0])
+    v = results[(top, "bellkeys")][0]
+    room_ratio = ratio(results[(top, "bellkeys-room")][2], results[(top, "fluidsynth-reverb")][2])
+    own = ratio(results[(top, "bellkeys-room", "own")], results[(top, "fluidsynth-reverb", "own")])
+    verdict = "yes" if room_ratio >= ROOM_TARGET else ("no" if room_ratio == room_ratio else "not measured")
+    print(f"room ratio on the densest workload ({top}, {v:.0f} voices), mixing only: {times(room_ratio)} "
+          f"(dry {times(ratio(results[(top, 'bellkeys')][2], results[(top, 'fluidsynth')][2]))}); "
+          f"at least {ROOM_TARGET:.0f}x: {verdict}")
+    cost = {n: (baseline[n][1] - baseline[ROOM[n]][1]) * 1000 for n in ROOM}
+    print(f"for comparison, over each room contender's own silent file with its reverb on: room ratio {times(own)} "
+          f"(bellkeys {figure(v * results[(top, 'bellkeys-room', 'own')])}, FluidSynth "
+          f"{figure(v * results[(top, 'fluidsynth-reverb', 'own')])} voices/core); the reverb on silence costs "
+          f"bellkeys {cost['bellkeys-room']:+.1f} ms and FluidSynth {cost['fluidsynth-reverb']:+.1f} ms "
+          f"per audio second")
+
+
 def main():
     quick = "--quick" in sys.argv
+    room = "--room" in sys.argv
     repeats = 3 if not quick else 1
     ensure_peers()
-    if "--no-build" not in sys.argv:
-        subprocess.run(["swift", "build", "-c", "release", "--product", "bellkeys"], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
-    bellkeys = os.path.join(ROOT, ".build", "release", "bellkeys")
+    # BELLKEYS_BIN: an already built bellkeys (no build); --no-build: the one in .build/release.
+    bellkeys = os.environ.get("BELLKEYS_BIN")
+    if bellkeys:
+        bellkeys = os.path.abspath(bellkeys)
+        if not os.access(bellkeys, os.X_OK):
+            sys.exit(f"BELLKEYS_BIN={bellkeys} is not an executable")
+    else:
+        if "--no-build" not in sys.argv:
+            subprocess.run(["swift", "build", "-c", "release", "--product", "bellkeys"], cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
+        bellkeys = os.path.join(ROOT, ".build", "release", "bellkeys")
     work = tempfile.mkdtemp(prefix="bellkeys-bench-")
     sf2 = os.path.join(work, "bells.sf2")
     subprocess.run([sys.executable, os.path.join(HERE, "make-soundfont.py"), os.path.join(ROOT, "Samples", "tags.json"), sf2],
@@ -169,80 +255,145 @@ def main():
     bench_map = os.path.join(work, "bench.json")
     with open(bench_map, "w") as f:
         json.dump(bell_map, f)
+    # --room: the same bells, panned from -0.6 (C4) to 0.6 (C5) in file order, in the hall.
+    room_map = os.path.join(work, "room.json")
+    room_bells = json.loads(json.dumps(bell_map))
+    last = len(room_bells["keys"]) - 1
+    for i, key in enumerate(room_bells["keys"]):
+        key["pan"] = round(-0.6 + 1.2 * i / last, 6)
+    room_bells["reverb"] = "hall"
+    room_bells["reverbMix"] = 0.3
+    with open(room_map, "w") as f:
+        json.dump(room_bells, f)
     timidity_cfg = os.path.join(work, "timidity.cfg")
     with open(timidity_cfg, "w") as f:
         f.write(f"soundfont {sf2}\n")
 
     def commands(midi, out, voices):
         limit = str(max(256, voices * 2))
+
+        def fluidsynth(reverb):
+            return ["fluidsynth", "-ni", "-q", "-F", out, "-T", "wav", "-O", "s16", "-r", str(RATE),
+                    "-o", f"synth.reverb.active={reverb}", "-o", "synth.chorus.active=0",
+                    "-o", f"synth.polyphony={min(65535, int(limit))}", "-o", "synth.cpu-cores=1", sf2, midi]
         return {
             "bellkeys": [bellkeys, "render", midi, "-o", out, "--map", bench_map, "--quiet"],
-            "fluidsynth": ["fluidsynth", "-ni", "-q", "-F", out, "-T", "wav", "-O", "s16", "-r", str(RATE),
-                           "-o", "synth.reverb.active=0", "-o", "synth.chorus.active=0",
-                           "-o", f"synth.polyphony={min(65535, int(limit))}", "-o", "synth.cpu-cores=1", sf2, midi],
+            "fluidsynth": fluidsynth(0),
             "timidity": ["timidity", "-c", timidity_cfg, "-Ow", "-o", out, "-s", str(RATE), "-p", limit,
                          "-EFreverb=0", "-EFchorus=0", midi],
+            "bellkeys-room": [bellkeys, "render", midi, "-o", out, "--map", room_map, "--quiet"],
+            "fluidsynth-reverb": fluidsynth(1),
         }
 
     names = ["bellkeys", "fluidsynth", "timidity"]
+    all_names = names + (list(ROOM) if room else [])
     # Each renderer's cost of a file with no notes: a + b × seconds.
     baseline = {}
-    for n in names:
+    for n in all_names:
         points = []
         for seconds in (5.0, 25.0):
             midi = os.path.join(work, f"silent-{seconds:.0f}.mid")
             write_midi(midi, [], seconds=seconds)
             out = os.path.join(work, f"silent-{n}.wav")
-            cpu = statistics.median(run(commands(midi, out, 1)[n])[0] for _ in range(max(3, repeats)))
+            # bellkeys exits with 3 when the file it wrote is silent because no note struck a bell.
+            cpu = statistics.median(run(commands(midi, out, 1)[n], ok=(0, 3))[0] for _ in range(max(3, repeats)))
             points.append((seconds, cpu))
         (s0, c0), (s1, c1) = points
         slope = (c1 - c0) / (s1 - s0)
         baseline[n] = (c0 - slope * s0, slope)
-    print(f"{'workload':<12}{'renderer':<12}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
+    print(f"{'workload':<12}{'renderer':<19}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
           f"{'voices/core':>13}{'mixing only':>13}{'envelope r':>12}{'level dB':>10}")
     results = {}
     different = []
-    for name, notes in workloads(quick).items():
+    room_loads = []
+    for name, notes in workloads(quick, room).items():
         midi = os.path.join(work, name + ".mid")
         write_midi(midi, notes)
         voices = average_voices(notes)
-        cpu = {n: [] for n in names}
-        outs = {n: os.path.join(work, f"{name}-{n}.wav") for n in names}
+        contenders = list(names)
+        midis = {n: midi for n in names}
+        if room and voices >= ROOM_MIN_VOICES:
+            contenders += list(ROOM)
+            room_loads.append(name)
+            # The room contenders play the same notes after CC91 (reverb send) 127: FluidSynth
+            # 2.3's channels start at CC91 0, which leaves its reverb running on nothing (measured
+            # on two bells: left minus right 86 dB under the mix, against 17 dB with CC91 127);
+            # bellkeys' start at 127, so to bellkeys the event changes nothing (the same bytes).
+            room_midi = os.path.join(work, name + "-room.mid")
+            write_midi(room_midi, notes, controllers=[(91, 127)])
+            midis.update({n: room_midi for n in ROOM})
+        cpu = {n: [] for n in contenders}
+        outs = {n: os.path.join(work, f"{name}-{n}.wav") for n in contenders}
         for _ in range(repeats):
-            for n in names:
-                cpu[n].append(run(commands(midi, outs[n], int(voices) + 1)[n])[0])
+            for n in contenders:
+                cpu[n].append(run(commands(midis[n], outs[n], int(voices) + 1)[n])[0])
         reference = None
-        for n in names:
-            samples, rate = read_mono(outs[n])
+        dry = {}
+        for n in contenders:
+            left, right, rate = read_stereo(outs[n])
+            samples = mono(left, right)
             seconds = len(samples) / rate
             env = envelope(samples, rate)
-            level = math.sqrt(sum(x * x for x in samples) / max(1, len(samples))) / 32768
+            level = rms(samples)
             if level < 1e-4:
                 sys.exit(f"{n} rendered silence for {name}")
             if reference is None:
                 reference, reference_seconds, reference_level = env, seconds, level
             r = correlation(reference, env)
-            # The same music: as long (the peers add a 2 s release after the last note-off),
-            # as loud within 6 dB (after the renderer's own output gain), and the same loudness
-            # envelope.
-            difference = 20 * math.log10(level / reference_level) - OUTPUT_GAIN_DB.get(n, 0)
-            problems = [text for bad, text in (
-                (not 0 <= seconds - reference_seconds <= 2.5, f"lasts {seconds:.2f} s, bellkeys {reference_seconds:.2f} s"),
-                (abs(difference) > 6, f"is {difference:+.1f} dB from bellkeys"),
-                (r < 0.8, f"has a loudness envelope correlating at only {r:.2f} with bellkeys'")) if bad]
+            difference = 20 * math.log10(level / reference_level) - OUTPUT_GAIN_DB.get(n.split("-")[0], 0)
+            if n not in ROOM:
+                dry[n] = (seconds, samples)
+                # The same music: as long (the peers add a 2 s release after the last note-off),
+                # as loud within 6 dB (after the renderer's own output gain), and the same
+                # loudness envelope.
+                checks = (
+                    (not 0 <= seconds - reference_seconds <= 2.5, f"lasts {seconds:.2f} s, bellkeys {reference_seconds:.2f} s"),
+                    (abs(difference) > 6, f"is {difference:+.1f} dB from bellkeys"),
+                    (r < 0.8, f"has a loudness envelope correlating at only {r:.2f} with bellkeys'"))
+            else:
+                # The room contenders, checked against the same dry bellkeys reference with two
+                # checks relaxed, and two added that the pan and the reverb are really on:
+                # - length: at least the renderer's own dry rendering, and up to the peers' 2.5 s
+                #   plus the hall's tail (bellkeys counts the tail to digital zero in its length);
+                # - envelope correlation at least 0.6, not 0.8: a hall (RT60 about 1.6 s) at mix
+                #   0.3 smears the 50 ms envelope and stretches its end, so the curves differ
+                #   where the music does not;
+                # - level: the same 6 dB (the wet send adds a little; a reverb louder or quieter
+                #   than that would be a different mix, not the same music in a room);
+                # - added: the two channels differ (pan for bellkeys; FluidSynth's bells have no
+                #   pan, so there it is its reverb's stereo), and bellkeys' room rendering rings on
+                #   after its dry one ends (the reverb tail).
+                own_seconds, own_samples = dry[ROOM[n]]
+                side = rms(array.array("h", (a - b for a, b in zip(left, right)))) / max(level, 1e-12)
+                tail = rms(samples[len(own_samples):]) if len(samples) > len(own_samples) else 0.0
+                checks = (
+                    (not (seconds >= own_seconds - 0.01 and seconds - reference_seconds <= 2.5 + HALL_TAIL_SECONDS),
+                     f"lasts {seconds:.2f} s, its dry rendering {own_seconds:.2f} s, bellkeys {reference_seconds:.2f} s"),
+                    (abs(difference) > 6, f"is {difference:+.1f} dB from bellkeys"),
+                    (r < 0.6, f"has a loudness envelope correlating at only {r:.2f} with bellkeys'"),
+                    (side < 0.01, f"has (almost) the same left and right channels (side/mid {side:.4f})"),
+                    (n == "bellkeys-room" and tail < 1e-5, "has no reverb tail after its dry rendering's end"))
+            problems = [text for bad, text in checks if bad]
             if problems:
                 different.append(f"{n}'s rendering of {name} is not the same music: it " + "; ".join(problems))
             c = statistics.median(cpu[n])
             speed = seconds / c
-            a, b = baseline[n]
+            # A room contender: the dry renderer's silent-file cost (the reverb counts as mixing),
+            # and no more audio seconds than its dry rendering (the tail carries no voices).
+            a, b = baseline[ROOM.get(n, n)]
+            credited = min(seconds, dry[ROOM[n]][0]) if n in ROOM else seconds
             mixing = c - (a + b * seconds)
             # Where the voices cost less than a quarter of the process, their share is lost in
             # the noise of the rest: no mixing-only figure.
             meaningful = mixing > 0.25 * c
-            results[(name, n)] = (voices, speed, seconds / mixing if meaningful else float("nan"))
-            mixing_text = f"{voices * seconds / mixing:>13.0f}" if meaningful else f"{'-':>13}"
-            print(f"{name:<12}{n:<12}{voices:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{voices * speed:>13.0f}"
-                  f"{mixing_text}{r:>12.3f}{20 * math.log10(level):>10.1f}")
+            results[(name, n)] = (voices, credited / c, credited / mixing if meaningful else float("nan"))
+            if n in ROOM:
+                a_own, b_own = baseline[n]
+                own_mixing = c - (a_own + b_own * seconds)
+                results[(name, n, "own")] = credited / own_mixing if own_mixing > 0.25 * c else float("nan")
+            mixing_text = f"{voices * credited / mixing:>13.0f}" if meaningful else f"{'-':>13}"
+            print(f"{name:<12}{n:<19}{voices:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{voices * credited / c:>13.0f}"
+                  f"{mixing_text}{r:>12.3f}{20 * math.log10(level):>10.1f}", flush=True)
     if different:
         sys.exit("\n".join(different))
     dense = [k for k in results if k[0].startswith("dense-") and k[1] == "bellkeys"]
@@ -257,6 +408,8 @@ def main():
     print(f"maximum real-time polyphony per core ({top}), mixing only: bellkeys {b[0] * b[2]:.0f}, "
           f"FluidSynth {f_[0] * f_[2]:.0f}, TiMidity++ {t[0] * t[2]:.0f}; "
           f"bellkeys / FluidSynth {b[2] / f_[2]:.1f}x, bellkeys / TiMidity++ {b[2] / t[2]:.1f}x")
+    if room:
+        room_table(results, room_loads, baseline)
 
     # Start-up and memory: bellkeys reports its own load time and peak resident memory
     # (VmHWM); FluidSynth's peak is measured by GNU time, whose own footprint is tiny (the
