@@ -16,6 +16,8 @@ extension Engine {
         // time, in one pass over their bus; the others (ramping or ending) one by one.
         var batch = VoiceBatch()
         let hasPanned = hasPannedKeys, hasFiltered = hasTimbre
+        let groupCount = panGroupCount
+        var usedGroupCount = 0
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -59,25 +61,24 @@ extension Engine {
                 i -= 1
                 continue
             }
+            let bus: UnsafeMutablePointer<Float>
             if hasPanned, voices[slot].isPanned {
-                let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
-                if usedSide & (1 << channel) == 0 {
-                    sideLeft.update(repeating: 0, count: 2 * stride)
-                    usedSide |= 1 << channel
+                // Into the mono bus of the channel's voices at this place; it goes to the sides
+                // once, after the loop.
+                let index = channel * groupCount + Int(voices[slot].panGroup)
+                bus = groupBuses + index * stride
+                if !groupIsUsed[index] {
+                    bus.update(repeating: 0, count: n)
+                    groupIsUsed[index] = true
+                    usedGroups[usedGroupCount] = Int32(index)
+                    usedGroupCount += 1
                 }
-                let delay = min(voices[slot].delay, n)
-                voices[slot].delay -= delay
-                if delay < n, mixPannedVoice(&voices[slot], left: sideLeft + delay, right: sideRight + delay,
-                                             frameCount: n - delay) {
-                    retire(activeIndex: i)
+            } else {
+                bus = buses + channel * stride
+                if used & (1 << channel) == 0 {
+                    bus.update(repeating: 0, count: n)
+                    used |= 1 << channel
                 }
-                i -= 1
-                continue
-            }
-            let bus = buses + channel * stride
-            if used & (1 << channel) == 0 {
-                bus.update(repeating: 0, count: n)
-                used |= 1 << channel
             }
             let delay = voices[slot].delay
             if delay > 0 {
@@ -100,6 +101,23 @@ extension Engine {
             i -= 1
         }
         batch.flush(frameCount: n)
+        // Each place's bus into its channel's sides, at the place's gains.
+        for k in 0..<usedGroupCount {
+            let index = Int(usedGroups[k])
+            groupIsUsed[index] = false
+            let channel = index / groupCount, place = index - channel * groupCount
+            let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
+            if usedSide & (1 << channel) == 0 {
+                sideLeft.update(repeating: 0, count: 2 * stride)
+                usedSide |= 1 << channel
+            }
+            let bus = groupBuses + index * stride
+            let gl = panGroupLeft[place], gr = panGroupRight[place]
+            for j in 0..<n {
+                sideLeft[j] += bus[j] * gl
+                sideRight[j] += bus[j] * gr
+            }
+        }
 
         let panned = pannedChannels
         let room = hasReverb
@@ -224,40 +242,6 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
     var after = start
     after.advance(by: n)
     return after
-}
-
-/// Mixes up to `n` frames of a panned `voice` into its channel's left and right buses;
-/// returns true when the voice has ended.
-@_noLocks
-@inline(__always)
-private func mixPannedVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                            frameCount n: Int) -> Bool {
-    let available = min(n, voice.frameCount - voice.position)
-    let source = voice.frames + voice.position
-    let gl = voice.leftGain, gr = voice.rightGain
-    var k = 0
-    if voice.gain.framesLeft > 0 {
-        let m = min(available, voice.gain.framesLeft)
-        let g0 = voice.gain.value, step = voice.gain.step
-        for j in 0..<Int32(m) {
-            let x = Float(source[Int(j)]) * (g0 + step * Float(j))
-            left[Int(j)] += x * gl
-            right[Int(j)] += x * gr
-        }
-        voice.gain.advance(by: m)
-        k = m
-        if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 {
-            return true
-        }
-    }
-    let g = voice.gain.value
-    for j in k..<available {
-        let x = Float(source[j]) * g
-        left[j] += x * gl
-        right[j] += x * gr
-    }
-    voice.position += available
-    return voice.position >= voice.frameCount
 }
 
 /// Mixes up to `n` frames of a filtered `voice` (velocity timbre: two one-pole low-passes,
