@@ -47,9 +47,9 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
         frame += block
     }
     let loud = (cpuSeconds() - start) / seconds
-    // Let the last bells end (6 s), then measure the room's tail alone.
-    engine.enqueue(.control(frame: Int64(frame), controller: 120, value: 0))
-    for _ in 0..<(rate / 10 / block) { engine.render(left: left, right: right, frameCount: block); frame += block }
+    // Let the last bells ring out (6 s; not all sound off, which would empty the room too),
+    // then measure the room's tail alone.
+    while engine.activeVoiceCount > 0 { engine.render(left: left, right: right, frameCount: block); frame += block }
     let decayStart = cpuSeconds(), decayFrame = frame
     while !engine.isSilent() {
         engine.render(left: left, right: right, frameCount: block)

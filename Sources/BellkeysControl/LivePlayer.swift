@@ -274,7 +274,10 @@ public final class LivePlayer {
     }
 
     /// Whether no bell sounds in any engine.
-    public var isSilent: Bool { voiceCount == 0 }
+    public var isSilent: Bool {
+        voiceCount == 0 && engine.roomIsQuiet.load(ordering: .relaxed)
+            && previousEngine?.roomIsQuiet.load(ordering: .relaxed) ?? true
+    }
 
     /// Whether `note` sounded at the end of the last period, in any engine.
     public func isSounding(note: Int) -> Bool {

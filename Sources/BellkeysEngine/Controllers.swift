@@ -26,6 +26,7 @@ extension Engine {
             channels[channel].expression = value
             updateBus(channel: channel)
         case 10:  // pan: the channel's whole stereo picture moves, by the same law as a key's pan
+            guard followsPanController else { break }
             channels[channel].pan = value
             let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
             channels[channel].panLeft.move(to: panTable[2 * value], frames: frames)

@@ -48,6 +48,8 @@ public final class Engine: @unchecked Sendable {
     public let clippedSamples = Atomic<Int>(0)
     /// Voices sounding after the last render call, and the most at once so far.
     public let voiceCount = Atomic<Int>(0)
+    /// Whether the room (the reverb) holds no sound after the last render call (true without one).
+    public let roomIsQuiet = Atomic<Bool>(true)
     public let peakVoiceCount = Atomic<Int>(0)
     /// Notes with a voice sounding after the last render call, one bit per MIDI note
     /// (0...63 in `soundingNotesLow`, 64...127 in `soundingNotesHigh`), whatever played them.
@@ -73,6 +75,8 @@ public final class Engine: @unchecked Sendable {
     /// The room the bells ring in, fed by every channel's send (CC91), if the instrument has one.
     var reverb: Reverb
     let hasReverb: Bool
+    /// `Instrument.followsPanController`.
+    let followsPanController: Bool
     /// The reverb's input for a segment.
     let sendBus: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
@@ -189,6 +193,7 @@ public final class Engine: @unchecked Sendable {
         }
         reverb = Reverb(settings: instrument.reverb, sampleRate: configuration.sampleRate)
         hasReverb = instrument.reverb.preset != .off && instrument.reverb.mix > 0
+        followsPanController = instrument.followsPanController
         sendBus = .allocate(capacity: configuration.maxBlockFrames)
         sendBus.initialize(repeating: 0, count: configuration.maxBlockFrames)
         panTable = .allocate(capacity: 256)
@@ -307,8 +312,8 @@ public final class Engine: @unchecked Sendable {
 
     /// Applies a controller at once, with no ramp, to an engine no render thread has started
     /// (a reloaded map's, before `LiveMixer.install`): it starts with the channel's volume,
-    /// expression, pan and pedal as played so far, and any event it is given after that comes
-    /// later. Thread: control, before the engine is handed over.
+    /// expression, pan, reverb send and pedal as played so far, and any event it is given after
+    /// that comes later. Thread: control, before the engine is handed over.
     public func presetController(channel: Int, controller: Int, value: Int) {
         controlChange(channel: channel & 15, controller: controller & 127, value: value & 127)
         channels[channel & 15].bus.advance(by: Int.max)
@@ -329,7 +334,8 @@ public final class Engine: @unchecked Sendable {
     /// Whether the reverb (if any) holds no sound. Thread: render (or after rendering stopped).
     public var reverbIsQuiet: Bool { !hasReverb || reverb.idle }
 
-    /// Whether no voice sounds and no event waits. Thread: render. Real-time safe.
+    /// Whether no voice sounds, no event waits and the room (if any) is quiet. Thread: render.
+    /// Real-time safe.
     @_noLocks
     public func isSilent() -> Bool {
         if activeCount != 0 { return false }

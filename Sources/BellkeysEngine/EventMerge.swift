@@ -85,6 +85,7 @@ extension Engine {
             done = end
         }
         voiceCount.store(activeCount, ordering: .relaxed)
+        if hasReverb { roomIsQuiet.store(reverb.idle, ordering: .relaxed) }
         soundingNotesLow.store(soundingLow, ordering: .relaxed)
         soundingNotesHigh.store(soundingHigh, ordering: .relaxed)
         if activeCount > peakVoiceCount.load(ordering: .relaxed) {

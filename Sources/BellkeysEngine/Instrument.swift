@@ -76,6 +76,10 @@ public struct Instrument: Sendable {
     /// How much darker a softer strike sounds, 0 (every strike the same timbre, only quieter)
     /// to 1: each voice goes through a low-pass whose cutoff rises with the velocity (open at 127).
     public var velocityTimbre: Double = 0
+    /// Whether MIDI CC10 (pan) moves the channels: on for a map that places its bells (any key
+    /// with a pan), off otherwise, so that a map without pan renders any MIDI file (General
+    /// MIDI files are full of CC10) as it did before pan existed.
+    public var followsPanController = false
 
     public init(keys: [KeySettings], velocityCurve: VelocityCurve = .square,
                 unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,

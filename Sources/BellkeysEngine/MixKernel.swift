@@ -121,6 +121,7 @@ extension Engine {
 
         let panned = pannedChannels
         let room = hasReverb
+        var sending = false
         let stereo = room || usedSide != 0 || panned & (used | usedSide) != 0
         if room { sendBus.update(repeating: 0, count: n) }
         // (if-let, not ??: the operator's autoclosure would retain self)
@@ -141,9 +142,12 @@ extension Engine {
                 continue
             }
             let ramp = channels[channel].bus
-            if room {
+            if room, channels[channel].send.framesLeft == 0, channels[channel].send.value == 0 {
+                channels[channel].send.advance(by: n)      // CC91 at 0: nothing goes into the room
+            } else if room {
                 // The channel's send into the room: its mono (a panned voice's two sides
                 // averaged) × its gain × CC91, before its pan.
+                sending = true
                 let send = channels[channel].send
                 var after = send
                 if used & bit != 0 {
@@ -193,7 +197,7 @@ extension Engine {
         }
         if room {
             reverb.process(input: sendBus, left: output, right: other, frameCount: n,
-                           inputIsSilent: (used | usedSide) == 0)
+                           inputIsSilent: !sending)
         }
         if stereo {
             limit(left: output, right: other, frameCount: n)

@@ -47,12 +47,14 @@ public struct ReverbSettings: Sendable, Equatable {
 ///
 /// Silence: when the input has been zero and every line below 1e-6 (-120 dBFS) for longer than
 /// the longest path through the network, the state is cleared and `process` does nothing until
-/// sound comes in again: the tail ends in digital zero within a bounded time (about twice the
-/// RT60), and the values never come near the denormal range, so a decaying tail costs what a
-/// loud one does. Thread: render (built on the control thread).
+/// sound comes in again: the tail ends in digital zero within a bounded time, and no value ever
+/// enters the denormal range (see `flush`), so a decaying tail costs what a
+/// loud one does (measured for an impulse: 1.3 times the RT60; at most about twice).
+/// Thread: render (built on the control thread).
 struct Reverb {
     static let lineCount = 8
-    /// Delay lengths at 48 kHz for a hall (size 1): mutually prime, spread over 21 to 61 ms.
+    /// Delay lengths at 48 kHz for a hall (size 1): primes, spread over 21 to 61 ms (scaled to
+    /// other rooms and rates and rounded, they stay distinct, if not all prime).
     static let baseLengths = [1_031, 1_327, 1_523, 1_801, 2_083, 2_351, 2_659, 2_909]
     static let diffuserLengths = [142, 379]
     static let gateLevel: Float = 1e-6
@@ -71,7 +73,8 @@ struct Reverb {
     let diffuserLength0: Int, diffuserLength1: Int
     var diffuserPosition0 = 0, diffuserPosition1 = 0
     let wet: Float
-    /// The input's DC blocker (a one-pole high-pass at about 7 Hz): its last input and output.
+    /// The input's DC blocker (a one-pole high-pass, pole 0.999: 7.6 Hz at 48 kHz, 15 Hz at
+    /// 96 kHz): its last input and output.
     var highPassIn: Float = 0, highPassOut: Float = 0
     /// Frames of silence in and out so far, and how many make the network quiet for good.
     var quietFrames = 0
@@ -231,8 +234,9 @@ struct Reverb {
                 return
             }
         }
-        // The gate: quiet in and out for longer than any path through the network holds sound.
-        if inputIsSilent && loudest < Reverb.gateLevel {
+        // The gate: quiet in and out for longer than any path through the network holds sound
+        // (not while a fade is under way: its end empties the room anyway).
+        if inputIsSilent && loudest < Reverb.gateLevel && !fading {
             quietFrames += n
             if quietFrames >= quietNeeded { clear() }
         } else {
@@ -257,6 +261,7 @@ struct Reverb {
         highPassIn = 0
         highPassOut = 0
         quietFrames = 0
+        fade = Ramp(1)
         idle = true
     }
 }

@@ -94,6 +94,7 @@ extension MapFile {
         var instrument = Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
                                     masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
         instrument.velocityTimbre = velocityTimbre
+        instrument.followsPanController = keys.contains { $0.pan != 0 }
         return instrument
     }
 }

@@ -35,7 +35,7 @@ struct OutputOptions: ParsableArguments {
                                valueName: "n"))
     var periods: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned: no pan in the map, no CC10), the others the mono mix. With JACK, one output port each.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix. With JACK, one output port each.", valueName: "n"))
     var channels = 2
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.", valueName: "n"))

@@ -39,6 +39,10 @@ final class LiveSession {
     /// room `r` asked for, which takes over as soon as the last change's bells have rung out.
     var room = ReverbPreset.off
     var wantedRoom = ReverbPreset.off
+    /// The room chosen by --reverb or `r`, which a reloaded map's own does not replace.
+    var roomOverride: ReverbPreset?
+    /// A SIGHUP that came while the last change's bells were still ringing: done when they end.
+    var reloadPending = false
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
     /// Every input, drained in this order on each pass of the poll loop.
@@ -194,7 +198,8 @@ final class LiveSession {
             console.columns = terminal.columns
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
         }
-        room = settings.voices.reverb ?? loaded.instrument.reverb.preset
+        roomOverride = settings.voices.reverb
+        room = roomOverride ?? loaded.instrument.reverb.preset
         wantedRoom = room
         keys?.changeRoom = { [unowned self] in self.changeRoom() }
         midi?.connectPresent()
@@ -235,6 +240,10 @@ final class LiveSession {
                 }
             }
             player.update(arrival: monotonicNanoseconds())
+            if reloadPending, !player.isReloading {
+                reloadPending = false
+                reload()
+            }
             takeWantedRoom()
             while let signal = signals.next() {
                 if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
@@ -257,7 +266,10 @@ final class LiveSession {
     /// the old ones ring out. On failure the old map keeps playing.
     func reload() {
         guard !player.isReloading else {
-            console.line("reload: the previous reload's bells are still ringing; try again in a few seconds")
+            if !reloadPending {
+                console.line("reload: waiting for the bells of the last change to ring out")
+                reloadPending = true
+            }
             return
         }
         let fresh: LoadedInstrument
@@ -267,13 +279,16 @@ final class LiveSession {
             console.line("reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
-        let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: room)
+        let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: roomOverride)
         // Locks the new samples and the new engine's voices and queues too.
         _ = lockMemory()
         // The volume keys' setting outlives the reload.
         guard player.install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil,
                              arrival: monotonicNanoseconds()) else { return }
         loaded = fresh
+        // The map's own room, unless --reverb or `r` chose one.
+        room = roomOverride ?? fresh.instrument.reverb.preset
+        wantedRoom = room
         console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
     }
 
@@ -283,6 +298,7 @@ final class LiveSession {
     func changeRoom() {
         let rooms = ReverbPreset.allCases
         wantedRoom = rooms[(rooms.firstIndex(of: wantedRoom)! + 1) % rooms.count]
+        roomOverride = wantedRoom
         takeWantedRoom()
     }
 

@@ -41,7 +41,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Sample format: s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
     var format: String = "s16"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned: no pan in the map, no CC10), the others the mono mix.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix.", valueName: "n"))
     var channels: Int = 2
 
     @OptionGroup var voiceOptions: VoiceOptions

@@ -47,6 +47,28 @@ import Testing
         }
     }
 
+    /// CC10 moves the channels only with a map that places its bells: a map without pan renders
+    /// a file full of CC10 as before pan existed (the same bytes as without the CC10s).
+    @Test func controllerTenOnlyWithAStereoTable() throws {
+        let folder = temporaryFolder()
+        try writeMap([nil, nil, nil, nil], to: folder + "/plain.json")
+        try writeMap([-0.2, 0, 0, 0.2], to: folder + "/table.json")
+        let notes: [UInt8] = [60, 64, 67, 72]
+        let plain = notes.enumerated().map { (tick: $0.offset * 192, bytes: [0x90, $0.element, 100]) }
+        let panning = [(tick: 0, bytes: [UInt8(0xB0), 10, 0])] + plain
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [plain])).write(to: URL(fileURLWithPath: folder + "/plain.mid"))
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [panning])).write(to: URL(fileURLWithPath: folder + "/panning.mid"))
+        for (map, song, out) in [("plain", "plain", "a"), ("plain", "panning", "b"), ("table", "plain", "c"), ("table", "panning", "d")] {
+            let run = try bellkeys(["render", song + ".mid", "-o", out + ".wav", "--map", map + ".json", "--format", "f32", "-q"], in: folder)
+            #expect(run.status == 0, "\(run.error)")
+        }
+        let a = try floats(folder + "/a.wav"), b = try floats(folder + "/b.wav")
+        let c = try floats(folder + "/c.wav"), d = try floats(folder + "/d.wav")
+        let same = a == b, moved = c != d
+        #expect(same, "first difference at \(a.indices.first { $0 < b.count && a[$0] != b[$0] } ?? -1) of \(a.count), \(b.count)")
+        #expect(moved)
+    }
+
     /// No pan and pan 0 render the same bytes; centred, both channels are exactly equal.
     @Test func noPanAndPanZeroAreTheSameBytes() throws {
         let folder = temporaryFolder()

@@ -7,7 +7,7 @@ import BellkeysEngine
 /// 1.0 so that full-scale test samples pass untouched; limiter tests set the real default.
 public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int = 16,
                        curve: VelocityCurve = .square, unmapped: UnmappedNotes = .ignore,
-                       masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off, velocityTimbre: Double = 0,
+                       masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off, velocityTimbre: Double = 0, followsPanController: Bool = true,
                        configure: (inout EngineConfiguration) -> Void = { _ in }) -> Engine {
     let bank = SampleBank(samples: samples, sampleRate: 48_000)
     var config = EngineConfiguration(sampleRate: 48_000, polyphony: polyphony)
@@ -16,6 +16,7 @@ public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int =
     var instrument = Instrument(keys: keys, velocityCurve: curve, unmappedNotes: unmapped,
                                 masterVolumeDecibels: masterDecibels, reverb: reverb)
     instrument.velocityTimbre = velocityTimbre
+    instrument.followsPanController = followsPanController
     let engine = Engine(bank: bank, instrument: instrument, configuration: config)
     if unityVolume { engine.enqueue(.control(frame: 0, controller: 7, value: 127)) }
     return engine
