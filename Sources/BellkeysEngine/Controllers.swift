@@ -27,16 +27,13 @@ extension Engine {
             updateBus(channel: channel)
         case 10:  // pan: the channel's whole stereo picture moves, by the same law as a key's pan
             guard followsPanController else { break }
-            channels[channel].pan = value
-            let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
+            let frames = rampFrames(channel: channel)
             channels[channel].panLeft.move(to: panTable[2 * value], frames: frames)
             channels[channel].panRight.move(to: panTable[2 * value + 1], frames: frames)
             pannedChannels |= 1 << UInt16(channel)
             settlePan(channel: channel)
         case 91:  // reverb send
-            channels[channel].reverbSend = value
-            let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
-            channels[channel].send.move(to: controllerGains[value], frames: frames)
+            channels[channel].send.move(to: controllerGains[value], frames: rampFrames(channel: channel))
         case 64:  // sustain pedal
             let down = value >= 64
             channels[channel].sustain = down
@@ -93,7 +90,12 @@ extension Engine {
 
     @_noLocks
     func updateBus(channel: Int) {
-        let frames = channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
-        channels[channel].bus.move(to: busTarget(channel: channel), frames: frames)
+        channels[channel].bus.move(to: busTarget(channel: channel), frames: rampFrames(channel: channel))
+    }
+
+    /// Frames over which a gain of `channel` moves: the ramp, or at once while nothing sounds there.
+    @_noLocks
+    func rampFrames(channel: Int) -> Int {
+        channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
     }
 }

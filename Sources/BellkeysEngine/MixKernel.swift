@@ -239,9 +239,7 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
 private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp: Ramp,
                     pan start: Ramp, scale: Float = 1, frameCount n: Int) -> Ramp {
     for j in 0..<n {
-        let gain = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
-        let pan = j < start.framesLeft ? start.value + start.step * Float(j) : start.target
-        output[j] += bus[j] * (gain * pan * scale)
+        output[j] += bus[j] * (ramp.value(at: j) * start.value(at: j) * scale)
     }
     var after = start
     after.advance(by: n)
@@ -266,7 +264,7 @@ private func mixFilteredVoice(_ voice: inout Voice, left: UnsafeMutablePointer<F
         for j in 0..<available {
             z = flush(z + c * (Float(source[j]) - z))
             y = flush(y + c * (z - y))
-            let g = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
+            let g = ramp.value(at: j)
             let x = y * g
             left[j] += x * gl
             right[j] += x * gr
@@ -275,7 +273,7 @@ private func mixFilteredVoice(_ voice: inout Voice, left: UnsafeMutablePointer<F
         for j in 0..<available {
             z = flush(z + c * (Float(source[j]) - z))
             y = flush(y + c * (z - y))
-            let g = j < ramp.framesLeft ? ramp.value + ramp.step * Float(j) : ramp.target
+            let g = ramp.value(at: j)
             left[j] += y * g
         }
     }

@@ -30,6 +30,15 @@ struct Ramp {
         }
     }
 
+    /// The gain `frames` frames after the next one to render (the target once the move ends),
+    /// without moving the ramp: what `advance(by: frames)` would make `value`, but from the
+    /// start of the move, so a loop over a block does not accumulate.
+    @_noLocks
+    @inline(__always)
+    func value(at frames: Int) -> Float {
+        frames < framesLeft ? value + step * Float(frames) : target
+    }
+
     /// Moves the ramp on by `frames`. The target is reached exactly, never by accumulation.
     @_noLocks
     mutating func advance(by frames: Int) {

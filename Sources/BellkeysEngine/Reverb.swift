@@ -167,19 +167,8 @@ struct Reverb {
             predelayLine[predelayPosition] = dcFree
             predelayPosition += 1
             if predelayPosition == predelayLength { predelayPosition = 0 }
-            let d0 = diffusers[diffuserPosition0]
-            let v0 = flush(x + 0.6 * d0)
-            diffusers[diffuserPosition0] = v0
-            let a0 = d0 - 0.6 * v0
-            diffuserPosition0 += 1
-            if diffuserPosition0 == diffuserLength0 { diffuserPosition0 = 0 }
-            let second = diffusers + diffuserLength0
-            let d1 = second[diffuserPosition1]
-            let v1 = flush(a0 + 0.6 * d1)
-            second[diffuserPosition1] = v1
-            let a1 = d1 - 0.6 * v1
-            diffuserPosition1 += 1
-            if diffuserPosition1 == diffuserLength1 { diffuserPosition1 = 0 }
+            let a0 = allPass(x, line: diffusers, length: diffuserLength0, position: &diffuserPosition0)
+            let a1 = allPass(a0, line: diffusers + diffuserLength0, length: diffuserLength1, position: &diffuserPosition1)
 
             // The lines' outputs, each lowered by its gain and low-passed.
             var s0 = lines[positions[0]] * gains[0], s1 = lines[stride + positions[1]] * gains[1]
@@ -198,7 +187,7 @@ struct Reverb {
             // Two orthogonal sign patterns for the two sides.
             var level = out
             if fading {
-                level *= j < fadeStart.framesLeft ? fadeStart.value + fadeStart.step * Float(j) : fadeStart.target
+                level *= fadeStart.value(at: j)
             }
             left[j] += level * ((s0 - s1) + (s2 - s3) + (s4 - s5) + (s6 - s7))
             right[j] += level * ((s0 + s1) - (s2 + s3) + (s4 + s5) - (s6 + s7))
@@ -264,6 +253,19 @@ struct Reverb {
         fade = Ramp(1)
         idle = true
     }
+}
+
+/// One sample through a Schroeder all-pass of gain 0.6 whose delay is `line` (`length` frames,
+/// at `position`, which moves on). Real-time safe.
+@_noLocks
+@inline(__always)
+func allPass(_ x: Float, line: UnsafeMutablePointer<Float>, length: Int, position: inout Int) -> Float {
+    let delayed = line[position]
+    let v = flush(x + 0.6 * delayed)
+    line[position] = v
+    position += 1
+    if position == length { position = 0 }
+    return delayed - 0.6 * v
 }
 
 /// `x` with anything under about 1e-25 rounded to exactly 0 (adding and taking away 1e-18;

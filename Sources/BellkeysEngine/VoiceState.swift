@@ -87,12 +87,10 @@ struct ChannelState {
     var volume = 100          // CC7, General MIDI default
     var expression = 127      // CC11
     var sustain = false       // CC64
-    var pan = 64              // CC10, the centre
     var bus = Ramp(0)
     /// The CC10 pan's gains on the left and the right (1 and 1 at the centre), ramped.
     var panLeft = Ramp(1), panRight = Ramp(1)
-    /// CC91, the reverb send, and its gain (the square law, as CC7's), ramped.
-    var reverbSend = 127
+    /// The gain of CC91, the reverb send (the square law, as CC7's), ramped.
     var send = Ramp(1)
     /// Voices on this channel's bus; with none, a gain change applies at once.
     var voiceCount = 0

@@ -280,16 +280,21 @@ final class LiveSession {
             return
         }
         let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: roomOverride)
-        // Locks the new samples and the new engine's voices and queues too.
-        _ = lockMemory()
         // The volume keys' setting outlives the reload.
-        guard player.install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil,
-                             arrival: monotonicNanoseconds()) else { return }
+        guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
         loaded = fresh
         // The map's own room, unless --reverb or `r` chose one.
         room = roomOverride ?? fresh.instrument.reverb.preset
         wantedRoom = room
         console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
+    }
+
+    /// Hands `engine` to the player, as a reload or a room change does: the bells sounding ring
+    /// out on the old one. Locks the new engine's memory first (its voices and queues; after a
+    /// reload, its samples too). False if a change is still under way.
+    func install(_ engine: Engine, masterDecibels: Double?) -> Bool {
+        _ = lockMemory()
+        return player.install(engine, masterDecibels: masterDecibels, arrival: monotonicNanoseconds())
     }
 
     /// `r`: the next room (off, room, hall, church). The bells already sounding ring out in the
@@ -306,8 +311,7 @@ final class LiveSession {
     func takeWantedRoom() {
         guard wantedRoom != room, !player.isReloading else { return }
         let newEngine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped, room: wantedRoom)
-        _ = lockMemory()
-        guard player.install(newEngine, masterDecibels: player.masterDecibels, arrival: monotonicNanoseconds()) else { return }
+        guard install(newEngine, masterDecibels: player.masterDecibels) else { return }
         room = wantedRoom
         console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
     }

@@ -99,17 +99,7 @@ import Testing
             if k % 11 == 10 { engine.enqueue(.control(frame: Int64(frame + 500), controller: 91, value: (k * 17) % 128)) }
         }
         let frames = 1_000 + 60 * 1_700 + 96_000
-        var left = [Float](repeating: 0, count: frames), right = [Float](repeating: 0, count: frames)
-        left.withUnsafeMutableBufferPointer { l in
-            right.withUnsafeMutableBufferPointer { r in
-                var done = 0
-                while done < frames {
-                    let n = min(64, frames - done)
-                    engine.render(left: l.baseAddress! + done, right: r.baseAddress! + done, frameCount: n)
-                    done += n
-                }
-            }
-        }
+        let (left, right) = renderStereo(engine, frames, block: 64)
         return (clicks(left, strikes: strikes), clicks(right, strikes: strikes),
                 engine.stolenVoices.load(ordering: .relaxed), engine.limitedFrames.load(ordering: .relaxed))
     }

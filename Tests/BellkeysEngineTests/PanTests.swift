@@ -5,17 +5,6 @@ import Testing
 
 /// The pan law (a key's `pan` in the map) and CC10, the channel's pan.
 @Suite struct Pan {
-    func renderStereo(_ engine: Engine, _ frameCount: Int) -> (left: [Float], right: [Float]) {
-        var right = [Float](repeating: 0, count: frameCount)
-        let left = [Float](unsafeUninitializedCapacity: frameCount) { buffer, count in
-            right.withUnsafeMutableBufferPointer {
-                engine.render(left: buffer.baseAddress!, right: $0.baseAddress!, frameCount: frameCount)
-            }
-            count = frameCount
-        }
-        return (left, right)
-    }
-
     /// Equal power, unity at the centre: left² + right² = 2 everywhere, atan(right/left) is
     /// (pan + 1) π/4, the centre is exactly 1 and 1, the ends exactly √2 and 0.
     @Test func theLawIsEqualPowerWithUnityAtTheCentre() {

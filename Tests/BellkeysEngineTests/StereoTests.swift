@@ -2,19 +2,8 @@ import BellkeysEngine
 import Testing
 
 /// The engine renders a left and a right channel. Keys are centred unless their gains say
-/// otherwise (the map's pan comes with the room issue; here a test sets the gains).
+/// otherwise (here a test sets the gains; the map's pan makes them through panGains).
 @Suite struct Stereo {
-    func renderStereo(_ engine: Engine, _ frameCount: Int) -> (left: [Float], right: [Float]) {
-        var right = [Float](repeating: 0, count: frameCount)
-        let left = [Float](unsafeUninitializedCapacity: frameCount) { buffer, count in
-            right.withUnsafeMutableBufferPointer {
-                engine.render(left: buffer.baseAddress!, right: $0.baseAddress!, frameCount: frameCount)
-            }
-            count = frameCount
-        }
-        return (left, right)
-    }
-
     @Test func aPannedBellHasItsOwnGainOnEachSideAndTheMonoMixIsTheirAverage() {
         let keys = [KeySettings(note: 60, sampleIndex: 0, leftGain: 0.5, rightGain: 0.25),
                     KeySettings(note: 61, sampleIndex: 1)]

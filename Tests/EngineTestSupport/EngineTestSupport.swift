@@ -22,6 +22,23 @@ public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int =
     return engine
 }
 
+/// Renders `frameCount` stereo frames, in one call or in calls of `block` frames, and returns
+/// the left and the right channel.
+public func renderStereo(_ engine: Engine, _ frameCount: Int, block: Int? = nil) -> (left: [Float], right: [Float]) {
+    var left = [Float](repeating: 0, count: frameCount), right = [Float](repeating: 0, count: frameCount)
+    left.withUnsafeMutableBufferPointer { l in
+        right.withUnsafeMutableBufferPointer { r in
+            var done = 0
+            while done < frameCount {
+                let n = min(block ?? frameCount, frameCount - done)
+                engine.render(left: l.baseAddress! + done, right: r.baseAddress! + done, frameCount: n)
+                done += n
+            }
+        }
+    }
+    return (left, right)
+}
+
 /// Renders `frameCount` frames in one call and returns them.
 public func render(_ engine: Engine, _ frameCount: Int) -> [Float] {
     [Float](unsafeUninitializedCapacity: frameCount) { buffer, count in
