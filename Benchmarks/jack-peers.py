@@ -34,12 +34,12 @@ a. Onset error at 64, 128 and 256 frames a period. The probe (Tests/JACK/probe.c
    voice with an amplitude ramp across its first 64-frame block that begins at exactly 0, so its first
    frame is 0 and its first non-zero frame is the voice's second (measured: +1 at offset 0); the
    table shows the first non-zero frame, as for bellkeys, and says so.
-b. CPU with 64 voices sounding: the bundled bells (6 s each, Samples/tags.json, and the SoundFont of
-   them), one strike every 6/64 s over 64 (key, channel) pairs (13 keys x channels 1-5), so that 64
+b. CPU with 64 voices sounding: the bundled bells (8.3 to 12.6 s, 10.34 s on average; centred, dry and
+   one timbre, as Samples/examples/plain.json has them, and the SoundFont of them), one strike every 10.34/64 s over 64 (key, channel) pairs (13 keys x channels 1-5), so that 64
    bells sound once the first has rung out (FluidSynth moves a voice to its release when the same
    key is struck again on the same channel, hence the channels). Process CPU (utime + stime from
    /proc/PID/stat, all threads; and the synth's JACK thread, the one with SCHED_FIFO, from
-   /proc/PID/task) of the synth and of jackd over 20 s, from 7 s after the first strike. Voices:
+   /proc/PID/task) of the synth and of jackd over 20 s, from 13 s after the first strike (the longest bell has rung). Voices:
    bellkeys' peak from its closing line, FluidSynth's voice_count at both ends of the window.
 c. Idle CPU, nothing sounding, 30 s each after 3 s to settle: jackd alone; jackd + bellkeys; jackd
    + FluidSynth (each synth's outputs connected to system:playback_1/2 with jack_connect, as when it
@@ -72,8 +72,8 @@ BELLKEYS = os.environ.get("BELLKEYS", os.path.join(ROOT, ".build", "release", "b
 RATE = 48_000
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 NOTE_SPACING = 3584             # frames between onset notes: 75 ms, a multiple of every period
-VOICE_SECONDS = 6.0             # the bundled bells' length
-WARM_SECONDS, CPU_SECONDS, IDLE_SECONDS, SETTLE_SECONDS = 7.0, 20.0, 30.0, 3.0
+VOICE_SECONDS = 134.4 / 13     # the bundled bells' mean length (8.3 s for C5 to 12.6 s for C4)
+WARM_SECONDS, CPU_SECONDS, IDLE_SECONDS, SETTLE_SECONDS = 13.0, 20.0, 30.0, 3.0
 
 
 # Processes --------------------------------------------------------------------------------------
@@ -375,7 +375,7 @@ def onset_schedule(period):
 
 
 def voices_schedule(seconds):
-    """A strike every 6/64 s over 64 (key, channel) pairs: 64 bells sound from 6 s on."""
+    """A strike every 10.34/64 s over 64 (key, channel) pairs: 64 bells sound once the longest has rung."""
     step = int(VOICE_SECONDS * RATE / 64)
     return [(i * step, 0x90 | (i % 64) // 13, 60 + (i % 64) % 13, 100) for i in range(int(seconds * RATE / step))]
 
@@ -539,7 +539,7 @@ def main():
                     "-ljack"], check=True)
     steps = write_step_bells(WORK)
     steps_sf2 = soundfont(steps, "steps.sf2")
-    bells = os.path.join(ROOT, "Samples", "tags.json")
+    bells = os.path.join(ROOT, "Samples", "examples", "plain.json")
     bells_sf2 = soundfont(bells, "bells.sf2")
     fluid_version = subprocess.run(["fluidsynth", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     commands = {}

@@ -7,8 +7,9 @@
     BELLKEYS_BIN=/path/to/bellkeys python3 Benchmarks/peers.py   (that binary, no build)
 
 Needs Debian's fluidsynth and timidity. The peers get the bundled bells as a SoundFont built
-by make-soundfont.py; every note is held for the bells' full 6 s, so all three renderers play
-the same one-shots to the end. FluidSynth runs with its defaults (4th-order interpolation,
+by make-soundfont.py; every note is held for its bell's full length (8.3 s for C5 to 12.6 s for
+C4), so all three renderers play the same one-shots to the end. The bells are played as
+Samples/examples/plain.json has them (centred, dry, one timbre), the "dry" contenders. FluidSynth runs with its defaults (4th-order interpolation,
 per-voice filter) but reverb and chorus off; TiMidity++ with its defaults and no effects.
 Contenders are interleaved (A B C A B C ...) and the median of the repeats is reported.
 
@@ -50,7 +51,24 @@ import wave
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 RATE = 48000
-BELL_SECONDS = 6.0
+# The plain map: the bundled bells with no pan, reverb or velocity timbre.
+PLAIN_MAP = os.path.join(ROOT, "Samples", "examples", "plain.json")
+
+
+def bell_seconds():
+    """{MIDI note: its bell's length in seconds}, from the plain map's files (tags 100..112 are
+    notes 60..72)."""
+    with open(PLAIN_MAP) as f:
+        keys = json.load(f)["keys"]
+    lengths = {}
+    for key in keys:
+        with wave.open(os.path.join(os.path.dirname(PLAIN_MAP), key["sample"])) as w:
+            lengths[key["tag"] - 100 + 60] = w.getnframes() / w.getframerate()
+    return lengths
+
+
+BELL_SECONDS = bell_seconds()
+MEAN_BELL_SECONDS = sum(BELL_SECONDS.values()) / len(BELL_SECONDS)
 # Output gain each renderer applies by default. FluidSynth's synth.gain is 0.2; it stays at its
 # default for timing, because FluidSynth ends quiet voices sooner at lower gain.
 OUTPUT_GAIN_DB = {"fluidsynth": 20 * math.log10(0.2)}
@@ -72,7 +90,7 @@ def vlq(n):
 
 
 def write_midi(path, notes, ppq=960, tempo=500000, seconds=None, controllers=()):
-    """notes: (start_seconds, note, velocity); each is held for BELL_SECONDS. With `seconds`,
+    """notes: (start_seconds, note, velocity); each is held for its bell's length. With `seconds`,
     the file lasts that long (end of track) even without notes. `controllers`: (number, value)
     on channel 1 at the start, before any note."""
     events = [(0, -1, bytes([0xB0, number, value])) for number, value in controllers]
@@ -80,7 +98,7 @@ def write_midi(path, notes, ppq=960, tempo=500000, seconds=None, controllers=())
         events.append((round(seconds * 2 * ppq), 0, b"\xff\x01\x03end"))
     for start, note, velocity in notes:
         events.append((round(start * 2 * ppq), 1, bytes([0x90, note, velocity])))
-        events.append((round((start + BELL_SECONDS) * 2 * ppq), 0, bytes([0x80, note, 0])))
+        events.append((round((start + BELL_SECONDS[note]) * 2 * ppq), 0, bytes([0x80, note, 0])))
     events.sort(key=lambda e: (e[0], e[1]))
     body, last = bytearray(b"\x00\xff\x51\x03" + tempo.to_bytes(3, "big")), 0
     for tick, _, data in events:
@@ -101,9 +119,11 @@ def workloads(quick, room=False):
     if room and max(sizes) < ROOM_MIN_VOICES:
         sizes.append(ROOM_MIN_VOICES)
     for voices in sizes:
-        seconds = 20.0
-        step = BELL_SECONDS / voices
-        count = int((seconds - BELL_SECONDS) / step)
+        # A strike every (mean length / voices) s over the 13 keys in turn: `voices` sound on
+        # average once the first bells have rung out.
+        seconds = 30.0
+        step = MEAN_BELL_SECONDS / voices
+        count = int((seconds - max(BELL_SECONDS.values())) / step)
         loads[f"dense-{voices}"] = [(i * step, keys[(i * 5) % 13], 64 + (i * 7) % 64) for i in range(count)]
     return loads
 
@@ -111,8 +131,8 @@ def workloads(quick, room=False):
 def average_voices(notes):
     if not notes:
         return 0.0
-    end = max(s for s, _, _ in notes) + BELL_SECONDS
-    return len(notes) * BELL_SECONDS / end
+    end = max(s + BELL_SECONDS[n] for s, n, _ in notes)
+    return sum(BELL_SECONDS[n] for _, n, _ in notes) / end
 
 
 def run(command, ok=(0,)):
@@ -244,14 +264,13 @@ def main():
         bellkeys = os.path.join(ROOT, ".build", "release", "bellkeys")
     work = tempfile.mkdtemp(prefix="bellkeys-bench-")
     sf2 = os.path.join(work, "bells.sf2")
-    subprocess.run([sys.executable, os.path.join(HERE, "make-soundfont.py"), os.path.join(ROOT, "Samples", "tags.json"), sf2],
-                   check=True)
-    with open(os.path.join(ROOT, "Samples", "tags.json")) as f:
+    subprocess.run([sys.executable, os.path.join(HERE, "make-soundfont.py"), PLAIN_MAP, sf2], check=True)
+    with open(PLAIN_MAP) as f:
         bell_map = json.load(f)
     bell_map["noteOff"] = "ring"
     bell_map["polyphony"] = 65536
     for key in bell_map["keys"]:
-        key["sample"] = os.path.join(ROOT, "Samples", key["sample"])
+        key["sample"] = os.path.normpath(os.path.join(os.path.dirname(PLAIN_MAP), key["sample"]))
     bench_map = os.path.join(work, "bench.json")
     with open(bench_map, "w") as f:
         json.dump(bell_map, f)

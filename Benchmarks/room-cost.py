@@ -6,7 +6,7 @@
 
 Renders the same MIDI file with five maps over the bundled bells (all ringing): dry, every key
 panned (-0.6 to 0.6 from C4 to C5), the hall (reverbMix 0.3), both, and pan with the small
-room; seven times each, interleaved, and a 20 s silent file likewise. Prints the median CPU time
+room; seven times each, interleaved, and a 30 s silent file likewise. Prints the median CPU time
 (user + system of the process) and that less the silent file's (start-up, loading, writing):
 the cost of mixing the voices, panning them and running the room.
 """
@@ -31,11 +31,11 @@ if not binary:
 work = tempfile.mkdtemp(prefix="bellkeys-room-cost-")
 song, silence, out = os.path.join(work, "dense.mid"), os.path.join(work, "silent.mid"), os.path.join(work, "out.wav")
 peers.write_midi(song, peers.workloads(False)["dense-1024"], controllers=[(91, 127)])
-peers.write_midi(silence, [], seconds=20.0)
-base = json.load(open(os.path.join(ROOT, "Samples", "tags.json")))
+peers.write_midi(silence, [], seconds=30.0)
+base = json.load(open(peers.PLAIN_MAP))
 base["noteOff"], base["polyphony"] = "ring", 65536
 for key in base["keys"]:
-    key["sample"] = os.path.join(ROOT, "Samples", key["sample"])
+    key["sample"] = os.path.normpath(os.path.join(os.path.dirname(peers.PLAIN_MAP), key["sample"]))
 
 
 def make_map(name, pan, reverb):
@@ -63,5 +63,5 @@ dry = statistics.median(cpu["dry"]) - statistics.median(silent["dry"])
 print(f"room-cost: {binary}, dense-1024, median of 7")
 for name in maps:
     c, s = statistics.median(cpu[name]), statistics.median(silent[name])
-    print(f"{name:<10} CPU {c * 1000:6.1f} ms   silent 20 s {s * 1000:5.1f} ms   mixing {1000 * (c - s):6.1f} ms"
+    print(f"{name:<10} CPU {c * 1000:6.1f} ms   silent 30 s {s * 1000:5.1f} ms   mixing {1000 * (c - s):6.1f} ms"
           f"   against dry {100 * ((c - s) / dry - 1):+5.1f} %")

@@ -3,9 +3,10 @@
 //   swift run -c release engine-throughput [VOICES] [SECONDS] [BLOCK]
 //   (default 1024 voices, 20 s of audio, 64-frame blocks)
 //
-// Loads the bundled bank, keeps VOICES bells sounding (a new strike every 6 s / VOICES, every
-// bell rings its full 6 s), renders SECONDS of audio in 64-frame blocks as the render thread
-// would, and prints CPU time and voices per core in real time = voices × audio s / CPU s.
+// Loads the bundled bells as Samples/examples/plain.json has them (centred, dry, one timbre),
+// keeps VOICES bells sounding (a new strike every (mean bell length) / VOICES, every bell rings
+// its full length, 8.3 to 12.6 s), renders SECONDS of audio in 64-frame blocks as the render
+// thread would, and prints CPU time and voices per core in real time = voices × audio s / CPU s.
 import BellkeysEngine
 import BellkeysIO
 import Glibc
@@ -18,7 +19,7 @@ guard let mapPath = findDefaultMap() else {
     print("engine-throughput: cannot find Samples/tags.json; set BELLKEYS_SAMPLES to the Samples folder")
     exit(1)
 }
-let loaded = try loadInstrument(mapPath: mapPath)
+let loaded = try loadInstrument(mapPath: String(mapPath.dropLast("tags.json".count)) + "examples/plain.json")
 var instrument = loaded.instrument
 instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .ring; return k }
 let rate = loaded.sampleRate
@@ -53,12 +54,14 @@ func cpuSeconds() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-var driver = Driver(engine: engine, stepFrames: Double(rate) * 6 / Double(voices))
+let lengths = loaded.bank.frameCounts
+var driver = Driver(engine: engine, stepFrames: Double(lengths.reduce(0, +)) / Double(lengths.count) / Double(voices))
 let totalFrames = Int(seconds * Double(rate))
-while driver.frame < 6 * rate { driver.renderBlock() }     // warm up to the steady state
+let warmUp = lengths.max()!
+while driver.frame < warmUp { driver.renderBlock() }     // warm up to the steady state
 let start = cpuSeconds()
 var voiceBlocks = 0, blocks = 0
-while driver.frame < 6 * rate + totalFrames {
+while driver.frame < warmUp + totalFrames {
     driver.renderBlock()
     voiceBlocks += engine.activeVoiceCount
     blocks += 1

@@ -15,7 +15,8 @@ guard let mapPath = findDefaultMap() else {
     print("reverb-cost: cannot find Samples/tags.json; set BELLKEYS_SAMPLES to the Samples folder")
     exit(1)
 }
-let loaded = try loadInstrument(mapPath: mapPath)
+// The bells alone (Samples/examples/plain.json): the presets are set below.
+let loaded = try loadInstrument(mapPath: String(mapPath.dropLast("tags.json".count)) + "examples/plain.json")
 let rate = loaded.sampleRate
 let block = 64
 
@@ -47,7 +48,7 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
         frame += block
     }
     let loud = (cpuSeconds() - start) / seconds
-    // Let the last bells ring out (6 s; not all sound off, which would empty the room too),
+    // Let the last bells ring out (up to 12.6 s; not all sound off, which would empty the room too),
     // then measure the room's tail alone.
     while engine.activeVoiceCount > 0 { engine.render(left: left, right: right, frameCount: block); frame += block }
     let decayStart = cpuSeconds(), decayFrame = frame

@@ -21,7 +21,16 @@ import Testing
         let name = ["C", "Cs", "D", "Ds", "E", "F", "Fs", "G", "Gs", "A", "As", "B"][note % 12] + "\(note / 12 - 1)"
         let (frames, rate, channels) = try readWAV(samplesFolder + "/bell-\(name).wav")
         #expect(rate == 48_000 && channels == 1)
-        #expect(frames.count <= 6 * 48_000)
+        // Each bell rings until its partials have fallen 60 dB (Tools/make-bells), in 0.1 s
+        // steps: a smaller bell rings shorter.
+        let seconds = [12.6, 12.2, 11.8, 11.4, 11.0, 10.6, 10.3, 9.9, 9.6, 9.2, 8.9, 8.6, 8.3][note - 60]
+        #expect(frames.count == Int((seconds * 48_000).rounded()))
+        // Nothing audible is cut: the 0.1 s before the last second's fade is more than 50 dB
+        // under the first 0.1 s (51.9 to 59.9 dB, bell by bell).
+        func rms(_ part: ArraySlice<Float>) -> Double { (part.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(part.count)).squareRoot() }
+        let beforeFade = rms(frames[(frames.count - 52_800)..<(frames.count - 48_000)]) / rms(frames[0..<4_800])
+        #expect(20 * log10(beforeFade) < -50, "\(20 * log10(beforeFade)) dB")
+        #expect(20 * log10(beforeFade) > -61)   // and the bell is not padded with silence
         let peak = frames.map(abs).max()!
         #expect(peak <= 0.5 + 1e-4)          // -6 dBFS: headroom for chords, never clipping
         #expect(peak > 0.3)
@@ -72,7 +81,7 @@ import Testing
 
     @Test func loadsFastAndSmall() throws {
         let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
-        #expect(loaded.bank.byteCount == 13 * 6 * 48_000 * 2)
+        #expect(loaded.bank.byteCount == 1_344 * 48_000 * 2 / 10)   // 134.4 s of 16-bit frames in all
         #expect(loaded.loadSeconds < 0.5)   // generous for debug builds; docs/performance.md has the release figure
     }
 }
@@ -101,7 +110,8 @@ import Testing
 
     /// One bell at full velocity and default volume stays far below the limiter (-10 dBFS).
     @Test func oneBellPassesUntouched() throws {
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        // The bells alone: centred, dry, one timbre (the bundled map places them on a table).
+        let loaded = try loadInstrument(mapPath: samplesFolder + "/examples/plain.json")
         let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: EngineConfiguration(sampleRate: 48_000))
         var peak: Float = 0
         _ = renderOffline(engine: engine, events: [.noteOn(frame: 0, note: 60, velocity: 127)], endFrame: 0) {

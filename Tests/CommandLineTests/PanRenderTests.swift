@@ -13,10 +13,10 @@ import Testing
         try ("{ \"keys\": [" + keys.joined(separator: ", ") + "] }").write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    /// Each bell struck alone, 7 s apart (a bundled bell rings 6 s).
+    /// Each bell struck alone, 13 s apart (the longest bundled bell rings 12.6 s).
     func writeSong(to path: String) throws {
         let notes: [UInt8] = [60, 64, 67, 72]
-        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [notes.enumerated().map { (tick: $0.offset * 1_344, bytes: [0x90, $0.element, 100]) }]))
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [notes.enumerated().map { (tick: $0.offset * 2_496, bytes: [0x90, $0.element, 100]) }]))
             .write(to: URL(fileURLWithPath: path))
     }
 
@@ -34,7 +34,7 @@ import Testing
         let samples = try floats(folder + "/table.wav")
         for (k, pan) in pans.enumerated() {
             // The first 2 s of bell k, alone.
-            let start = k * 336_000, end = start + 96_000
+            let start = k * 624_000, end = start + 96_000
             var left = 0.0, right = 0.0
             for frame in start..<end {
                 left += Double(samples[2 * frame]) * Double(samples[2 * frame])
@@ -89,14 +89,21 @@ import Testing
 @Suite struct RoomInRenders {
     @Test func aChurchRingsLongerAndOffIsTheDryBytes() throws {
         let folder = temporaryFolder()
-        let plain = try bellkeys(["demo", "-o", "plain.wav"], in: folder)
-        let off = try bellkeys(["demo", "-o", "off.wav", "--reverb", "off"], in: folder)
-        let church = try bellkeys(["demo", "-o", "church.wav", "--reverb", "church"], in: folder)
-        #expect(plain.status == 0 && off.status == 0 && church.status == 0, "\(church.error)")
+        // The bells alone (no reverb in the map), then with --reverb off, and in a church.
+        let map = repository + "/Samples/examples/plain.json"
+        let plain = try bellkeys(["demo", "-o", "plain.wav", "--map", map], in: folder)
+        let off = try bellkeys(["demo", "-o", "off.wav", "--map", map, "--reverb", "off"], in: folder)
+        let church = try bellkeys(["demo", "-o", "church.wav", "--map", map, "--reverb", "church"], in: folder)
+        // The bundled map's hall, and the same map with --reverb off.
+        let hall = try bellkeys(["demo", "-o", "hall.wav"], in: folder)
+        let dryTable = try bellkeys(["demo", "-o", "table.wav", "--reverb", "off"], in: folder)
+        for run in [plain, off, church, hall, dryTable] { #expect(run.status == 0, "\(run.error)") }
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/plain.wav"))
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/off.wav")))
-        #expect(plain.output.contains(": 22.600 s, 1084800 frames"))
-        // The church's tail goes on after the last bell, to digital zero.
+        #expect(plain.output.contains(": 22.600 s, 1084800 frames"), "\(plain.output)")
+        #expect(dryTable.output.contains(": 22.600 s, 1084800 frames"), "\(dryTable.output)")
+        // The room's tail goes on after the last bell, to digital zero.
+        #expect(hall.output.contains(": 25.591 s, 1228352 frames"), "\(hall.output)")
         #expect(church.output.contains(": 29.545 s, 1418176 frames"), "\(church.output)")
         let wrong = try bellkeys(["demo", "-o", "x.wav", "--reverb", "cave"], in: folder)
         #expect(wrong.status == 64 && wrong.error.contains("cave"))

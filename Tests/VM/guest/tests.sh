@@ -13,7 +13,9 @@ insmod $M/snd-aloop.ko index=0 pcm_substreams=1
 # The emulated CPU needs longer periods than real hardware (see docs/live.md: underruns in the VM).
 PERIOD=${PERIOD:-256}
 PERIODS=${PERIODS:-4}
-MAP=/bellkeys/Samples/tags.json
+# The bells alone (centred, dry, one timbre): the checks match the output against the bells' files
+# and find onsets after digital silence, which the bundled map's hall would fill.
+MAP=/bellkeys/Samples/examples/plain.json
 # plughw, not default: ALSA's default here is dmix, which imposes its own 1024-frame period.
 DEVICE=plughw:0,0
 BELLKEYS_PID=
@@ -129,7 +131,7 @@ test_unplug() {
 
 test_signals() {
     keyboard_in 1
-    cp /bellkeys/Samples/*.wav /tmp/; cp $MAP /tmp/map.json; cp $MAP /tmp/map.good
+    cp /bellkeys/Samples/*.wav /tmp/; sed 's|"\.\./bell-|"bell-|' $MAP > /tmp/map.json; cp /tmp/map.json /tmp/map.good
     saved=$MAP; MAP=/tmp/map.json
     start_bellkeys signals
     # SIGHUP with a broken map: reported, and the old map keeps playing (C4 at 0.3 s).
@@ -198,11 +200,12 @@ test_latency() {
 
 test_underruns() {
     keyboard_in 1
-    # 64 voices: 16 chords of 4 ringing bells, one chord every 375 ms (6 s bells ring 16 chords).
+    # 64 voices: chords of 4 ringing bells (C4 E4 G4 C5 ring 12.6, 11.0, 9.9 and 8.3 s, 10.45 s
+    # on average), one chord every 650 ms: 16 chords ring at once.
     : > /tmp/s
     i=0
-    while [ $i -lt 160 ]; do
-        t=$((200 + i * 375))
+    while [ $i -lt 93 ]; do
+        t=$((200 + i * 650))
         for n in 60 64 67 72; do note $t $n 100 >> /tmp/s; done
         i=$((i + 1))
     done
