@@ -100,10 +100,13 @@ public final class Engine: @unchecked Sendable {
     /// The places of the panned keys (keys at one place share one): their gains, and per
     /// channel and place a mono bus the place's voices are mixed into, four at a time like
     /// centred ones, before it goes to the channel's sides once (channel c, place g:
-    /// c × panGroupCount + g). The places used in a segment, and whether each is.
+    /// c × panGroupCount + g). The places used in a segment, and whether each is. Each place's
+    /// bus has its own batch of up to four voices, so voices at different places, struck in
+    /// turn, are still mixed four at a time.
     let panGroupCount: Int
     let panGroupLeft: UnsafeMutablePointer<Float>, panGroupRight: UnsafeMutablePointer<Float>
     let groupBuses: UnsafeMutablePointer<Float>
+    let groupBatches: UnsafeMutablePointer<VoiceBatch>
     let usedGroups: UnsafeMutablePointer<Int32>
     let groupIsUsed: UnsafeMutablePointer<Bool>
     /// The right channel of a segment rendered for a mono output, before the downmix.
@@ -148,6 +151,8 @@ public final class Engine: @unchecked Sendable {
         for (g, place) in places.enumerated() { panGroupLeft[g] = place.left; panGroupRight[g] = place.right }
         groupBuses = .allocate(capacity: 16 * panGroupCount * configuration.maxBlockFrames)
         groupBuses.initialize(repeating: 0, count: 16 * panGroupCount * configuration.maxBlockFrames)
+        groupBatches = .allocate(capacity: 16 * panGroupCount)
+        groupBatches.initialize(repeating: VoiceBatch(), count: 16 * panGroupCount)
         usedGroups = .allocate(capacity: 16 * panGroupCount)
         usedGroups.initialize(repeating: 0, count: 16 * panGroupCount)
         groupIsUsed = .allocate(capacity: 16 * panGroupCount)
@@ -249,6 +254,7 @@ public final class Engine: @unchecked Sendable {
         panGroupLeft.deallocate()
         panGroupRight.deallocate()
         groupBuses.deallocate()
+        groupBatches.deallocate()
         usedGroups.deallocate()
         groupIsUsed.deallocate()
         timbreTable.deallocate()

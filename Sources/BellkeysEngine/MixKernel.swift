@@ -62,10 +62,12 @@ extension Engine {
                 continue
             }
             let bus: UnsafeMutablePointer<Float>
+            var group = -1
             if hasPanned, voices[slot].isPanned {
                 // Into the mono bus of the channel's voices at this place; it goes to the sides
                 // once, after the loop.
                 let index = channel * groupCount + Int(voices[slot].panGroup)
+                group = index
                 bus = groupBuses + index * stride
                 if !groupIsUsed[index] {
                     bus.update(repeating: 0, count: n)
@@ -89,6 +91,12 @@ extension Engine {
                 } else if mixVoice(&voices[slot], into: bus + delay, frameCount: n - delay) {
                     retire(activeIndex: i)
                 }
+            } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount, group >= 0 {
+                // A panned voice: into its place's own batch (flushed below, before the sides).
+                groupBatches[group].add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
+                if groupBatches[group].count == 4 { groupBatches[group].flush(frameCount: n) }
+                voices[slot].position += n
+                if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
             } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
                 if batch.count > 0, batch.bus != bus { batch.flush(frameCount: n) }
                 batch.add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
@@ -105,6 +113,7 @@ extension Engine {
         for k in 0..<usedGroupCount {
             let index = Int(usedGroups[k])
             groupIsUsed[index] = false
+            groupBatches[index].flush(frameCount: n)
             let channel = index / groupCount, place = index - channel * groupCount
             let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
             if usedSide & (1 << channel) == 0 {
