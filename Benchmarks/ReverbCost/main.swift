@@ -2,8 +2,8 @@
 //
 //   swift run -c release reverb-cost [SECONDS]        (default 10 s of audio per phase)
 //
-// For each preset: one bell struck every 0.25 s for SECONDS (the room loud), then no input while
-// the tail decays to the gate (the room's own state only: where subnormal numbers would slow a
+// For each preset: one bell struck every 0.25 s for SECONDS (the room loud), then the bells
+// damped (50 ms) and no input while the tail decays to the gate (the room's own state only: where subnormal numbers would slow a
 // CPU down). Prints the CPU time per second of audio in each phase, against the dry engine's
 // under the same strikes, and the ratio decaying / loud of the reverb's own share.
 import BellkeysEngine
@@ -31,6 +31,8 @@ func cpuSeconds() -> Double {
 func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySeconds: Double) {
     var instrument = loaded.instrument
     instrument.reverb = ReverbSettings(preset: preset, mix: 0.3)
+    // Damped at note-off (over 50 ms), so the bells can be stopped without emptying the room.
+    instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .damp(releaseSeconds: 0.05); return k }
     var configuration = EngineConfiguration(sampleRate: rate, polyphony: 128)
     configuration.maxBlockFrames = block
     let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
@@ -48,8 +50,9 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
         frame += block
     }
     let loud = (cpuSeconds() - start) / seconds
-    // Let the last bells ring out (up to 12.6 s; not all sound off, which would empty the room too),
-    // then measure the room's tail alone.
+    // Stop the bells (note-offs: their 50 ms damping; not all sound off, which would empty the
+    // room too), then measure the room's tail alone, from its full level.
+    for note in 60...72 { engine.enqueue(.noteOff(frame: Int64(frame), note: note)) }
     while engine.activeVoiceCount > 0 { engine.render(left: left, right: right, frameCount: block); frame += block }
     let decayStart = cpuSeconds(), decayFrame = frame
     while !engine.isSilent() {
