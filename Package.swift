@@ -1,6 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The AVX2 build of the engine's four-voice mixing loop (Sources/BellkeysWideMix, a link to
+// Sources/BellkeysEngine/MixLoops.swift): compiled for Haswell-class x86-64 CPUs (x86-64-v3),
+// used only where BellkeysIO's wideMixingAvailable() finds such a CPU. Elsewhere it is built
+// plainly and never called.
+#if arch(x86_64)
+let wideMixSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let wideMixSettings: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "bellkeys",
     products: [
@@ -24,7 +34,9 @@ let package = Package(
 
         // Everything the render thread runs (RT), and the lock-free hand-overs it shares with
         // the control thread. Pure Swift: no Foundation, no C.
-        .target(name: "BellkeysEngine"),
+        .target(name: "BellkeysEngine", dependencies: ["BellkeysWideMix"]),
+        // The mixing loop again, compiled for AVX2 (see wideMixSettings above). Pure Swift.
+        .target(name: "BellkeysWideMix", swiftSettings: wideMixSettings),
         // The control thread's logic, which every live input plays through: the player, arrival
         // stamps, held notes, the phrase loop, MIDI messages. Pure Swift, no I/O.
         .target(name: "BellkeysControl", dependencies: ["BellkeysEngine"]),
@@ -67,7 +79,7 @@ let package = Package(
         .testTarget(name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
-        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter"]),
+        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport"]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats"]),
     ]

@@ -35,6 +35,7 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
     instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .damp(releaseSeconds: 0.05); return k }
     var configuration = EngineConfiguration(sampleRate: rate, polyphony: 128)
     configuration.maxBlockFrames = block
+    configuration.wideMixing = wideMixingAvailable()
     let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
     let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
     defer { left.deallocate(); right.deallocate() }

@@ -117,6 +117,8 @@ public final class Engine: @unchecked Sendable {
     let fadeFrames: Int
     /// How many voices ahead of the one mixing the sample data is prefetched.
     let prefetchDistance = 8
+    /// Whether the four-voice loop is the AVX2 build (`EngineConfiguration.wideMixing`).
+    public let wideMixing: Bool
     /// Output frame that the next `render` call starts at.
     public internal(set) var currentFrame: Int64 = 0
 
@@ -125,6 +127,11 @@ public final class Engine: @unchecked Sendable {
     public init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
         precondition(configuration.polyphony > 0 && configuration.maxBlockFrames > 0)
         self.configuration = configuration
+        #if arch(x86_64)
+        wideMixing = configuration.wideMixing
+        #else
+        wideMixing = false
+        #endif
         self.bank = bank
         events = EventQueue(capacity: configuration.eventCapacity)
         scheduled = EventQueue(capacity: configuration.scheduledCapacity)
@@ -152,7 +159,7 @@ public final class Engine: @unchecked Sendable {
         groupBuses = .allocate(capacity: 16 * panGroupCount * configuration.maxBlockFrames)
         groupBuses.initialize(repeating: 0, count: 16 * panGroupCount * configuration.maxBlockFrames)
         groupBatches = .allocate(capacity: 16 * panGroupCount)
-        groupBatches.initialize(repeating: VoiceBatch(), count: 16 * panGroupCount)
+        groupBatches.initialize(repeating: VoiceBatch(wide: wideMixing), count: 16 * panGroupCount)
         usedGroups = .allocate(capacity: 16 * panGroupCount)
         usedGroups.initialize(repeating: 0, count: 16 * panGroupCount)
         groupIsUsed = .allocate(capacity: 16 * panGroupCount)

@@ -2,8 +2,8 @@
 public struct EngineConfiguration: Sendable {
     /// Output frames per second.
     public var sampleRate: Int
-    /// Voices that may sound at once before one is stolen. Default 128: 6-second bells struck
-    /// 21 times a second before any is stolen, at under 0.2 % of one core (see docs/performance.md).
+    /// Voices that may sound at once before one is stolen. Default 128: the bundled bells (10.3 s
+    /// on average) struck 12 times a second before any is stolen (see docs/performance.md).
     public var polyphony: Int = 128
     /// The render loop works in blocks of at most this many frames.
     public var maxBlockFrames: Int = 64
@@ -19,6 +19,10 @@ public struct EngineConfiguration: Sendable {
     public var limiterThreshold: Float = 0.891
     /// Time for the limiter's gain to recover from full reduction, in seconds.
     public var limiterReleaseSeconds: Double = 0.25
+    /// Mix voices with the AVX2 build of the four-voice loop (`MixLoops.swift`): the same bytes,
+    /// about twice as fast. Only where the CPU runs it: BellkeysIO's `wideMixingAvailable()`
+    /// says so, and the command line sets it from there. Ignored on other architectures.
+    public var wideMixing = false
 
     public init(sampleRate: Int, polyphony: Int = 128) {
         self.sampleRate = sampleRate

@@ -1,4 +1,7 @@
 import Synchronization
+#if arch(x86_64)
+import BellkeysWideMix
+#endif
 
 // The inner loops: voices into their channel buses, buses into the output.
 extension Engine {
@@ -14,7 +17,7 @@ extension Engine {
         var used: UInt16 = 0, usedSide: UInt16 = 0
         // Voices at a constant gain with a whole segment of sample left are mixed four at a
         // time, in one pass over their bus; the others (ramping or ending) one by one.
-        var batch = VoiceBatch()
+        var batch = VoiceBatch(wide: wideMixing)
         let hasPanned = hasPannedKeys, hasFiltered = hasTimbre
         let groupCount = panGroupCount
         var usedGroupCount = 0
@@ -320,13 +323,17 @@ private func mixVoice(_ voice: inout Voice, into bus: UnsafeMutablePointer<Float
     return voice.position >= voice.frameCount
 }
 
-/// Up to four voices waiting to be mixed into the same bus at constant gains.
+/// Up to four voices waiting to be mixed into the same bus at constant gains, and which loop
+/// mixes them (`mixVoices`: the portable one, or with `wide` the AVX2 build of the same loop).
 struct VoiceBatch {
     var count = 0
     var bus = UnsafeMutablePointer<Float>(bitPattern: 16)!
     var s0 = UnsafePointer<Int16>(bitPattern: 16)!, s1 = UnsafePointer<Int16>(bitPattern: 16)!
     var s2 = UnsafePointer<Int16>(bitPattern: 16)!, s3 = UnsafePointer<Int16>(bitPattern: 16)!
     var g0: Float = 0, g1: Float = 0, g2: Float = 0, g3: Float = 0
+    let wide: Bool
+
+    init(wide: Bool) { self.wide = wide }
 
     @_noLocks
     @inline(__always)
@@ -344,21 +351,14 @@ struct VoiceBatch {
     /// Mixes the waiting voices over `n` frames and empties the batch.
     @_noLocks
     mutating func flush(frameCount n: Int) {
-        let (b, a0, a1, a2, a3, h0, h1, h2, h3) = (bus, s0, s1, s2, s3, g0, g1, g2, g3)
-        switch count {
-        case 4:
-            for j in 0..<n {
-                b[j] += (Float(a0[j]) * h0 + Float(a1[j]) * h1) + (Float(a2[j]) * h2 + Float(a3[j]) * h3)
-            }
-        case 3:
-            for j in 0..<n { b[j] += (Float(a0[j]) * h0 + Float(a1[j]) * h1) + Float(a2[j]) * h2 }
-        case 2:
-            for j in 0..<n { b[j] += Float(a0[j]) * h0 + Float(a1[j]) * h1 }
-        case 1:
-            for j in 0..<n { b[j] += Float(a0[j]) * h0 }
-        default:
-            break
+        #if arch(x86_64)
+        if wide {
+            BellkeysWideMix.mixVoices(count: count, into: bus, s0, s1, s2, s3, gains: g0, g1, g2, g3, frameCount: n)
+            count = 0
+            return
         }
+        #endif
+        BellkeysEngine.mixVoices(count: count, into: bus, s0, s1, s2, s3, gains: g0, g1, g2, g3, frameCount: n)
         count = 0
     }
 }

@@ -73,4 +73,17 @@ static inline int bellkeys_terminal_make_raw(int fd) {
     raw.c_cc[VTIME] = 0;
     return tcsetattr(fd, TCSAFLUSH, &raw);
 }
+// Whether this CPU and kernel run x86-64-v3 code (AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT,
+// MOVBE, with the registers' state saved by the kernel): what the engine's wide mixing loop,
+// compiled for Haswell, uses (a plain loop uses nothing of Haswell beyond these). 0 on other
+// architectures.
+static inline int bellkeys_cpu_runs_x86_64_v3(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("x86-64-v3") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 #endif

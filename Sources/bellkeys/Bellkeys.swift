@@ -81,6 +81,7 @@ struct VoiceOptions: ParsableArguments {
         if let unmapped { instrument.unmappedNotes = unmapped }
         if let preset = room ?? reverb { instrument.reverb.preset = preset }
         var configuration = EngineConfiguration(sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
+        configuration.wideMixing = wideMixingAvailable()
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
     }

@@ -80,3 +80,34 @@ import Testing
         #expect(left[300] < right[300])
     }
 }
+
+/// Voices at one place are mixed four at a time into the place's bus, each place with its own
+/// batch: nine voices at three places, struck together and in turn across the places, sum to
+/// the nine voices rendered one by one.
+@Suite struct PanGroupBatches {
+    @Test func voicesAtThreePlacesSumToTheirSoloRenders() {
+        // Quiet sawtooths: the limiter never acts.
+        let samples: [[Float]] = (0..<9).map { (k: Int) -> [Float] in
+            (0..<6_000).map { (i: Int) -> Float in Float((i * (k + 2)) % 97 - 48) / 1_200 }
+        }
+        let places = [-0.5, 0.2, 0.7]
+        let keys = (0..<9).map { k -> KeySettings in
+            let (left, right) = panGains(places[k % 3])
+            return KeySettings(note: 60 + k, sampleIndex: k, noteOff: .ring, leftGain: left, rightGain: right)
+        }
+        func render(_ notes: [Int]) -> (left: [Float], right: [Float]) {
+            let engine = makeEngine(samples: samples, keys: keys, polyphony: 16) { $0.maxBlockFrames = 256 }
+            for note in notes { engine.enqueue(EngineEvent.noteOn(frame: 0, note: 60 + note, velocity: 127)) }
+            return renderStereo(engine, 4_096, block: 256)
+        }
+        let all = render(Array(0..<9))
+        let solos = (0..<9).map { render([$0]) }
+        var worst = 0.0
+        for j in 0..<4_096 {
+            let left = solos.reduce(0.0) { $0 + Double($1.left[j]) }, right = solos.reduce(0.0) { $0 + Double($1.right[j]) }
+            worst = max(worst, abs(Double(all.left[j]) - left), abs(Double(all.right[j]) - right))
+        }
+        #expect(all.left.contains { $0 != 0 } && all.left != all.right)
+        #expect(worst < 1e-5, "the nine voices differ from their solos by up to \(worst)")
+    }
+}

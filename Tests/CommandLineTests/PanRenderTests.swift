@@ -100,6 +100,16 @@ import Testing
         for run in [plain, off, church, hall, dryTable] { #expect(run.status == 0, "\(run.error)") }
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/plain.wav"))
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/off.wav")))
+        // --reverb off on the bundled map is that map without its reverb, byte for byte.
+        let bundled = try String(contentsOfFile: repository + "/Samples/tags.json", encoding: .utf8)
+        let noRoom = bundled.split(separator: "\n").filter { !$0.contains("\"reverb") }.joined(separator: "\n")
+            .replacingOccurrences(of: "\"sample\": \"bell-", with: "\"sample\": \"\(repository)/Samples/bell-")
+        #expect(noRoom != bundled && !noRoom.contains("reverb"))
+        try noRoom.write(toFile: folder + "/table.json", atomically: true, encoding: .utf8)
+        let tableOnly = try bellkeys(["demo", "-o", "table-only.wav", "--map", "table.json"], in: folder)
+        #expect(tableOnly.status == 0, "\(tableOnly.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/table.wav"))
+                == Data(contentsOf: URL(fileURLWithPath: folder + "/table-only.wav")))
         #expect(plain.output.contains(": 22.600 s, 1084800 frames"), "\(plain.output)")
         #expect(dryTable.output.contains(": 22.600 s, 1084800 frames"), "\(dryTable.output)")
         // The room's tail goes on after the last bell, to digital zero.

@@ -1,0 +1,1 @@
+../BellkeysEngine/MixLoops.swift
