@@ -15,11 +15,11 @@ let arguments = CommandLine.arguments
 let voices = arguments.count > 1 ? Int(arguments[1]) ?? 1024 : 1024
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 20 : 20
 let block = arguments.count > 3 ? Int(arguments[3]) ?? 64 : 64
-guard let mapPath = findDefaultMap() else {
+guard let plainMap = findPlainMap() else {
     print("engine-throughput: cannot find Samples/tags.json; set BELLKEYS_SAMPLES to the Samples folder")
     exit(1)
 }
-let loaded = try loadInstrument(mapPath: String(mapPath.dropLast("tags.json".count)) + "examples/plain.json")
+let loaded = try loadInstrument(mapPath: plainMap)
 var instrument = loaded.instrument
 instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .ring; return k }
 let rate = loaded.sampleRate

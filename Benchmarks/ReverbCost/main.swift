@@ -11,12 +11,12 @@ import BellkeysIO
 import Glibc
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 10 : 10
-guard let mapPath = findDefaultMap() else {
+guard let plainMap = findPlainMap() else {
     print("reverb-cost: cannot find Samples/tags.json; set BELLKEYS_SAMPLES to the Samples folder")
     exit(1)
 }
 // The bells alone (Samples/examples/plain.json): the presets are set below.
-let loaded = try loadInstrument(mapPath: String(mapPath.dropLast("tags.json".count)) + "examples/plain.json")
+let loaded = try loadInstrument(mapPath: plainMap)
 let rate = loaded.sampleRate
 let block = 64
 

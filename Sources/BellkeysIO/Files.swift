@@ -106,6 +106,14 @@ public func defaultMapCandidates() -> [String] {
 /// The first existing default map, or nil.
 public func findDefaultMap() -> String? { defaultMapCandidates().first(where: fileExists) }
 
+/// `examples/plain.json` beside the default map: the bundled bells alone (centred, dry, one
+/// timbre), which the benchmarks play.
+public func findPlainMap() -> String? {
+    guard let map = findDefaultMap() else { return nil }
+    let folder = map.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    return folder + "/examples/plain.json"
+}
+
 /// Seconds on the monotonic clock (for load-time reports).
 public func monotonicSeconds() -> Double {
     var t = timespec()
