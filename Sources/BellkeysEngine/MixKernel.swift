@@ -41,7 +41,8 @@ extension Engine {
                     left = sideBuses + 2 * channel * stride
                     right = left + stride
                     if usedSide & (1 << channel) == 0 {
-                        left.update(repeating: 0, count: 2 * stride)
+                        left.update(repeating: 0, count: n)
+                        (left + stride).update(repeating: 0, count: n)
                         usedSide |= 1 << channel
                     }
                 } else {
@@ -120,7 +121,8 @@ extension Engine {
             let channel = index / groupCount, place = index - channel * groupCount
             let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
             if usedSide & (1 << channel) == 0 {
-                sideLeft.update(repeating: 0, count: 2 * stride)
+                sideLeft.update(repeating: 0, count: n)
+                sideRight.update(repeating: 0, count: n)
                 usedSide |= 1 << channel
             }
             let bus = groupBuses + index * stride
@@ -250,8 +252,15 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
 @inline(__always)
 private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp: Ramp,
                     pan start: Ramp, scale: Float = 1, frameCount n: Int) -> Ramp {
-    for j in 0..<n {
-        output[j] += bus[j] * (ramp.value(at: j) * start.value(at: j) * scale)
+    if ramp.framesLeft == 0, start.framesLeft == 0 {
+        // Both gains still (nearly always): the same product as below, taken once, so the loop
+        // vectorises. `value(at:)` is the target, which a still ramp's value equals.
+        let g = ramp.target * start.target * scale
+        for j in 0..<n { output[j] += bus[j] * g }
+    } else {
+        for j in 0..<n {
+            output[j] += bus[j] * (ramp.value(at: j) * start.value(at: j) * scale)
+        }
     }
     var after = start
     after.advance(by: n)
