@@ -26,7 +26,7 @@ let rate = loaded.sampleRate
 var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
 configuration.eventCapacity = 1 << 16
 configuration.maxBlockFrames = block
-configuration.wideMixing = wideMixingAvailable()       // BELLKEYS_MIX=wide: the AVX2 loop
+configuration.wideMixing = wideMixingAvailable()       // BELLKEYS_MIX=portable: not the AVX2 loop
 let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
 
 /// Strikes a new bell every `stepFrames` and renders blocks of `block` frames, as the render thread would.

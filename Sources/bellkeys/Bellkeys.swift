@@ -13,7 +13,9 @@ struct Bellkeys: ParsableCommand {
             Without --map, bellkeys plays its bundled bells: /usr/share/bellkeys/tags.json when \
             installed (found beside the executable, as ../share/bellkeys/tags.json), or Samples/tags.json \
             in the checkout it was built from. Set BELLKEYS_SAMPLES to use another folder's tags.json \
-            as the default. The map format: man 5 bellkeys-map, or docs/map.md.
+            as the default. The map format: man 5 bellkeys-map, or docs/map.md. On an x86-64 CPU \
+            with AVX2 (x86-64-v3) the bells are mixed by a loop built for it, the same samples \
+            faster; BELLKEYS_MIX=portable uses the loop every x86-64 CPU runs.
             """,
         version: "bellkeys \(bellkeysVersion)",
         subcommands: [Play.self, Demo.self, Render.self, Check.self, List.self],
