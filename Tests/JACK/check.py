@@ -429,6 +429,34 @@ def test_order_after():
     compare("order-after", take.audio, render(folder, map_path, events, 2, len(take.audio)), shift=PERIOD)
 
 
+def test_room():
+    """The room live: tone bells on a table (pan -0.6 to 0.6), the hall at mix 0.3, velocity
+    timbre, and CC10 (pan) and CC91 (reverb send) moved while the bells and the hall ring. The
+    take must be `render --block 64` of the same MIDI, bit for bit: the reverb, the side buses
+    and the filtered voices run the same in a JACK process callback as offline."""
+    folder = folder_for("room")
+    bells = {n: (tone_bell(n), {"pan": round(-0.6 + 0.1 * (n - 60), 2)}) for n in range(60, 73)}
+    map_path = write_map(folder, bells, reverb="hall", reverbMix=0.3, velocityTimbre=1)
+    start = 4800 // PERIOD * PERIOD
+    events = []
+    for k in range(26):
+        at = start + k * 2400 + (k * 29) % PERIOD
+        events.append((at, 0x90, 60 + (k * 5) % 13, 30 + (k * 37) % 98))
+    # Mid-take, on channel 1: the table turned to the left, then the room's send down and up.
+    events += [(start + 20_000 + 13, 0xB0, 10, 20), (start + 34_000 + 40, 0xB0, 91, 30),
+               (start + 48_000 + 7, 0xB0, 91, 127), (start + 52_000, 0xB0, 10, 64)]
+    events.sort()
+    take = perform(folder, map_path, events, 2.4)
+    stopped_ok("room", take)
+    if not probe_ok("room", take):
+        return
+    left, right = take.audio[:, 0], take.audio[:, 1]
+    last = events[-1][0] + 4800
+    check(bool(np.any(left[last:] != 0)) and bool(np.any(left != right)),
+          "room: the take is stereo (left and right differ) and the hall rings on after the last strike")
+    compare("room", take.audio, render(folder, map_path, events, 2, len(take.audio)))
+
+
 def test_dynamics():
     folder = folder_for("dynamics")
     release = 0.05
@@ -953,6 +981,7 @@ def test_pipewire_gone():
 
 
 TESTS = {"ports": test_ports, "onsets": test_onsets, "channels": test_channels, "order-after": test_order_after, "dynamics": test_dynamics,
+         "room": test_room,
          "bufsize": test_bufsize, "session": test_session, "keyboard": test_keyboard,
          "rt-allocations": test_rt_allocations, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone}
 
