@@ -97,18 +97,6 @@ public final class Engine: @unchecked Sendable {
     let sideBuses: UnsafeMutablePointer<Float>
     /// Whether any key is off the centre (if not, no voice is checked for it).
     let hasPannedKeys: Bool
-    /// The places of the panned keys (keys at one place share one): their gains, and per
-    /// channel and place a mono bus the place's voices are mixed into, four at a time like
-    /// centred ones, before it goes to the channel's sides once (channel c, place g:
-    /// c × panGroupCount + g). The places used in a segment, and whether each is. Each place's
-    /// bus has its own batch of up to four voices, so voices at different places, struck in
-    /// turn, are still mixed four at a time.
-    let panGroupCount: Int
-    let panGroupLeft: UnsafeMutablePointer<Float>, panGroupRight: UnsafeMutablePointer<Float>
-    let groupBuses: UnsafeMutablePointer<Float>
-    let groupBatches: UnsafeMutablePointer<VoiceBatch>
-    let usedGroups: UnsafeMutablePointer<Int32>
-    let groupIsUsed: UnsafeMutablePointer<Bool>
     /// The right channel of a segment rendered for a mono output, before the downmix.
     let segmentRight: UnsafeMutablePointer<Float>
     var masterGain: Float
@@ -138,33 +126,6 @@ public final class Engine: @unchecked Sendable {
         direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
-        // The distinct places of the panned keys.
-        var places: [(left: Float, right: Float)] = []
-        var placeOfKey: [Int32] = []
-        for key in instrument.keys {
-            if key.leftGain == 1 && key.rightGain == 1 { placeOfKey.append(-1); continue }
-            if let found = places.firstIndex(where: { $0.left == key.leftGain && $0.right == key.rightGain }) {
-                placeOfKey.append(Int32(found))
-            } else {
-                placeOfKey.append(Int32(places.count))
-                places.append((key.leftGain, key.rightGain))
-            }
-        }
-        panGroupCount = max(places.count, 1)
-        panGroupLeft = .allocate(capacity: panGroupCount)
-        panGroupRight = .allocate(capacity: panGroupCount)
-        panGroupLeft.initialize(repeating: 1, count: panGroupCount)
-        panGroupRight.initialize(repeating: 1, count: panGroupCount)
-        for (g, place) in places.enumerated() { panGroupLeft[g] = place.left; panGroupRight[g] = place.right }
-        groupBuses = .allocate(capacity: 16 * panGroupCount * configuration.maxBlockFrames)
-        groupBuses.initialize(repeating: 0, count: 16 * panGroupCount * configuration.maxBlockFrames)
-        groupBatches = .allocate(capacity: 16 * panGroupCount)
-        groupBatches.initialize(repeating: VoiceBatch(wide: wideMixing), count: 16 * panGroupCount)
-        usedGroups = .allocate(capacity: 16 * panGroupCount)
-        usedGroups.initialize(repeating: 0, count: 16 * panGroupCount)
-        groupIsUsed = .allocate(capacity: 16 * panGroupCount)
-        groupIsUsed.initialize(repeating: false, count: 16 * panGroupCount)
-
         keys = .allocate(capacity: max(instrument.keys.count, 1))
         for (i, key) in instrument.keys.enumerated() {
             precondition(key.sampleIndex >= 0 && key.sampleIndex < bank.count)
@@ -181,7 +142,7 @@ public final class Engine: @unchecked Sendable {
                 releaseFrames: max(1, Int((release * rate).rounded())),
                 chokeGroup: key.chokeGroup,
                 leftGain: key.leftGain, rightGain: key.rightGain,
-                isCentred: key.leftGain == 1 && key.rightGain == 1, panGroup: placeOfKey[i]))
+                isCentred: key.leftGain == 1 && key.rightGain == 1))
         }
         hasPannedKeys = instrument.keys.contains { $0.leftGain != 1 || $0.rightGain != 1 }
         noteToKey = .allocate(capacity: 128)
@@ -258,12 +219,6 @@ public final class Engine: @unchecked Sendable {
         velocityGains.deallocate()
         controllerGains.deallocate()
         panTable.deallocate()
-        panGroupLeft.deallocate()
-        panGroupRight.deallocate()
-        groupBuses.deallocate()
-        groupBatches.deallocate()
-        usedGroups.deallocate()
-        groupIsUsed.deallocate()
         timbreTable.deallocate()
         reverb.deallocate()
         sendBus.deallocate()

@@ -18,9 +18,9 @@ extension Engine {
         // Voices at a constant gain with a whole segment of sample left are mixed four at a
         // time, in one pass over their bus; the others (ramping or ending) one by one.
         var batch = VoiceBatch(wide: wideMixing)
+        // Panned ones likewise, into their channel's left and right buses at once.
+        var sides = StereoBatch(wide: wideMixing)
         let hasPanned = hasPannedKeys, hasFiltered = hasTimbre
-        let groupCount = panGroupCount
-        var usedGroupCount = 0
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -65,26 +65,42 @@ extension Engine {
                 i -= 1
                 continue
             }
-            let bus: UnsafeMutablePointer<Float>
-            var group = -1
             if hasPanned, voices[slot].isPanned {
-                // Into the mono bus of the channel's voices at this place; it goes to the sides
-                // once, after the loop.
-                let index = channel * groupCount + Int(voices[slot].panGroup)
-                group = index
-                bus = groupBuses + index * stride
-                if !groupIsUsed[index] {
-                    bus.update(repeating: 0, count: n)
-                    groupIsUsed[index] = true
-                    usedGroups[usedGroupCount] = Int32(index)
-                    usedGroupCount += 1
+                // Into the channel's left and right buses, at the voice's gain × its key's pan
+                // gain on each side.
+                let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
+                if usedSide & (1 << channel) == 0 {
+                    sideLeft.update(repeating: 0, count: n)
+                    sideRight.update(repeating: 0, count: n)
+                    usedSide |= 1 << channel
                 }
-            } else {
-                bus = buses + channel * stride
-                if used & (1 << channel) == 0 {
-                    bus.update(repeating: 0, count: n)
-                    used |= 1 << channel
+                let delay = voices[slot].delay
+                if delay > 0 {
+                    voices[slot].delay = 0
+                    if delay >= n {
+                        voices[slot].delay = delay - n
+                    } else if mixPannedVoice(&voices[slot], left: sideLeft + delay, right: sideRight + delay,
+                                              frameCount: n - delay) {
+                        retire(activeIndex: i)
+                    }
+                } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
+                    if sides.count > 0, sides.left != sideLeft { sides.flush(frameCount: n) }
+                    let g = voices[slot].gain.value
+                    sides.add(voices[slot].frames + voices[slot].position, left: g * voices[slot].leftGain,
+                              right: g * voices[slot].rightGain, into: sideLeft, sideRight)
+                    if sides.count == 4 { sides.flush(frameCount: n) }
+                    voices[slot].position += n
+                    if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
+                } else if mixPannedVoice(&voices[slot], left: sideLeft, right: sideRight, frameCount: n) {
+                    retire(activeIndex: i)
                 }
+                i -= 1
+                continue
+            }
+            let bus = buses + channel * stride
+            if used & (1 << channel) == 0 {
+                bus.update(repeating: 0, count: n)
+                used |= 1 << channel
             }
             let delay = voices[slot].delay
             if delay > 0 {
@@ -95,12 +111,6 @@ extension Engine {
                 } else if mixVoice(&voices[slot], into: bus + delay, frameCount: n - delay) {
                     retire(activeIndex: i)
                 }
-            } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount, group >= 0 {
-                // A panned voice: into its place's own batch (flushed below, before the sides).
-                groupBatches[group].add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
-                if groupBatches[group].count == 4 { groupBatches[group].flush(frameCount: n) }
-                voices[slot].position += n
-                if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
             } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
                 if batch.count > 0, batch.bus != bus { batch.flush(frameCount: n) }
                 batch.add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
@@ -113,25 +123,7 @@ extension Engine {
             i -= 1
         }
         batch.flush(frameCount: n)
-        // Each place's bus into its channel's sides, at the place's gains.
-        for k in 0..<usedGroupCount {
-            let index = Int(usedGroups[k])
-            groupIsUsed[index] = false
-            groupBatches[index].flush(frameCount: n)
-            let channel = index / groupCount, place = index - channel * groupCount
-            let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
-            if usedSide & (1 << channel) == 0 {
-                sideLeft.update(repeating: 0, count: n)
-                sideRight.update(repeating: 0, count: n)
-                usedSide |= 1 << channel
-            }
-            let bus = groupBuses + index * stride
-            let gl = panGroupLeft[place], gr = panGroupRight[place]
-            for j in 0..<n {
-                sideLeft[j] += bus[j] * gl
-                sideRight[j] += bus[j] * gr
-            }
-        }
+        sides.flush(frameCount: n)
 
         let panned = pannedChannels
         let room = hasReverb
@@ -332,6 +324,40 @@ private func mixVoice(_ voice: inout Voice, into bus: UnsafeMutablePointer<Float
     return voice.position >= voice.frameCount
 }
 
+/// Mixes up to `n` frames of a panned `voice` into `left` and `right` at its gain × its key's
+/// pan gains (as a `StereoBatch` does once its gain is still); returns true when it has ended.
+@_noLocks
+@inline(__always)
+private func mixPannedVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                            frameCount n: Int) -> Bool {
+    let available = min(n, voice.frameCount - voice.position)
+    let source = voice.frames + voice.position
+    let gl = voice.leftGain, gr = voice.rightGain
+    var k = 0
+    if voice.gain.framesLeft > 0 {
+        let m = min(available, voice.gain.framesLeft)
+        let g0 = voice.gain.value, step = voice.gain.step
+        for j in 0..<Int32(m) {
+            let x = Float(source[Int(j)]) * (g0 + step * Float(j))
+            left[Int(j)] += x * gl
+            right[Int(j)] += x * gr
+        }
+        voice.gain.advance(by: m)
+        k = m
+        if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 {
+            return true
+        }
+    }
+    let hl = voice.gain.value * gl, hr = voice.gain.value * gr
+    for j in k..<available {
+        let x = Float(source[j])
+        left[j] += x * hl
+        right[j] += x * hr
+    }
+    voice.position += available
+    return voice.position >= voice.frameCount
+}
+
 /// Up to four voices waiting to be mixed into the same bus at constant gains, and which loop
 /// mixes them (`mixVoices`: the portable one, or with `wide` the AVX2 build of the same loop).
 struct VoiceBatch {
@@ -368,6 +394,52 @@ struct VoiceBatch {
         }
         #endif
         BellkeysEngine.mixVoices(count: count, into: bus, s0, s1, s2, s3, gains: g0, g1, g2, g3, frameCount: n)
+        count = 0
+    }
+}
+
+/// Up to four panned voices waiting to be mixed into the same left and right buses at constant
+/// gains (each voice's gain × its key's pan gain on that side), and which loop mixes them (as
+/// `VoiceBatch`).
+struct StereoBatch {
+    var count = 0
+    var left = UnsafeMutablePointer<Float>(bitPattern: 16)!, right = UnsafeMutablePointer<Float>(bitPattern: 16)!
+    var s0 = UnsafePointer<Int16>(bitPattern: 16)!, s1 = UnsafePointer<Int16>(bitPattern: 16)!
+    var s2 = UnsafePointer<Int16>(bitPattern: 16)!, s3 = UnsafePointer<Int16>(bitPattern: 16)!
+    var h0: Float = 0, h1: Float = 0, h2: Float = 0, h3: Float = 0
+    var k0: Float = 0, k1: Float = 0, k2: Float = 0, k3: Float = 0
+    let wide: Bool
+
+    init(wide: Bool) { self.wide = wide }
+
+    @_noLocks
+    @inline(__always)
+    mutating func add(_ source: UnsafePointer<Int16>, left h: Float, right k: Float,
+                      into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>) {
+        self.left = left
+        self.right = right
+        switch count {
+        case 0: (s0, h0, k0) = (source, h, k)
+        case 1: (s1, h1, k1) = (source, h, k)
+        case 2: (s2, h2, k2) = (source, h, k)
+        default: (s3, h3, k3) = (source, h, k)
+        }
+        count += 1
+    }
+
+    /// Mixes the waiting voices over `n` frames and empties the batch.
+    @_noLocks
+    mutating func flush(frameCount n: Int) {
+        #if arch(x86_64)
+        if wide {
+            BellkeysWideMix.mixVoicesStereo(count: count, left: left, right: right, s0, s1, s2, s3,
+                                            left: h0, h1, h2, h3, right: k0, k1, k2, k3, frameCount: n)
+            count = 0
+            return
+        }
+        #endif
+        BellkeysEngine.mixVoicesStereo(count: count, left: left, right: right, s0, s1, s2, s3,
+                                       left: h0, h1, h2, h3, right: k0, k1, k2, k3, frameCount: n)
         count = 0
     }
 }

@@ -28,7 +28,6 @@ extension Engine {
             voices[slot].isPanned = true
             voices[slot].leftGain = key.leftGain
             voices[slot].rightGain = key.rightGain
-            voices[slot].panGroup = key.panGroup
         }
         if hasTimbre {
             let c = timbreTable[128 * keyIndex + velocity]

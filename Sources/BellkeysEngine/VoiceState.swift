@@ -11,8 +11,6 @@ struct KeySlot {
     var leftGain: Float
     var rightGain: Float
     var isCentred: Bool
-    /// Off the centre: the index of its place (keys at the same place share one), else -1.
-    var panGroup: Int32 = -1
 }
 
 /// Where a voice is in its life.
@@ -58,8 +56,6 @@ struct Voice {
     var isPanned = false
     var leftGain: Float = 1
     var rightGain: Float = 1
-    /// Its key's place (`KeySlot.panGroup`): panned voices of a channel at one place share a bus.
-    var panGroup: Int32 = 0
     /// Through a low-pass (velocity timbre): its coefficient and its state.
     var isFiltered = false
     var lowpass: Float = 1
