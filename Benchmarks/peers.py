@@ -271,10 +271,17 @@ def room_table(results, room_loads, baseline):
     fv = results[(top, "fluidsynth-reverb")][0]
     room_ratio = ratio(per_core(top, "bellkeys-room", 2), per_core(top, "fluidsynth-reverb", 2))
     own = ratio(v * results[(top, "bellkeys-room", "own")], fv * results[(top, "fluidsynth-reverb", "own")])
-    verdict = "yes" if room_ratio >= ROOM_TARGET else ("no" if room_ratio == room_ratio else "not measured")
+    whole = ratio(per_core(top, "bellkeys-room", 1), per_core(top, "fluidsynth-reverb", 1))
+    # Without a mixing-only figure (bellkeys' mixing within the noise of its silent file's cost),
+    # the whole-process ratio decides: taking each renderer's fixed costs away raises bellkeys'
+    # rate by more than FluidSynth's (bellkeys' fixed costs are about half its run on dense-1024,
+    # FluidSynth's about 5 %), so it is a lower bound.
+    judged = room_ratio if room_ratio == room_ratio else whole
+    verdict = "yes" if judged >= ROOM_TARGET else ("no" if judged == judged else "not measured")
+    how = "" if room_ratio == room_ratio else f" (mixing only not measured: judged on the whole process, {times(whole)}, a lower bound)"
     print(f"room ratio on the densest workload ({top}, {v:.0f} voices), mixing only: {times(room_ratio)} "
           f"(dry {times(ratio(per_core(top, 'bellkeys', 2), per_core(top, 'fluidsynth', 2)))}); "
-          f"at least {ROOM_TARGET:.0f}x: {verdict}")
+          f"at least {ROOM_TARGET:.0f}x: {verdict}{how}")
     cost = {n: (baseline[n][1] - baseline[ROOM[n]][1]) * 1000 for n in ROOM}
     print(f"for comparison, over each room contender's own silent file with its reverb on: room ratio {times(own)} "
           f"(bellkeys {figure(v * results[(top, 'bellkeys-room', 'own')])}, FluidSynth "
