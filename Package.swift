@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "BellkeysTerminal"),
         // File formats (map JSON, Standard MIDI Files). Pure Swift, no Foundation, no C, no I/O.
         .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
+        // The classroom (issue 16): what pupils' browsers may say, and the limits on them.
+        .target(name: "BellkeysClassroom", dependencies: ["BellkeysFormats"]),
         // The only code that talks to C libraries and the file system.
         .target(name: "BellkeysIO",
                 dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux", "CJack"]),
@@ -65,10 +67,11 @@ let package = Package(
 
         // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
         // per file format. Built without libFuzzer, a target replays the files it is given.
-        .target(name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats", "CFuzzer"], path: "Tests/Fuzz/Checks"),
+        .target(name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats", "BellkeysClassroom", "CFuzzer"], path: "Tests/Fuzz/Checks"),
         .systemLibrary(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
         .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MIDIFile"),
         .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MapFile"),
+        .executableTarget(name: "fuzz-pupil-message", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/PupilMessage"),
 
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -78,6 +81,7 @@ let package = Package(
                     dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
         .testTarget(name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
+        .testTarget(name: "BellkeysClassroomTests", dependencies: ["BellkeysClassroom"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport"]),
         // Runs the built `bellkeys` binary as a user would.

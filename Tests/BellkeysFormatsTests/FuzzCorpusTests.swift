@@ -19,8 +19,15 @@ import Testing
         #expect(mapFileViolations(bytes) == [])
     }
 
+    @Test(arguments: filesAt(Self.corpus + "/pupil-message"))
+    func pupilMessageInput(path: String) throws {
+        let bytes = try #require(contents(of: path))
+        #expect(pupilMessageViolations(bytes) == [])
+    }
+
     @Test func theCorpusIsThere() {
         #expect(filesAt(Self.corpus + "/midi-file").count >= 10)
         #expect(filesAt(Self.corpus + "/map-file").count >= 7)
+        #expect(filesAt(Self.corpus + "/pupil-message").count >= 7)
     }
 }

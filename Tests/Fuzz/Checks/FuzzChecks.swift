@@ -1,3 +1,4 @@
+import BellkeysClassroom
 import BellkeysEngine
 import BellkeysFormats
 #if FUZZING
@@ -57,6 +58,38 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
     if lastFrame > endFrame { broken.append("event at frame \(lastFrame) after the end, \(endFrame)") }
     // The reader refuses files over 24 hours; one second of slack for rounding at 1 kHz.
     if endFrame > Int64(MIDIFile.maximumSeconds + 1) * Int64(rate) { broken.append("file of \(endFrame) frames accepted") }
+    return broken
+}
+
+/// Reads `bytes` as a message from a pupil's browser (hostile network input): a message read
+/// has every value in its range; a refusal names a short printable field and says the problem
+/// and the fix.
+public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
+    var broken: [String] = []
+    func printable(_ s: String) -> Bool {
+        !s.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }
+    }
+    do {
+        let message = try readPupilMessage(bytes)
+        if bytes.count > PupilMessage.maximumBytes { broken.append("read \(bytes.count) bytes") }
+        switch message {
+        case .join(let code, let name):
+            if code.utf8.count != 4 || !code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { broken.append("code \(code)") }
+            let count = name.unicodeScalars.count
+            if count < 1 || count > PupilMessage.maximumNameLength || !printable(name) { broken.append("name of \(count) characters") }
+        case .strike(let note, let velocity):
+            if !(0...127).contains(note) || !(1...127).contains(velocity) { broken.append("strike \(note) \(velocity)") }
+        case .release(let note), .damp(let note):
+            if !(0...127).contains(note) { broken.append("note \(note)") }
+        case .ping(let sent):
+            if !sent.isFinite || sent < 0 { broken.append("ping \(sent)") }
+        }
+    } catch {
+        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty { broken.append("refusal without field, problem or fix: \(error)") }
+        if error.field.unicodeScalars.count > 33 || !printable(error.field) || !printable(error.problem) {
+            broken.append("refusal shows back more than it should: \(error.field.unicodeScalars.count) characters")
+        }
+    }
     return broken
 }
 
