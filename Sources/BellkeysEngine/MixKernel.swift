@@ -33,18 +33,22 @@ extension Engine {
             }
             let slot = Int(active[i])
             let channel = Int(voices[slot].channel)
+            // A panned voice (filtered or not) goes into its channel's left and right buses.
+            let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
+            var isPanned = false        // (if, not &&: the operator's autoclosure would retain self)
+            if hasPanned, voices[slot].isPanned { isPanned = true }
+            if isPanned, usedSide & (1 << channel) == 0 {
+                sideLeft.update(repeating: 0, count: n)
+                sideRight.update(repeating: 0, count: n)
+                usedSide |= 1 << channel
+            }
             if hasFiltered, voices[slot].isFiltered {
                 // Velocity timbre: through the voice's low-pass, into its channel's bus (or
                 // side buses, if panned).
                 var left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?
-                if voices[slot].isPanned {
-                    left = sideBuses + 2 * channel * stride
-                    right = left + stride
-                    if usedSide & (1 << channel) == 0 {
-                        left.update(repeating: 0, count: n)
-                        (left + stride).update(repeating: 0, count: n)
-                        usedSide |= 1 << channel
-                    }
+                if isPanned {
+                    left = sideLeft
+                    right = sideRight
                 } else {
                     left = buses + channel * stride
                     right = nil
@@ -65,15 +69,8 @@ extension Engine {
                 i -= 1
                 continue
             }
-            if hasPanned, voices[slot].isPanned {
-                // Into the channel's left and right buses, at the voice's gain × its key's pan
-                // gain on each side.
-                let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
-                if usedSide & (1 << channel) == 0 {
-                    sideLeft.update(repeating: 0, count: n)
-                    sideRight.update(repeating: 0, count: n)
-                    usedSide |= 1 << channel
-                }
+            if isPanned {
+                // At the voice's gain × its key's pan gain on each side.
                 let delay = voices[slot].delay
                 if delay > 0 {
                     voices[slot].delay = 0
