@@ -30,24 +30,12 @@ import Testing
         return (left, right)
     }
 
-    /// T30: the time the Schroeder-integrated energy takes from -5 to -35 dB, times two.
-    func t30(_ left: [Float], _ right: [Float]) -> Double {
-        var energy = [Double](repeating: 0, count: left.count + 1)
-        for i in stride(from: left.count - 1, through: 0, by: -1) {
-            energy[i] = energy[i + 1] + Double(left[i]) * Double(left[i]) + Double(right[i]) * Double(right[i])
-        }
-        let total = energy[0]
-        func frame(atDecibels db: Double) -> Int {
-            energy.firstIndex { 10 * log10(max($0, 1e-300) / total) <= db } ?? energy.count
-        }
-        return Double(frame(atDecibels: -35) - frame(atDecibels: -5)) / 48_000 * 2
-    }
 
     @Test func eachPresetRingsLongerAndTheChurchAtLeastThreeSeconds() {
         var times: [Double] = []
         for preset in [ReverbPreset.room, .hall, .church] {
             let (left, right) = impulseResponse(preset)
-            times.append(t30(left, right))
+            times.append(schroederT30(left, right, rate: 48_000))
         }
         print("T30 room \(times[0]) s, hall \(times[1]) s, church \(times[2]) s")
         #expect(times[0] < times[1] && times[1] < times[2])
@@ -186,15 +174,7 @@ import Testing
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         let seconds: [ReverbPreset: Double] = [.room: 2, .hall: 4, .church: 8]
         let (left, right) = renderStereo(engine, Int(seconds[preset]! * Double(rate)), block: 1_024)
-        var energy = [Double](repeating: 0, count: left.count + 1)
-        for i in stride(from: left.count - 1, through: 0, by: -1) {
-            energy[i] = energy[i + 1] + Double(left[i]) * Double(left[i]) + Double(right[i]) * Double(right[i])
-        }
-        let total = energy[0]
-        func frame(atDecibels db: Double) -> Int {
-            energy.firstIndex { 10 * log10(max($0, 1e-300) / total) <= db } ?? energy.count
-        }
-        return Double(frame(atDecibels: -35) - frame(atDecibels: -5)) / Double(rate) * 2
+        return schroederT30(left, right, rate: rate)
     }
 }
 
@@ -225,4 +205,18 @@ import Testing
         let again = render(engine, 9_600)
         #expect(again[6_000] != 0)
     }
+}
+
+/// T30 of a stereo response at `rate`: the time its Schroeder-integrated energy (both sides)
+/// takes from -5 to -35 dB, times two.
+func schroederT30(_ left: [Float], _ right: [Float], rate: Int) -> Double {
+    var energy = [Double](repeating: 0, count: left.count + 1)
+    for i in stride(from: left.count - 1, through: 0, by: -1) {
+        energy[i] = energy[i + 1] + Double(left[i]) * Double(left[i]) + Double(right[i]) * Double(right[i])
+    }
+    let total = energy[0]
+    func frame(atDecibels db: Double) -> Int {
+        energy.firstIndex { 10 * log10(max($0, 1e-300) / total) <= db } ?? energy.count
+    }
+    return Double(frame(atDecibels: -35) - frame(atDecibels: -5)) / Double(rate) * 2
 }
