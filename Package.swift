@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // The classroom's QR code (Debian: libqrencode-dev).
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // Linux headers that the Glibc module does not cover (signalfd).
         .systemLibrary(name: "CLinux"),
         // libjack, loaded at run time (dlopen): nothing of JACK is needed to build or to run
@@ -48,10 +50,11 @@ let package = Package(
         .target(name: "BellkeysClassroom", dependencies: ["BellkeysFormats"]),
         // The only code that talks to C libraries and the file system.
         .target(name: "BellkeysIO",
-                dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "CSndFile", "CSampleRate", "CALSA", "CLinux", "CJack"]),
+                dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom", "CSndFile", "CSampleRate", "CALSA",
+                               "CLinux", "CJack", "CQREncode"]),
         // The command line: parse, wire, report.
         .executableTarget(name: "bellkeys", dependencies: [
-            "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
+            "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal", "BellkeysClassroom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells

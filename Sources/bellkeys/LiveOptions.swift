@@ -114,4 +114,6 @@ struct LiveSettings {
     var verbose = false
     /// A tune to play (`bellkeys demo`); the session ends when it has rung out.
     var tune: MIDIFile?
+    /// `--web`: phones as handbells.
+    var classroom = ClassroomOptions()
 }

@@ -45,8 +45,10 @@ final class LiveSession {
     var reloadPending = false
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
+    /// The classroom's phones (`--web`).
+    let web: WebInput?
     /// Every input, drained in this order on each pass of the poll loop.
-    var inputs: [any LiveInput] { [midi as (any LiveInput)?, jackMIDI, keys].compactMap { $0 } }
+    var inputs: [any LiveInput] { [midi as (any LiveInput)?, jackMIDI, keys, web].compactMap { $0 } }
 
     init(settings: LiveSettings) throws {
         self.settings = settings
@@ -90,7 +92,7 @@ final class LiveSession {
             } catch { outputProblem = error.description }
         }
         // Without MIDI input the computer keyboard or the tune still plays; JACK brings its own.
-        let needsSequencer = !wantsUI && settings.tune == nil && jack == nil
+        let needsSequencer = !wantsUI && settings.tune == nil && jack == nil && !settings.classroom.web
         guard let output, sequencer != nil || !needsSequencer else {
             let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
             let lacking = sequencer == nil && needsSequencer ? (output == nil ? "both" : "the sequencer") : "the sound device"
@@ -198,10 +200,23 @@ final class LiveSession {
             console.columns = terminal.columns
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
         }
+        if settings.classroom.web {
+            do {
+                web = try Self.startClassroom(settings.classroom, loaded: loaded, channel: UInt8((settings.notes.channel ?? 1) - 1), console: console)
+            } catch {
+                output.stop()
+                keys?.terminal.restore()
+                throw error
+            }
+        } else {
+            web = nil
+        }
         roomOverride = settings.voices.reverb
         room = roomOverride ?? loaded.instrument.reverb.preset
         wantedRoom = room
         keys?.changeRoom = { [unowned self] in self.changeRoom() }
+        web?.setRoom = { [unowned self] index in self.setRoom(ReverbPreset.allCases[index]) }
+        web?.roomIndex = { [unowned self] in ReverbPreset.allCases.firstIndex(of: self.room) ?? 0 }
         midi?.connectPresent()
         jackMIDI?.connectPresent()
     }
@@ -302,8 +317,13 @@ final class LiveSession {
     /// the last change's bells still ring, the wish waits (the status line shows it already).
     func changeRoom() {
         let rooms = ReverbPreset.allCases
-        wantedRoom = rooms[(rooms.firstIndex(of: wantedRoom)! + 1) % rooms.count]
-        roomOverride = wantedRoom
+        setRoom(rooms[(rooms.firstIndex(of: wantedRoom)! + 1) % rooms.count])
+    }
+
+    /// Puts the bells in `preset` (the teacher's page), as `r` does.
+    func setRoom(_ preset: ReverbPreset) {
+        wantedRoom = preset
+        roomOverride = preset
         takeWantedRoom()
     }
 
@@ -316,8 +336,9 @@ final class LiveSession {
         console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
     }
 
-    /// Erases the status area and gives the terminal back as it was.
+    /// Erases the status area and gives the terminal back as it was; closes the classroom.
     func finishScreen() {
+        web?.server.stop()
         console.finish()
         keys?.terminal.restore()
     }
@@ -376,7 +397,14 @@ final class LiveSession {
                      + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
                      + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
                      + (midi?.sequencer.readLag.milliseconds.map {
-                        "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? ""))
+                        "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? "")
+                     + (web.map { web in
+                        let s = web.server, c = web.classroom.counters
+                        return "; classroom: strikes \(web.strikes), devices \(web.classroom.devices.count) at the end"
+                            + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
+                            + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
+                            + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"
+                     } ?? ""))
         return status
     }
 }

@@ -36,6 +36,7 @@ struct Play: ParsableCommand {
     @OptionGroup var noteOptions: NoteOptions
     @OptionGroup var voiceOptions: VoiceOptions
     @OptionGroup var sessionOptions: SessionOptions
+    @OptionGroup(title: "Classroom: phones as handbells") var classroomOptions: ClassroomOptions
 
     @Flag(name: .shortAndLong, help: "Print each MIDI event received, like aseqdump.")
     var verbose = false
@@ -44,7 +45,7 @@ struct Play: ParsableCommand {
         try reporting {
             let session = try LiveSession(settings: LiveSettings(
                 map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
-                notes: noteOptions, connect: connect, verbose: verbose))
+                notes: noteOptions, connect: connect, verbose: verbose, classroom: classroomOptions))
             let status = session.run()
             Glibc.exit(status)
         }

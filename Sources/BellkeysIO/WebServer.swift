@@ -1,0 +1,621 @@
+import BellkeysClassroom
+import Glibc
+import Synchronization
+
+/// The classroom's web server: the pupils' page, the teacher's page, the QR code and their
+/// WebSockets, on one thread of its own with one poll loop (as the rest of bellkeys: no
+/// framework, no thread pool). It never runs on the render thread and never waits for the
+/// control thread: what the phones play crosses through `ClassroomLink`'s non-blocking pipe.
+///
+/// Everything that arrives is hostile until read: request heads (`scanHTTPRequestHead`),
+/// frames (`scanWebSocketFrame`) and messages (`readPupilMessage`, `readTeacherMessage`) are
+/// read strictly, within fixed limits, and anything wrong closes that connection and is
+/// counted. Connections are capped (`maximumConnections`; past that, closed at once); a
+/// connection that has not finished its request in 10 s, a WebSocket silent for 30 s, or one
+/// whose unread output passes 256 KiB is closed; each connection may send at most 50
+/// messages a second (burst 100) of any kind, and each device 10 strikes a second (the
+/// classroom's limit).
+public final class WebServer: @unchecked Sendable {
+    public struct Settings: Sendable {
+        /// The address to listen on: "0.0.0.0" for every interface, or one of this machine's.
+        public var listenAddress = "0.0.0.0"
+        /// The port; 0 takes a free one (tests).
+        public var port = 8080
+        /// Connections at once (pages loading, pupils, the teacher); past it they are closed.
+        public var maximumConnections = 96
+        /// The teacher key: a page opened with `/teacher?key=KEY` is the teacher's from any
+        /// machine. (From the classroom computer itself no key is needed.)
+        public var teacherKey = randomKey()
+        public init() {}
+    }
+
+    /// The pages, as served.
+    public struct Pages: Sendable {
+        public var pupil: [UInt8]
+        public var teacher: [UInt8]
+        public var qrSVG: [UInt8]
+        public var notTeacher: [UInt8]
+        public init(pupil: [UInt8], teacher: [UInt8], qrSVG: [UInt8], notTeacher: [UInt8]) {
+            self.pupil = pupil
+            self.teacher = teacher
+            self.qrSVG = qrSVG
+            self.notTeacher = notTeacher
+        }
+    }
+
+    public let settings: Settings
+    /// The port listened on (the one given, or the one taken for 0).
+    public let port: Int
+    private let listener: Int32
+    private let classroom: Classroom
+    private let link: ClassroomLink
+    /// The pages, and the join address the teacher's page shows: set before `start`.
+    public var pages = Pages(pupil: [], teacher: [], qrSVG: [], notTeacher: [])
+    public var joinURL = ""
+    /// The host names a request may give besides IP addresses (this machine's name).
+    private let hostNames: [String]
+    private let stopRequested = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private var thread: pthread_t?
+    private let wake: (read: Int32, write: Int32)
+
+    /// Counters for the teacher (and the session's closing line). Thread: server, read by any.
+    public let connectionsRefused = Atomic<Int>(0)
+    public let connectionsAccepted = Atomic<Int>(0)
+    public let httpRefused = Atomic<Int>(0)
+    public let malformedClosed = Atomic<Int>(0)
+    public let floodClosed = Atomic<Int>(0)
+    public let joinedNow = Atomic<Int>(0)
+
+    /// Binds and listens now (so a taken port is an error at start), serving from `start`.
+    public init(settings: Settings, classroom: Classroom, link: ClassroomLink) throws(SystemError) {
+        self.settings = settings
+        self.classroom = classroom
+        self.link = link
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, 255)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
+        hostNames = ["localhost", host, host + ".local"].filter { !$0.isEmpty && $0 != ".local" }
+
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError(operation: "socket", code: errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(settings.port).bigEndian)
+        guard inet_pton(AF_INET, settings.listenAddress, &address.sin_addr) == 1 else {
+            Glibc.close(fd)
+            throw SystemError(operation: "listen on \(settings.listenAddress) (not an IPv4 address)", code: EINVAL)
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw SystemError(operation: "listen on \(settings.listenAddress) port \(settings.port)", code: code)
+        }
+        var actual = sockaddr_in(), length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: actual.sin_port))
+        listener = fd
+        do {
+            wake = try nonBlockingPipe()
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        Glibc.close(listener)
+        Glibc.close(wake.read)
+        Glibc.close(wake.write)
+    }
+
+    /// Starts serving on a thread of its own (normal priority). Thread: control.
+    public func start() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+            let server = Unmanaged<WebServer>.fromOpaque(context!).takeRetainedValue()
+            server.run()
+            return nil
+        }
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, body, context)
+        precondition(status == 0, "cannot create the web server's thread: \(String(cString: strerror(status)))")
+        thread = handle
+    }
+
+    /// Closes every connection and ends the thread. Thread: control.
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+    }
+
+    // MARK: The loop (thread: server)
+
+    private enum Role { case http, pupil, teacher }
+
+    private final class Connection {
+        let id: Int
+        /// -1 once closed.
+        var fd: Int32
+        /// The peer's address, and the address it reached (the same when the peer is this machine).
+        let peer: String
+        let local: String
+        var role = Role.http
+        var input: [UInt8] = []
+        var output: [UInt8] = []
+        var closeAfterWrite = false
+        let opened: UInt64
+        var lastHeard: UInt64
+        var lastPing: UInt64
+        var messages: StrikeLimiter
+        init(id: Int, fd: Int32, peer: String, local: String, now: UInt64) {
+            self.id = id
+            self.fd = fd
+            self.peer = peer
+            self.local = local
+            opened = now
+            lastHeard = now
+            lastPing = now
+            messages = StrikeLimiter(perSecond: 50, burst: 100)
+        }
+    }
+
+    private var connections: [Connection] = []
+    private var nextConnection = 1
+    private var lastLit: [Int] = []
+    private var teacherDirty = true
+    private var lastTeacherUpdate: UInt64 = 0
+
+    private static let requestTimeout: UInt64 = 10_000_000_000
+    private static let silenceTimeout: UInt64 = 30_000_000_000
+    private static let pingInterval: UInt64 = 10_000_000_000
+    private static let maximumOutput = 256 * 1024
+
+    private func run() {
+        defer { finished.store(true, ordering: .releasing) }
+        var descriptors: [pollfd] = []
+        while !stopRequested.load(ordering: .relaxed) {
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: link.serverDescriptor, events: Int16(POLLIN), revents: 0))
+            for c in connections {
+                descriptors.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
+            }
+            _ = poll(&descriptors, nfds_t(descriptors.count), 20)
+            let now = monotonicNanoseconds()
+            if descriptors[0].revents != 0 { acceptAll(now: now) }
+            if descriptors[1].revents != 0 {
+                var sink = [UInt8](repeating: 0, count: 64)
+                _ = read(wake.read, &sink, 64)
+            }
+            if descriptors[2].revents != 0 { answerQueued(now: now) }
+            // The connections polled (those accepted in this pass wait for the next).
+            for (k, c) in connections.enumerated() where k + 3 < descriptors.count && descriptors[k + 3].fd == c.fd {
+                let events = descriptors[k + 3].revents
+                if events & Int16(POLLOUT) != 0 { flush(c) }
+                if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 { receive(c, now: now) }
+            }
+            sweep(now: now)
+            broadcastLit()
+            updateTeachers(now: now)
+        }
+        for c in connections where c.role != .http {
+            send(c, webSocketCloseFrame(WebSocketClose.goingAway, reason: "bellkeys stopped"))
+        }
+        for c in connections { drop(c, now: monotonicNanoseconds()) }
+    }
+
+    private func acceptAll(now: UInt64) {
+        for _ in 0..<64 {
+            var address = sockaddr_in(), length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept(listener, $0, &length)
+                }
+            }
+            guard fd >= 0 else { return }
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            guard connections.count < settings.maximumConnections else {
+                // Closed at once, so a flood cannot fill the backlog for the pupils behind it.
+                Glibc.close(fd)
+                connectionsRefused.add(1, ordering: .relaxed)
+                teacherDirty = true
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var local = sockaddr_in(), localLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) }
+            }
+            connections.append(Connection(id: nextConnection, fd: fd, peer: ipv4Text(address.sin_addr), local: ipv4Text(local.sin_addr), now: now))
+            nextConnection += 1
+            connectionsAccepted.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func receive(_ c: Connection, now: UInt64) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = recv(c.fd, &buffer, buffer.count, 0)
+        if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+            drop(c, now: now)
+            return
+        }
+        guard n > 0 else { return }
+        c.input += buffer[0..<n]
+        c.lastHeard = now
+        switch c.role {
+        case .http: readRequest(c, now: now)
+        case .pupil, .teacher: readFrames(c, now: now)
+        }
+    }
+
+    private func readRequest(_ c: Connection, now: UInt64) {
+        switch scanHTTPRequestHead(c.input[...]) {
+        case .incomplete:
+            return
+        case .refused(let status, let reason):
+            httpRefused.add(1, ordering: .relaxed)
+            respond(c, status: status, text: reason)
+        case .complete(let head, let length):
+            c.input.removeFirst(length)
+            route(c, head, now: now)
+        }
+    }
+
+    /// Whether `c` is the teacher: from this machine (the peer's address is the one it
+    /// reached, which a pupil's phone cannot make so), or with the teacher key.
+    private func isTeacher(_ c: Connection, _ head: HTTPRequestHead) -> Bool {
+        if c.peer == c.local { return true }
+        guard let key = head.query("key") else { return false }
+        let a = Array(key.utf8), b = Array(settings.teacherKey.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
+    /// Whether the Host names this server as a pupil would reach it: an IPv4 address, or this
+    /// machine's name (a page from another site that resolves its own name to this address,
+    /// DNS rebinding, is refused).
+    private func hostIsOurs(_ head: HTTPRequestHead) -> Bool {
+        guard let host = head.header("host")?.lowercased() else { return head.version == "HTTP/1.0" }
+        let name = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        var address = in_addr()
+        return inet_pton(AF_INET, String(name), &address) == 1 || hostNames.contains(String(name))
+    }
+
+    private func route(_ c: Connection, _ head: HTTPRequestHead, now: UInt64) {
+        guard hostIsOurs(head) else {
+            httpRefused.add(1, ordering: .relaxed)
+            respond(c, status: 421, text: "This server answers to its IP address; open the address the teacher's screen shows.")
+            return
+        }
+        let omit = head.method == "HEAD"
+        switch head.path {
+        case "/", "/index.html":
+            respond(c, status: 200, type: "text/html; charset=utf-8", body: pages.pupil, omitBody: omit)
+        case "/teacher":
+            if isTeacher(c, head) {
+                respond(c, status: 200, type: "text/html; charset=utf-8", body: pages.teacher, omitBody: omit)
+            } else {
+                respond(c, status: 403, type: "text/html; charset=utf-8", body: pages.notTeacher, omitBody: omit)
+            }
+        case "/qr.svg":
+            respond(c, status: 200, type: "image/svg+xml", body: pages.qrSVG, omitBody: omit)
+        case "/ws", "/teacher/ws":
+            let teacher = head.path == "/teacher/ws"
+            if teacher, !isTeacher(c, head) {
+                httpRefused.add(1, ordering: .relaxed)
+                respond(c, status: 403, text: "only the teacher's computer, or a page opened with the teacher key")
+                return
+            }
+            let accept: String
+            do {
+                accept = try webSocketAccept(for: head)
+            } catch {
+                httpRefused.add(1, ordering: .relaxed)
+                respond(c, status: error.status, text: error.reason,
+                        headers: error.status == 426 ? [HTTPHeader(name: "Sec-WebSocket-Version", value: "13")] : [])
+                return
+            }
+            c.role = teacher ? .teacher : .pupil
+            c.lastPing = now
+            send(c, webSocketUpgradeResponse(accept: accept))
+            if teacher {
+                teacherDirty = true
+            } else {
+                send(c, text: Classroom.litJSON(lastLit))
+            }
+            // Frames sent right behind the request.
+            if !c.input.isEmpty { readFrames(c, now: now) }
+        case "/favicon.ico":
+            respond(c, status: 204, type: "image/x-icon", body: [], omitBody: omit)
+        default:
+            respond(c, status: 404, text: "Not here: open / to ring the bells.", omitBody: omit)
+        }
+    }
+
+    private func readFrames(_ c: Connection, now: UInt64) {
+        let maximum = c.role == .teacher ? TeacherMessage.maximumBytes : PupilMessage.maximumBytes
+        while !c.input.isEmpty, !c.closeAfterWrite {
+            switch scanWebSocketFrame(c.input[...], maximumPayload: maximum) {
+            case .incomplete:
+                return
+            case .refused(let code, let reason):
+                malformed(c, code: code, reason: reason, now: now)
+                return
+            case .frame(let opcode, let payload, let length):
+                c.input.removeFirst(length)
+                guard c.messages.allow(at: now) else {
+                    floodClosed.add(1, ordering: .relaxed)
+                    closeWebSocket(c, code: WebSocketClose.policy, reason: "more than 50 messages a second", now: now)
+                    return
+                }
+                switch opcode {
+                case .ping: send(c, webSocketFrame(.pong, payload))
+                case .pong: break
+                case .close:
+                    closeWebSocket(c, code: WebSocketClose.normal, reason: "", now: now)
+                    return
+                default:
+                    if c.role == .teacher { teacherMessage(c, payload, now: now) } else { pupilMessage(c, payload, now: now) }
+                }
+            }
+        }
+    }
+
+    private func pupilMessage(_ c: Connection, _ payload: [UInt8], now: UInt64) {
+        let message: PupilMessage
+        do {
+            message = try readPupilMessage(payload)
+        } catch {
+            malformed(c, code: WebSocketClose.policy, reason: error.description, now: now)
+            return
+        }
+        switch message {
+        case .join(let code, let name):
+            switch classroom.join(connection: c.id, address: c.peer, code: code, name: name, at: now) {
+            case .joined(_, let welcome):
+                send(c, text: welcome)
+                send(c, text: Classroom.litJSON(lastLit))
+                joinedNow.store(classroom.devices.count, ordering: .relaxed)
+            case .refused(let reply):
+                send(c, text: reply)
+                closeWebSocket(c, code: WebSocketClose.policy, reason: "not joined", now: now)
+            }
+            teacherDirty = true
+        case .ping(let sent):
+            // NTP's four times, two of them here: received and replied (the same moment).
+            let ms = Double(now) / 1e6
+            send(c, text: "{\"type\":\"pong\",\"sent\":\(sent),\"received\":\(ms),\"replied\":\(ms)}")
+        default:
+            guard let device = classroom.device(connection: c.id) else {
+                malformed(c, code: WebSocketClose.policy, reason: "join first", now: now)
+                return
+            }
+            switch classroom.perform(message, connection: c.id, at: now) {
+            case .on(let note, let velocity)?:
+                link.send(.noteOn(device: device.id, note: note, velocity: velocity, arrival: now))
+                teacherDirty = true
+            case .off(let note)?:
+                link.send(.noteOff(device: device.id, note: note, arrival: now))
+            case nil:
+                teacherDirty = true
+            }
+        }
+    }
+
+    private func teacherMessage(_ c: Connection, _ payload: [UInt8], now: UInt64) {
+        let message: TeacherMessage
+        do {
+            message = try readTeacherMessage(payload)
+        } catch {
+            // The teacher's page is ours: a bad message is a bug to see, not a reason to close.
+            send(c, text: "{\"type\":\"error\",\"text\":\(jsonQuoted(error.description))}")
+            return
+        }
+        switch message {
+        case .deal(let id, let notes):
+            if classroom.deal(notes, to: id) { sendBells() }
+        case .dealRound:
+            classroom.dealRound()
+            sendBells()
+        case .free:
+            classroom.freePlay()
+            sendBells()
+        case .remove(let id):
+            if let connection = classroom.remove(id: id), let pupil = connections.first(where: { $0.id == connection }) {
+                send(pupil, text: "{\"type\":\"removed\",\"text\":\"The teacher took this device out of the room.\"}")
+                link.send(.gone(device: id, arrival: now))
+                closeWebSocket(pupil, code: WebSocketClose.policy, reason: "removed by the teacher", now: now, leave: false)
+            }
+        case .volume(let decibels):
+            link.send(.volume(decibels: decibels))
+        case .dampAll:
+            link.send(.dampAll(arrival: now))
+        case .reverb(let preset):
+            link.send(.reverb(index: TeacherMessage.presets.firstIndex(of: preset) ?? 0))
+        case .velocity(let fixed):
+            classroom.fixedVelocity = fixed
+            sendBells()
+        }
+        teacherDirty = true
+    }
+
+    /// Every pupil's bells, after a deal.
+    private func sendBells() {
+        for c in connections where c.role == .pupil {
+            if let device = classroom.device(connection: c.id) { send(c, text: classroom.bellsJSON(device)) }
+        }
+    }
+
+    /// Answers each phone whose strike the control thread has queued.
+    private func answerQueued(now: UInt64) {
+        for (device, note, arrival) in link.takeQueued() {
+            guard let d = classroom.device(id: device), let c = connections.first(where: { $0.id == d.connection }) else { continue }
+            let ms = Double(now &- arrival) / 1e6
+            send(c, text: "{\"type\":\"rang\",\"note\":\(note),\"queuedAfter\":\(ms)}")
+        }
+    }
+
+    private func broadcastLit() {
+        let lit = link.soundingNotes
+        guard lit != lastLit else { return }
+        lastLit = lit
+        let frame = webSocketFrame(.text, Array(Classroom.litJSON(lit).utf8))
+        for c in connections where c.role != .http { send(c, frame) }
+    }
+
+    private func updateTeachers(now: UInt64) {
+        guard teacherDirty, now &- lastTeacherUpdate > 200_000_000 else { return }
+        let teachers = connections.filter { $0.role == .teacher }
+        guard !teachers.isEmpty else { return }
+        teacherDirty = false
+        lastTeacherUpdate = now
+        let extra: [(String, String)] = [
+            ("joinURL", jsonQuoted(joinURL)),
+            ("masterDecibels", String(Double(link.masterCentibels.load(ordering: .relaxed)) / 100)),
+            ("reverb", jsonQuoted(TeacherMessage.presets[min(3, max(0, link.roomIndex.load(ordering: .relaxed)))])),
+            ("connections", String(connections.count)),
+            ("maximumConnections", String(settings.maximumConnections)),
+            ("connectionsRefused", String(connectionsRefused.load(ordering: .relaxed))),
+            ("httpRefused", String(httpRefused.load(ordering: .relaxed))),
+            ("floodClosed", String(floodClosed.load(ordering: .relaxed))),
+            ("droppedToControl", String(link.droppedToControl.load(ordering: .relaxed))),
+        ]
+        let frame = webSocketFrame(.text, Array(classroom.teacherJSON(extra: extra).utf8))
+        for c in teachers { send(c, frame) }
+    }
+
+    /// Timeouts: a request not finished in 10 s; a WebSocket silent for 30 s (a phone that
+    /// went to sleep or left the Wi-Fi: its notes are released). Pings every 10 s keep a
+    /// live page heard (browsers answer them by themselves).
+    private func sweep(now: UInt64) {
+        for c in connections {
+            switch c.role {
+            case .http:
+                if now &- c.opened > Self.requestTimeout, !c.closeAfterWrite { drop(c, now: now) }
+            case .pupil, .teacher:
+                if now &- c.lastHeard > Self.silenceTimeout {
+                    closeWebSocket(c, code: WebSocketClose.goingAway, reason: "silent for 30 s", now: now)
+                } else if now &- c.lastPing > Self.pingInterval {
+                    c.lastPing = now
+                    send(c, webSocketFrame(.ping, []))
+                }
+            }
+            if c.closeAfterWrite, c.output.isEmpty { drop(c, now: now) }
+        }
+        connections.removeAll { $0.fd < 0 }
+    }
+
+    // MARK: Writing and closing
+
+    private func respond(_ c: Connection, status: Int, text: String, headers: [HTTPHeader] = [], omitBody: Bool = false) {
+        respond(c, status: status, type: "text/plain; charset=utf-8", body: Array((text + "\n").utf8), headers: headers, omitBody: omitBody)
+    }
+
+    private func respond(_ c: Connection, status: Int, type: String, body: [UInt8], headers: [HTTPHeader] = [], omitBody: Bool = false) {
+        send(c, httpResponse(status: status, contentType: type, body: body, extraHeaders: headers, omitBody: omitBody))
+        c.closeAfterWrite = true
+        c.input.removeAll()
+    }
+
+    private func send(_ c: Connection, text: String) { send(c, webSocketFrame(.text, Array(text.utf8))) }
+
+    /// Sends now what the socket takes, keeping the rest for POLLOUT; a reader that falls
+    /// 256 KiB behind is dropped.
+    private func send(_ c: Connection, _ bytes: [UInt8]) {
+        guard c.fd >= 0 else { return }
+        if c.output.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+            if n == bytes.count { return }
+            c.output = Array(bytes[max(0, n)...])
+        } else {
+            c.output += bytes
+        }
+        if c.output.count > Self.maximumOutput { drop(c, now: monotonicNanoseconds()) }
+    }
+
+    private func flush(_ c: Connection) {
+        guard c.fd >= 0, !c.output.isEmpty else { return }
+        let n = c.output.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, c.output.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        if n > 0 { c.output.removeFirst(n) } else if n < 0, errno != EAGAIN, errno != EINTR { drop(c, now: monotonicNanoseconds()) }
+    }
+
+    private func malformed(_ c: Connection, code: UInt16, reason: String, now: UInt64) {
+        malformedClosed.add(1, ordering: .relaxed)
+        classroom.counters.malformed += 1
+        closeWebSocket(c, code: code, reason: reason, now: now)
+    }
+
+    /// Sends a close frame, then closes once it is written. The device leaves the room now.
+    private func closeWebSocket(_ c: Connection, code: UInt16, reason: String, now: UInt64, leave: Bool = true) {
+        guard !c.closeAfterWrite else { return }
+        send(c, webSocketCloseFrame(code, reason: reason))
+        c.closeAfterWrite = true
+        c.input.removeAll()
+        if leave { left(c, now: now) }
+    }
+
+    /// The device of `c` leaves the room: the control thread releases what it holds.
+    private func left(_ c: Connection, now: UInt64) {
+        if let id = classroom.leave(connection: c.id) {
+            link.send(.gone(device: id, arrival: now))
+            joinedNow.store(classroom.devices.count, ordering: .relaxed)
+            teacherDirty = true
+        }
+        if c.role == .teacher { teacherDirty = true }
+    }
+
+    private func drop(_ c: Connection, now: UInt64) {
+        guard c.fd >= 0 else { return }
+        left(c, now: now)
+        Glibc.close(c.fd)
+        c.fd = -1
+    }
+}
+
+/// A random key of 16 hex digits (getrandom).
+public func randomKey() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<16).map { _ in String(Int.random(in: 0..<16, using: &generator), radix: 16) }.joined()
+}
+
+private func ipv4Text(_ address: in_addr) -> String {
+    var a = address
+    var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+    inet_ntop(AF_INET, &a, &text, socklen_t(INET_ADDRSTRLEN))
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// This machine's IPv4 addresses by interface, loopback last: where pupils can reach it.
+public func localIPv4Addresses() -> [(interface: String, address: String)] {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0 else { return [] }
+    defer { freeifaddrs(list) }
+    var out: [(String, String)] = []
+    var p = list
+    while let entry = p {
+        defer { p = entry.pointee.ifa_next }
+        guard let addr = entry.pointee.ifa_addr, addr.pointee.sa_family == sa_family_t(AF_INET),
+              entry.pointee.ifa_flags & UInt32(IFF_UP) != 0 else { continue }
+        let address = addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4Text($0.pointee.sin_addr) }
+        out.append((String(cString: entry.pointee.ifa_name), address))
+    }
+    return out.sorted { ($0.1.hasPrefix("127.") ? 1 : 0) < ($1.1.hasPrefix("127.") ? 1 : 0) }
+}

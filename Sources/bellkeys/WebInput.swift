@@ -1,0 +1,65 @@
+import BellkeysClassroom
+import BellkeysControl
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+
+/// The classroom's phones as a live input: what the web server hands over through the
+/// `ClassroomLink` is played through the player like a MIDI keyboard's notes (the piano picture
+/// lights them, the loop and --record take them), each device its own source, so a phone that
+/// leaves releases what it held. The notes sounding and the master volume go back to the
+/// server for the pages. Thread: control.
+final class WebInput: LiveInput {
+    let link: ClassroomLink
+    let server: WebServer
+    let classroom: Classroom
+    /// The MIDI channel phones play on (--channel, else 1), 0-based.
+    let channel: UInt8
+    /// The notes the pages show, for the lights.
+    let notes: [Int]
+    /// What the teacher's reverb menu does (the session's: the room is the engine's).
+    var setRoom: ((Int) -> Void)?
+    /// The room now, as an index of `ReverbPreset.allCases`.
+    var roomIndex: (() -> Int)?
+    private(set) var strikes = 0
+
+    /// Source numbers of the phones, above any sequencer address (client × 256 + port).
+    static let sourceBase = 1 << 24
+
+    init(link: ClassroomLink, server: WebServer, classroom: Classroom, channel: UInt8) {
+        self.link = link
+        self.server = server
+        self.classroom = classroom
+        self.channel = channel
+        notes = classroom.bells.map(\.note)
+    }
+
+    var descriptors: [Int32] { [link.controlDescriptor] }
+    // The lights follow the bells within 20 ms.
+    var pollTimeoutMilliseconds: Int32? { 20 }
+
+    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+        for request in link.takeRequests() {
+            switch request {
+            case .noteOn(let device, let note, let velocity, let arrival):
+                player.play(.noteOn(channel: channel, note: UInt8(note), velocity: UInt8(velocity)), from: Self.sourceBase + device, arrival: arrival)
+                link.queued(device: device, note: note, arrival: arrival)
+                strikes += 1
+            case .noteOff(let device, let note, let arrival):
+                player.play(.noteOff(channel: channel, note: UInt8(note), velocity: 64), from: Self.sourceBase + device, arrival: arrival)
+            case .gone(let device, let arrival):
+                player.release(source: Self.sourceBase + device, arrival: arrival)
+            case .dampAll(let arrival):
+                player.dampAll(arrival: arrival)
+            case .volume(let decibels):
+                player.setMasterVolume(decibels: decibels, range: MapFile.decibelRange)
+            case .reverb(let index):
+                setRoom?(index)
+            }
+        }
+        link.publishSounding({ player.isSounding(note: $0) }, notes: notes)
+        link.masterCentibels.store(Int((player.masterDecibels * 100).rounded()), ordering: .relaxed)
+        if let roomIndex { link.roomIndex.store(roomIndex(), ordering: .relaxed) }
+        return .carryOn
+    }
+}
