@@ -61,9 +61,10 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
     return broken
 }
 
-/// Reads `bytes` as a message from a pupil's browser (hostile network input): a message read
-/// has every value in its range; a refusal names a short printable field and says the problem
-/// and the fix.
+/// Reads `bytes` as everything the classroom's server reads from the network (hostile input):
+/// a pupil's message, a teacher's message, a request head and WebSocket frames. A message
+/// read has every value in its range; a refusal names a short printable field and says the
+/// problem and the fix; a head or a frame read stays within its limits and its bytes.
 public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
     var broken: [String] = []
     func printable(_ s: String) -> Bool {
@@ -89,6 +90,45 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
         if error.field.unicodeScalars.count > 33 || !printable(error.field) || !printable(error.problem) {
             broken.append("refusal shows back more than it should: \(error.field.unicodeScalars.count) characters")
         }
+    }
+    // The same bytes as the teacher's message, as a request head and as WebSocket frames: the
+    // rest of what the classroom's server reads from the network.
+    do {
+        switch try readTeacherMessage(bytes) {
+        case .deal(let device, let notes):
+            if device < 1 || notes.count > 13 || notes.contains(where: { !(0...127).contains($0) }) { broken.append("deal \(device) \(notes)") }
+        case .remove(let device): if device < 1 { broken.append("remove \(device)") }
+        case .volume(let decibels): if !(-60...12).contains(decibels) { broken.append("volume \(decibels)") }
+        case .reverb(let preset): if !TeacherMessage.presets.contains(preset) { broken.append("reverb \(preset)") }
+        case .velocity(let fixed): if let fixed, !(1...127).contains(fixed) { broken.append("velocity \(fixed)") }
+        case .dealRound, .free, .dampAll: break
+        }
+    } catch {
+        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty { broken.append("teacher refusal without field, problem or fix") }
+    }
+    switch scanHTTPRequestHead(bytes[...]) {
+    case .incomplete:
+        if bytes.count > HTTPRequestHead.maximumBytes + 1 { broken.append("an incomplete head of \(bytes.count) bytes") }
+    case .complete(let head, let length):
+        if length > bytes.count || length > HTTPRequestHead.maximumBytes + 1 { broken.append("a head of \(length) bytes") }
+        if head.method != "GET" && head.method != "HEAD" { broken.append("method \(head.method)") }
+        if !head.target.hasPrefix("/") || head.target.utf8.count > HTTPRequestHead.maximumTargetBytes { broken.append("target") }
+        if head.headers.count > HTTPRequestHead.maximumHeaders { broken.append("\(head.headers.count) headers") }
+        if head.headers.contains(where: { $0.value.unicodeScalars.contains { $0.value < 32 && $0 != "\t" } || $0.name.isEmpty }) {
+            broken.append("a header with control bytes or no name")
+        }
+    case .refused(let status, let reason):
+        if ![400, 405, 413, 414, 431, 505].contains(status) || reason.isEmpty { broken.append("refused \(status) \(reason)") }
+    }
+    var rest = bytes[...]
+    for _ in 0..<64 {
+        guard case .frame(let opcode, let payload, let length) = scanWebSocketFrame(rest, maximumPayload: PupilMessage.maximumBytes) else { break }
+        if length > rest.count || length < payload.count + 6 { broken.append("a frame of \(length) bytes from \(rest.count)") }
+        if opcode == .text ? payload.count > PupilMessage.maximumBytes || String(validating: payload, as: UTF8.self) == nil
+            : opcode.rawValue < 8 || payload.count > 125 {
+            broken.append("a frame \(opcode) of \(payload.count) bytes")
+        }
+        rest = rest.dropFirst(length)
     }
     return broken
 }
