@@ -545,9 +545,18 @@ def test_classroom():
     # their render, bit for bit (voices are mixed in batches, so the phone's bell is in the
     # reference too, not subtracted).
     phone_events = [(at, 0x90, 72, 100) for at in onsets]
-    rendered = render(folder, map_path, sorted(events + phone_events), 2, len(take.audio))
+    # Under PipeWire the probe may miss cycles (HOLES, see probe_ok): a keyboard note due in one
+    # is sent late, and is rendered where it sounded. Every other note must be on its frame.
+    left = np.concatenate([[0.0], take.audio[:, 0].astype(np.float64)])
+    played = []
+    for at, status, note, velocity in events:
+        if unchecked(at, margin=PERIOD):
+            jumps = at + np.nonzero(np.diff(left[at:at + 8192]) > 0.4 * jump(level, velocity) * 2 ** 0.5)[0]
+            at = int(jumps[0]) if len(jumps) else at
+        played.append((at, status, note, velocity))
+    rendered = render(folder, map_path, sorted(played + phone_events), 2, len(take.audio))
     compare("classroom", take.audio, rendered,
-            what=f"the take (keyboard left, phone right) during a flood of {flood['connections']} connections, {flood['garbage']} of garbage, "
+            what=f"the take (keyboard left, {sum(p != e for p, e in zip(played, events))} notes sent late in holes where they sounded; phone right) during a flood of {flood['connections']} connections, {flood['garbage']} of garbage, "
                  f"{flood['closed']} clients past the message limit,")
 
 
