@@ -84,7 +84,7 @@ let package = Package(
                     dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
         .testTarget(name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
-        .testTarget(name: "BellkeysClassroomTests", dependencies: ["BellkeysClassroom"]),
+        .testTarget(name: "BellkeysClassroomTests", dependencies: ["BellkeysClassroom", "BellkeysFormats"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport"]),
         // Runs the built `bellkeys` binary as a user would.

@@ -149,7 +149,7 @@ public final class Classroom {
         guard let index = devices.firstIndex(where: { $0.connection == connection }) else { return nil }
         let device = devices[index]
         switch message {
-        case .strike(let note, let velocity):
+        case .strike(let note, let velocity, _):
             guard held(by: device).contains(note) else { counters.notHeld += 1; return nil }
             guard devices[index].limiter.allow(at: now) else { counters.rateLimited += 1; return nil }
             devices[index].strikes += 1
@@ -244,7 +244,7 @@ public final class Classroom {
     }
 
     /// The teacher's view: the room, its limits and counters, and every device.
-    public func teacherJSON(extra: [(String, String)] = []) -> String {
+    public func teacherJSON(extra: [(String, String)] = [], device deviceExtra: (Int) -> String? = { _ in nil }) -> String {
         var s = "{\"type\":\"room\",\"code\":\(jsonQuoted(code.digits)),\"mode\":\"\(mode.rawValue)\""
         s += ",\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null")"
         s += ",\"maximumDevices\":\(limits.maximumDevices),\"strikesPerSecond\":\(limits.strikesPerSecond),\"strikeBurst\":\(limits.strikeBurst)"
@@ -255,7 +255,7 @@ public final class Classroom {
             + ",\"rateLimited\":\(c.rateLimited),\"notHeld\":\(c.notHeld),\"removed\":\(c.removed)}"
         s += ",\"devices\":[" + devices.map { d in
             "{\"id\":\(d.id),\"name\":\(jsonQuoted(d.name)),\"address\":\(jsonQuoted(d.address)),\"bells\":[\(held(by: d).map(String.init).joined(separator: ","))]"
-                + ",\"strikes\":\(d.strikes),\"rateLimited\":\(d.rateLimited)}"
+                + ",\"strikes\":\(d.strikes),\"rateLimited\":\(d.rateLimited)" + (deviceExtra(d.id).map { ",\"follow\":" + $0 } ?? "") + "}"
         }.joined(separator: ",") + "]"
         for (key, value) in extra { s += ",\(jsonQuoted(key)):\(value)" }
         return s + "}"

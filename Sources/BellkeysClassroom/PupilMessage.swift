@@ -11,14 +11,18 @@ import BellkeysFormats
 ///
 ///     {"type": "join", "code": "4821", "name": "Ada"}     code: the room code, 4 digits;
 ///                                                         name: 1 to 24 characters, no controls
-///     {"type": "strike", "note": 60, "velocity": 100}    note 0...127, velocity 1...127
+///     {"type": "strike", "note": 60, "velocity": 100}    note 0...127, velocity 1...127;
+///                                                         optional "at": when the finger
+///                                                         landed, on bellkeys' clock (ms, as
+///                                                         the page's clock offset gives it),
+///                                                         for the follow-along's judgement
 ///     {"type": "release", "note": 60}                    the finger left the bell
 ///     {"type": "damp", "note": 60}                       the damp gesture
 ///     {"type": "ping", "sent": 1234.5}                   the page's clock (ms, finite, >= 0),
 ///                                                         for the clock offset (as NTP)
 public enum PupilMessage: Equatable, Sendable {
     case join(code: String, name: String)
-    case strike(note: Int, velocity: Int)
+    case strike(note: Int, velocity: Int, at: Double? = nil)
     case release(note: Int)
     case damp(note: Int)
     case ping(sent: Double)
@@ -66,7 +70,7 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
     let allowed: [String]
     switch type {
     case "join": allowed = ["type", "code", "name"]
-    case "strike": allowed = ["type", "note", "velocity"]
+    case "strike": allowed = ["type", "note", "velocity", "at"]
     case "release", "damp": allowed = ["type", "note"]
     case "ping": allowed = ["type", "sent"]
     default:
@@ -113,7 +117,12 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
         }
         return .join(code: code, name: name)
     case "strike":
-        return .strike(note: try integer("note", 0...127), velocity: try integer("velocity", 1...127))
+        let note = try integer("note", 0...127), velocity = try integer("velocity", 1...127)
+        guard let node = member("at") else { return .strike(note: note, velocity: velocity) }
+        guard case .number(let at) = node.value, at.isFinite, at >= 0 else {
+            throw PupilMessageError(field: "at", problem: "\(describe(node)) is not a time", fix: "give at in ms on bellkeys' clock, 0 or more, or leave it out")
+        }
+        return .strike(note: note, velocity: velocity, at: at)
     case "release":
         return .release(note: try integer("note", 0...127))
     case "damp":

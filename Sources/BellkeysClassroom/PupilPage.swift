@@ -46,8 +46,12 @@ header .status { color: var(--dim); font-size: 15px; }
 .bell.down { transform: scale(.97); }
 .bell .stop { position: absolute; left: 0; right: 0; bottom: 0; height: 22%; background: rgba(0,0,0,.28); color: #fff;
   font-size: 18px; display: flex; align-items: center; justify-content: center; font-weight: 700; }
-.bell .cue { position: absolute; top: 10px; right: 14px; font-size: 22px; background: #111; color: #fff; padding: 4px 10px;
+.bell .cue { position: absolute; top: 10px; right: 14px; font-size: 26px; background: #111; color: #fff; padding: 4px 12px;
+  border-radius: 14px; display: none; font-variant-numeric: tabular-nums; }
+.bell.due { box-shadow: 0 0 0 8px #fff, 0 0 50px 18px #fff; filter: none; }
+.bell .judged { position: absolute; top: 10px; left: 14px; font-size: 20px; background: rgba(0,0,0,.7); color: #fff; padding: 4px 10px;
   border-radius: 12px; display: none; }
+#follow { text-align: center; font-size: 19px; min-height: 1.3em; color: #ffd86b; }
 #none { margin: auto; color: var(--dim); font-size: 22px; text-align: center; padding: 20px; display: none; }
 #note { color: var(--dim); font-size: 14px; text-align: center; }
 </style>
@@ -65,6 +69,7 @@ header .status { color: var(--dim); font-size: 15px; }
   <div id="message" role="alert"></div>
 </form>
 <main id="room">
+  <div id="follow" aria-live="polite"></div>
   <div id="bells"></div>
   <div id="none">Waiting for the teacher to give you a bell…</div>
   <div id="note"></div>
@@ -74,6 +79,7 @@ header .status { color: var(--dim); font-size: 15px; }
 const $ = (id) => document.getElementById(id);
 let socket = null, joined = false, wanted = null, retry = 0, bells = [], fixedVelocity = null;
 let offset = null, bestDelay = Infinity, samples = [];
+const cues = [];
 const lit = new Set();
 
 function status(text) { $("status").textContent = text; }
@@ -92,6 +98,9 @@ function connect() {
     else if (m.type === "bells") { fixedVelocity = m.fixedVelocity; showBells(m.bells); }
     else if (m.type === "lit") { lit.clear(); m.notes.forEach((n) => lit.add(n)); drawLights(); }
     else if (m.type === "pong") { clockSample(m); }
+    else if (m.type === "cue") { cues.push(m); }
+    else if (m.type === "judged") { showJudged(m); }
+    else if (m.type === "follow") { followState(m); }
     else if (m.type === "refused") { refused(m); }
     else if (m.type === "removed") { wanted = null; leave(m.text); }
   };
@@ -169,6 +178,9 @@ function showBells(list) {
     const cue = document.createElement("div");
     cue.className = "cue";
     el.appendChild(cue);
+    const judged = document.createElement("div");
+    judged.className = "judged";
+    el.appendChild(judged);
     if (bell.damps) {
       const stop = document.createElement("div");
       stop.className = "stop";
@@ -194,7 +206,10 @@ function wire(el, bell) {
     const y = (event.clientY - box.top) / box.height;
     if (bell.damps && y > 0.78) { send({type: "damp", note: bell.note}); return; }
     const velocity = fixedVelocity || Math.max(1, Math.min(127, Math.round(127 - y * 87)));
-    send({type: "strike", note: bell.note, velocity});
+    const strike = {type: "strike", note: bell.note, velocity};
+    // When the finger landed, on bellkeys' clock: the follow-along judges the tap, not the Wi-Fi.
+    if (offset !== null) strike.at = Math.max(0, event.timeStamp + offset);
+    send(strike);
     starts.set(event.pointerId, {y: event.clientY, damped: false});
     el.classList.add("down");
     if (navigator.vibrate) navigator.vibrate(8);
@@ -220,6 +235,45 @@ function drawLights() {
     el.classList.toggle("dim", !on);
   }
 }
+
+// The follow-along: cues carry when each bell is due on bellkeys' clock; this page's clock is
+// bellkeys' less the offset. The last 3 s before a bell is due, it counts down on the bell;
+// within 150 ms of the moment the bell glows: ring it now.
+function followState(m) {
+  cues.length = 0;
+  $("follow").textContent = m.state === "started" ? "Follow along: " + m.name + ". Ring your bell when it glows." : "The follow-along is over.";
+}
+function showJudged(m) {
+  const el = document.querySelector('.bell[data-note="' + m.note + '"] .judged');
+  if (!el) return;
+  el.textContent = {onTime: "✓ on time", early: "early", late: "late", missed: "missed"}[m.result] || m.result;
+  el.style.display = "block";
+  clearTimeout(el.hide);
+  el.hide = setTimeout(() => { el.style.display = "none"; }, 1200);
+}
+function drawCues() {
+  requestAnimationFrame(drawCues);
+  if (offset === null) return;
+  const now = performance.now() + offset;
+  while (cues.length && cues[0].at < now - 1000) cues.shift();
+  for (const el of document.querySelectorAll(".bell")) {
+    const note = Number(el.dataset.note);
+    const next = cues.find((c) => c.note === note && c.at > now - 150);
+    const label = el.querySelector(".cue");
+    const due = next && Math.abs(next.at - now) <= 150;
+    el.classList.toggle("due", !!due);
+    if (next && next.at - now <= 3000 && !due) {
+      label.style.display = "block";
+      label.textContent = ((next.at - now) / 1000).toFixed(1);
+    } else if (due) {
+      label.style.display = "block";
+      label.textContent = "now!";
+    } else {
+      label.style.display = "none";
+    }
+  }
+}
+requestAnimationFrame(drawCues);
 
 // The clock offset to bellkeys' clock, as NTP: t1 sent, t2 received there, t3 replied
 // there, t4 received here; offset = ((t2 - t1) + (t3 - t4)) / 2, from the sample with the

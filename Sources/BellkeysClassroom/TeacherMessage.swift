@@ -11,6 +11,8 @@ import BellkeysFormats
 ///     {"type": "dampAll"}                                 damp every damped bell
 ///     {"type": "reverb", "preset": "hall"}                off, room, hall or church
 ///     {"type": "velocity", "fixed": 100}                  every strike at 100 (null: as struck)
+///     {"type": "follow", "tune": 0, "tempo": 100}         start tune 0 as a follow-along at 100 %
+///     {"type": "stopFollow"}                              stop it
 public enum TeacherMessage: Equatable, Sendable {
     case deal(device: Int, notes: [Int])
     case dealRound
@@ -20,6 +22,8 @@ public enum TeacherMessage: Equatable, Sendable {
     case dampAll
     case reverb(preset: String)
     case velocity(fixed: Int?)
+    case follow(tune: Int, tempo: Int)
+    case stopFollow
 
     public static let maximumBytes = 1_024
     public static let presets = ["off", "room", "hall", "church"]
@@ -42,14 +46,15 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Te
         throw PupilMessageError(field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
     }
     func member(_ key: String) -> JSONNode? { members.first { $0.key == key }?.value }
-    let types = "deal, dealRound, free, remove, volume, dampAll, reverb or velocity"
+    let types = "deal, dealRound, free, remove, volume, dampAll, reverb, velocity, follow or stopFollow"
     guard let typeNode = member("type"), case .string(let type) = typeNode.value else {
         throw PupilMessageError(field: "type", problem: "missing or not a string", fix: "give \"type\": \(types)")
     }
     let allowed: [String]
     switch type {
     case "deal": allowed = ["type", "device", "notes"]
-    case "dealRound", "free", "dampAll": allowed = ["type"]
+    case "dealRound", "free", "dampAll", "stopFollow": allowed = ["type"]
+    case "follow": allowed = ["type", "tune", "tempo"]
     case "remove": allowed = ["type", "device"]
     case "volume": allowed = ["type", "decibels"]
     case "reverb": allowed = ["type", "preset"]
@@ -78,6 +83,8 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Te
     case "dealRound": return .dealRound
     case "free": return .free
     case "dampAll": return .dampAll
+    case "stopFollow": return .stopFollow
+    case "follow": return .follow(tune: try whole(member("tune"), "tune", 0...99), tempo: try whole(member("tempo"), "tempo", 50...200))
     case "remove": return .remove(device: try whole(member("device"), "device", 1...Int(Int32.max)))
     case "volume":
         guard let node = member("decibels"), case .number(let x) = node.value, x >= -60, x <= 12 else {

@@ -66,9 +66,19 @@ th, td { text-align: left; padding: 6px 6px; border-bottom: 1px solid #eceef2; v
     <div id="error"></div>
   </section>
   <section style="margin-top: 20px">
+    <h2>Follow-along</h2>
+    <div class="row">
+      <label>Tune <select id="tune"></select></label>
+      <label>Tempo <input id="tempo" type="number" min="50" max="200" step="5" value="100" style="width: 5em"> %</label>
+      <button class="main" id="followStart">Start</button>
+      <button id="followStop">Stop</button>
+    </div>
+    <p id="followText">Each phone shows when its own bells are due (a countdown, then the bell glows); the tune is not played: the pupils ring it.</p>
+  </section>
+  <section style="margin-top: 20px">
     <h2 id="devicesTitle">Devices</h2>
     <p id="mode"></p>
-    <table><thead><tr><th>Name</th><th>Bells (click to give or take)</th><th>Strikes</th><th>Over the limit</th><th></th></tr></thead>
+    <table><thead><tr><th>Name</th><th>Bells (click to give or take)</th><th>Strikes</th><th>Over the limit</th><th>Follow-along: on time · early · late · missed</th><th></th></tr></thead>
     <tbody id="devices"></tbody></table>
   </section>
 </div>
@@ -91,6 +101,8 @@ function connect() {
 $("dealRound").onclick = () => send({type: "dealRound"});
 $("free").onclick = () => send({type: "free"});
 $("dampAll").onclick = () => send({type: "dampAll"});
+$("followStart").onclick = () => send({type: "follow", tune: Number($("tune").value), tempo: Math.max(50, Math.min(200, Number($("tempo").value) || 100))});
+$("followStop").onclick = () => send({type: "stopFollow"});
 $("volume").oninput = () => { $("volumeText").textContent = $("volume").value + " dB"; };
 $("volume").onchange = () => send({type: "volume", decibels: Number($("volume").value)});
 $("reverb").onchange = () => send({type: "reverb", preset: $("reverb").value});
@@ -102,6 +114,14 @@ function draw() {
   if (document.activeElement !== $("volume")) { $("volume").value = room.masterDecibels; $("volumeText").textContent = room.masterDecibels + " dB"; }
   if (document.activeElement !== $("reverb")) $("reverb").value = room.reverb;
   $("velocity").value = room.fixedVelocity ? String(room.fixedVelocity) : "";
+  if ($("tune").options.length !== room.tunes.length) {
+    $("tune").innerHTML = "";
+    room.tunes.forEach((t, i) => { const o = document.createElement("option"); o.value = i; o.textContent = t.name + " (" + t.cues + " notes)"; $("tune").appendChild(o); });
+  }
+  const f = room.follow;
+  $("followText").textContent = !f ? "Each phone shows when its own bells are due (a countdown, then the bell glows); the tune is not played: the pupils ring it."
+    : (f.running ? "Playing " : "Last: ") + f.name + " at " + f.tempo + " %, " + f.cues + " notes. On time: within " + f.onTimeMs
+      + " ms of the cue; early or late up to " + f.windowMs + " ms; later than that, missed.";
   $("devicesTitle").textContent = "Devices: " + room.devices.length + " of " + room.maximumDevices;
   $("mode").textContent = room.mode === "free" ? "Free play: every device holds all the bells." : "Dealt: each device rings the bells it was given.";
   const body = $("devices");
@@ -128,7 +148,9 @@ function draw() {
       chips.appendChild(chip);
     }
     tr.appendChild(chips);
-    for (const v of [d.strikes, d.rateLimited]) { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); }
+    const t = d.follow;
+    const tally = t ? t.onTime + " · " + t.early + " · " + t.late + " · " + t.missed + (t.lastMs !== null ? " (last " + (t.lastMs > 0 ? "+" : "") + t.lastMs + " ms)" : "") : "–";
+    for (const v of [d.strikes, d.rateLimited, tally]) { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); }
     const td = document.createElement("td");
     const remove = document.createElement("button");
     remove.textContent = "Remove";

@@ -52,6 +52,11 @@ public final class WebServer: @unchecked Sendable {
     /// The pages, and the join address the teacher's page shows: set before `start`.
     public var pages = Pages(pupil: [], teacher: [], qrSVG: [], notTeacher: [])
     public var joinURL = ""
+    /// The tunes the teacher may start as a follow-along (the demo first): set before `start`.
+    public var tunes: [FollowTune] = []
+    /// The follow-along under way, or the last one (its tallies stay for the teacher).
+    private var follow: FollowAlong?
+    private var followRunning = false
     /// The host names a request may give besides IP addresses (this machine's name).
     private let hostNames: [String]
     private let stopRequested = Atomic<Bool>(false)
@@ -156,6 +161,10 @@ public final class WebServer: @unchecked Sendable {
         var input: [UInt8] = []
         var output: [UInt8] = []
         var closeAfterWrite = false
+        /// When the output was flushed and our side shut down: what the peer still sends is
+        /// read and dropped (closing with unread input would reset the connection, and the
+        /// peer would lose the close frame and the replies before it) until it closes, or 1 s.
+        var lingerSince: UInt64?
         let opened: UInt64
         var lastHeard: UInt64
         var lastPing: UInt64
@@ -196,7 +205,6 @@ public final class WebServer: @unchecked Sendable {
             }
             _ = poll(&descriptors, nfds_t(descriptors.count), 20)
             let now = monotonicNanoseconds()
-            if descriptors[0].revents != 0 { acceptAll(now: now) }
             if descriptors[1].revents != 0 {
                 var sink = [UInt8](repeating: 0, count: 64)
                 _ = read(wake.read, &sink, 64)
@@ -209,6 +217,9 @@ public final class WebServer: @unchecked Sendable {
                 if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 { receive(c, now: now) }
             }
             sweep(now: now)
+            // New connections last: the ones that closed in this pass have made room.
+            if descriptors[0].revents != 0 { acceptAll(now: now) }
+            followTick(now: now)
             broadcastLit()
             updateTeachers(now: now)
         }
@@ -256,6 +267,7 @@ public final class WebServer: @unchecked Sendable {
             return
         }
         guard n > 0 else { return }
+        if c.closeAfterWrite { return }
         c.input += buffer[0..<n]
         c.lastHeard = now
         switch c.role {
@@ -412,6 +424,14 @@ public final class WebServer: @unchecked Sendable {
             case .on(let note, let velocity)?:
                 link.send(.noteOn(device: device.id, note: note, velocity: velocity, arrival: now))
                 teacherDirty = true
+                if followRunning, let follow, case .strike(_, _, let at) = message {
+                    // The tap's time as the page stamped it on our clock, if it is plausible.
+                    var tap = now
+                    if let at, abs(at * 1e6 - Double(now)) <= 1e9 { tap = UInt64(at * 1e6) }
+                    if let (result, ms, _) = follow.judge(device: device.id, note: note, at: tap) {
+                        send(c, text: "{\"type\":\"judged\",\"note\":\(note),\"result\":\"\(result.rawValue)\",\"ms\":\(Int(ms.rounded()))}")
+                    }
+                }
             case .off(let note)?:
                 link.send(.noteOff(device: device.id, note: note, arrival: now))
             case nil:
@@ -453,8 +473,50 @@ public final class WebServer: @unchecked Sendable {
         case .velocity(let fixed):
             classroom.fixedVelocity = fixed
             sendBells()
+        case .follow(let index, let tempo):
+            guard index < tunes.count else {
+                send(c, text: "{\"type\":\"error\",\"text\":\"tune: there is no tune \(index); give 0 to \(tunes.count - 1)\"}")
+                return
+            }
+            // A lead-in of 3 s: the pages count the first bells in.
+            let started = FollowAlong(tune: tunes[index], tempo: tempo, start: now + 3_000_000_000)
+            follow = started
+            followRunning = true
+            let text = "{\"type\":\"follow\",\"state\":\"started\",\"name\":\(jsonQuoted(started.tune.name)),\"tempo\":\(tempo)"
+                + ",\"startsAt\":\(Double(started.start) / 1e6)}"
+            for p in connections where p.role == .pupil { send(p, text: text) }
+        case .stopFollow:
+            stopFollow()
         }
         teacherDirty = true
+    }
+
+    /// Sends the cues coming due to the devices that hold their bells, and counts the misses.
+    private func followTick(now: UInt64) {
+        guard followRunning, let follow else { return }
+        for cue in follow.cuesToSend(at: now, holders: { note in
+            classroom.devices.filter { classroom.held(by: $0).contains(note) }.map(\.id)
+        }) {
+            let text = "{\"type\":\"cue\",\"note\":\(cue.note),\"at\":\(Double(cue.at) / 1e6),\"i\":\(cue.index)}"
+            for id in cue.expected {
+                if let d = classroom.device(id: id), let c = connections.first(where: { $0.id == d.connection }) { send(c, text: text) }
+            }
+        }
+        for (id, index) in follow.closeWindows(at: now) {
+            teacherDirty = true
+            if let d = classroom.device(id: id), let c = connections.first(where: { $0.id == d.connection }) {
+                send(c, text: "{\"type\":\"judged\",\"note\":\(follow.cues[index].note),\"result\":\"missed\",\"ms\":null}")
+            }
+        }
+        if follow.isOver { stopFollow() }
+    }
+
+    /// Ends the follow-along (its tallies stay for the teacher); the pages clear their cues.
+    private func stopFollow() {
+        guard followRunning else { return }
+        followRunning = false
+        teacherDirty = true
+        for p in connections where p.role == .pupil { send(p, text: "{\"type\":\"follow\",\"state\":\"stopped\"}") }
     }
 
     /// Every pupil's bells, after a deal.
@@ -497,8 +559,14 @@ public final class WebServer: @unchecked Sendable {
             ("httpRefused", String(httpRefused.load(ordering: .relaxed))),
             ("floodClosed", String(floodClosed.load(ordering: .relaxed))),
             ("droppedToControl", String(link.droppedToControl.load(ordering: .relaxed))),
+            ("tunes", "[" + tunes.map { "{\"name\":\(jsonQuoted($0.name)),\"cues\":\($0.cues.count),\"leftOut\":\($0.leftOut)}" }.joined(separator: ",") + "]"),
+            ("follow", follow.map { f in
+                "{\"running\":\(followRunning),\"name\":\(jsonQuoted(f.tune.name)),\"tempo\":\(f.tempo),\"cues\":\(f.cues.count)"
+                    + ",\"onTimeMs\":\(Int(FollowAlong.onTimeMilliseconds)),\"windowMs\":\(Int(FollowAlong.windowMilliseconds))}"
+            } ?? "null"),
         ]
-        let frame = webSocketFrame(.text, Array(classroom.teacherJSON(extra: extra).utf8))
+        let follow = follow
+        let frame = webSocketFrame(.text, Array(classroom.teacherJSON(extra: extra, device: { id in follow.map { $0.tallyJSON(device: id) } }).utf8))
         for c in teachers { send(c, frame) }
     }
 
@@ -518,7 +586,14 @@ public final class WebServer: @unchecked Sendable {
                     send(c, webSocketFrame(.ping, []))
                 }
             }
-            if c.closeAfterWrite, c.output.isEmpty { drop(c, now: now) }
+            if c.closeAfterWrite, c.output.isEmpty, c.fd >= 0 {
+                if let since = c.lingerSince {
+                    if now &- since > 1_000_000_000 { drop(c, now: now) }
+                } else {
+                    shutdown(c.fd, Int32(SHUT_WR))
+                    c.lingerSince = now
+                }
+            }
         }
         connections.removeAll { $0.fd < 0 }
     }

@@ -21,8 +21,15 @@ struct ClassroomOptions: ParsableArguments {
             help: ArgumentHelp("The most phones that may join at once (default: 64, at most 250).", valueName: "n"))
     var webDevices = 64
 
+    @Option(name: .customLong("web-tune"),
+            help: ArgumentHelp("A MIDI file the teacher may start as a follow-along, besides the demo tune (repeatable).",
+                               discussion: "Its notes are moved by octaves onto the bells and cued on the phones that hold them; they are not played.",
+                               valueName: "file.mid"))
+    var webTunes: [String] = []
+
     func validate() throws {
         if !(0...65_535).contains(webPort) { throw ValidationError("--web-port \(webPort) is out of range; use 1 to 65535 (0 takes a free port)") }
+        if webTunes.count > 99 { throw ValidationError("--web-tune is given \(webTunes.count) times; at most 99 tunes") }
         if !(1...250).contains(webDevices) { throw ValidationError("--web-devices \(webDevices) is out of range; use 1 to 250") }
         if let webAddress {
             let parts = webAddress.split(separator: ".", omittingEmptySubsequences: false)
@@ -30,7 +37,8 @@ struct ClassroomOptions: ParsableArguments {
                 throw ValidationError("--web-address \(webAddress) is not an IPv4 address; give one of this machine's, as `ip -4 addr` lists them")
             }
         }
-        let given = [webAddress.map { _ in "--web-address" }, webPort != 8080 ? "--web-port" : nil, webDevices != 64 ? "--web-devices" : nil]
+        let given = [webAddress.map { _ in "--web-address" }, webPort != 8080 ? "--web-port" : nil, webDevices != 64 ? "--web-devices" : nil,
+                     webTunes.isEmpty ? nil : "--web-tune"]
             .compactMap { $0 }
         if !web, let option = given.first { throw ValidationError("\(option) sets up the classroom; add --web") }
     }

@@ -19,6 +19,21 @@ extension LiveSession {
         var limits = ClassroomLimits()
         limits.maximumDevices = options.webDevices
         let classroom = Classroom(bells: bells, limits: limits)
+        // The follow-along's tunes: the demo, then --web-tune's files, read before anything starts.
+        let notes = bells.map(\.note)
+        var tunes = [FollowTune(name: "the Westminster Quarters (demo)", file: westminsterQuarters(), bells: notes)]
+        for path in options.webTunes {
+            do {
+                let file = try parseMIDIFile(try readFile(path, what: "MIDI file"), file: path)
+                let name = String(path.split(separator: "/").last ?? Substring(path))
+                tunes.append(FollowTune(name: name, file: file, bells: notes))
+            } catch {
+                throw Failure("bellkeys: --web-tune: \(error)")
+            }
+            if tunes.last!.cues.isEmpty {
+                throw Failure("bellkeys: --web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto C4..C5)")
+            }
+        }
         let addresses = localIPv4Addresses()
         // The QR code carries the address given, else the first that is not loopback.
         let joinAddress = options.webAddress ?? addresses.first { !$0.address.hasPrefix("127.") }?.address ?? "127.0.0.1"
@@ -34,6 +49,7 @@ extension LiveSession {
             server = try WebServer(settings: settings, classroom: classroom, link: link)
             // The port is known now (0 takes a free one), and with it the join address.
             server.joinURL = "http://\(joinAddress):\(server.port)/"
+            server.tunes = tunes
             qr = try QRCode(server.joinURL)
             server.pages = WebServer.Pages(pupil: Array(pupilPageHTML.utf8), teacher: Array(teacherPageHTML.utf8),
                                            qrSVG: Array(qrSVG(width: qr.width, dark: qr.dark).utf8), notTeacher: Array(notTeacherPageHTML.utf8))

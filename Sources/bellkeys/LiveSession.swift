@@ -367,6 +367,8 @@ final class LiveSession {
     /// failing): silence every bell with the engine's short fade, let it play out, close.
     /// Returns `status`, the exit status.
     func shutDown(_ reason: String, status: Int32 = 0) -> Int32 {
+        // Devices in the room at the end, before the classroom closes (which empties it).
+        let devicesAtEnd = web?.server.joinedNow.load(ordering: .relaxed) ?? 0
         // Nothing planned may start after this; every bell fades (CC120).
         player.silence(arrival: monotonicNanoseconds())
         // The fade is 5 ms; the buffer a few more. Wait for both, at most 200 ms.
@@ -400,7 +402,7 @@ final class LiveSession {
                         "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? "")
                      + (web.map { web in
                         let s = web.server, c = web.classroom.counters
-                        return "; classroom: strikes \(web.strikes), devices \(web.classroom.devices.count) at the end"
+                        return "; classroom: strikes \(web.strikes), devices \(devicesAtEnd) at the end"
                             + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
                             + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
                             + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"

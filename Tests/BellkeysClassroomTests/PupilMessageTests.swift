@@ -12,6 +12,7 @@ func refusal(_ text: String) -> PupilMessageError? {
         #expect(try read(#"{"type":"join","code":"0481","name":"Ada"}"#) == .join(code: "0481", name: "Ada"))
         #expect(try read(#"{"note":60,"velocity":100,"type":"strike"}"#) == .strike(note: 60, velocity: 100))
         #expect(try read(#"{"type":"strike","note":127,"velocity":1}"#) == .strike(note: 127, velocity: 1))
+        #expect(try read(#"{"type":"strike","note":62,"velocity":90,"at":1234.5}"#) == .strike(note: 62, velocity: 90, at: 1234.5))
         #expect(try read(#"{"type":"release","note":0}"#) == .release(note: 0))
         #expect(try read(#"{"type":"damp","note":72}"#) == .damp(note: 72))
         #expect(try read(#"{"type":"ping","sent":1234.5}"#) == .ping(sent: 1234.5))
@@ -27,6 +28,8 @@ func refusal(_ text: String) -> PupilMessageError? {
             (#"{"type":"strike","note":60,"velocity":0}"#, "velocity"),
             (#"{"type":"strike","note":"60","velocity":100}"#, "note"),
             (#"{"type":"strike","note":60,"velocity":100,"extra":1}"#, "extra"),
+            (#"{"type":"strike","note":60,"velocity":100,"at":-1}"#, "at"),
+            (#"{"type":"strike","note":60,"velocity":100,"at":"now"}"#, "at"),
             (#"{"type":"explode"}"#, "type"),
             (#"{"type":7}"#, "type"),
             (#"{"note":60}"#, "type"),

@@ -78,8 +78,9 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
             if code.utf8.count != 4 || !code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { broken.append("code \(code)") }
             let count = name.unicodeScalars.count
             if count < 1 || count > PupilMessage.maximumNameLength || !printable(name) { broken.append("name of \(count) characters") }
-        case .strike(let note, let velocity):
+        case .strike(let note, let velocity, let at):
             if !(0...127).contains(note) || !(1...127).contains(velocity) { broken.append("strike \(note) \(velocity)") }
+            if let at, !at.isFinite || at < 0 { broken.append("strike at \(at)") }
         case .release(let note), .damp(let note):
             if !(0...127).contains(note) { broken.append("note \(note)") }
         case .ping(let sent):
@@ -101,7 +102,8 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
         case .volume(let decibels): if !(-60...12).contains(decibels) { broken.append("volume \(decibels)") }
         case .reverb(let preset): if !TeacherMessage.presets.contains(preset) { broken.append("reverb \(preset)") }
         case .velocity(let fixed): if let fixed, !(1...127).contains(fixed) { broken.append("velocity \(fixed)") }
-        case .dealRound, .free, .dampAll: break
+        case .follow(let tune, let tempo): if !(0...99).contains(tune) || !(50...200).contains(tempo) { broken.append("follow \(tune) \(tempo)") }
+        case .dealRound, .free, .dampAll, .stopFollow: break
         }
     } catch {
         if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty { broken.append("teacher refusal without field, problem or fix") }
