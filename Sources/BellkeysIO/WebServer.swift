@@ -11,7 +11,8 @@ import Synchronization
 /// frames (`scanWebSocketFrame`) and messages (`readPupilMessage`, `readTeacherMessage`) are
 /// read strictly, within fixed limits, and anything wrong closes that connection and is
 /// counted. Connections are capped (`maximumConnections`; past that, closed at once); a
-/// connection that has not finished its request in 10 s, a WebSocket silent for 30 s, or one
+/// connection that has not finished its request in 10 s, a WebSocket silent for 30 s, a pupil's
+/// that has not joined in 30 s, or one
 /// whose unread output passes 256 KiB is closed; each connection may send at most 50
 /// messages a second (burst 100) of any kind, and each device 10 strikes a second (the
 /// classroom's limit).
@@ -168,6 +169,8 @@ public final class WebServer: @unchecked Sendable {
         let opened: UInt64
         var lastHeard: UInt64
         var lastPing: UInt64
+        /// When it became a WebSocket: a pupil's must join within 30 s.
+        var upgraded: UInt64 = 0
         var messages: StrikeLimiter
         init(id: Int, fd: Int32, peer: String, local: String, now: UInt64) {
             self.id = id
@@ -347,6 +350,7 @@ public final class WebServer: @unchecked Sendable {
             }
             c.role = teacher ? .teacher : .pupil
             c.lastPing = now
+            c.upgraded = now
             send(c, webSocketUpgradeResponse(accept: accept))
             if teacher {
                 teacherDirty = true
@@ -581,6 +585,10 @@ public final class WebServer: @unchecked Sendable {
             case .pupil, .teacher:
                 if now &- c.lastHeard > Self.silenceTimeout {
                     closeWebSocket(c, code: WebSocketClose.goingAway, reason: "silent for 30 s", now: now)
+                } else if c.role == .pupil, now &- c.upgraded > Self.silenceTimeout, classroom.device(connection: c.id) == nil {
+                    // A socket that never joins would hold a place for ever (the browser answers
+                    // our pings by itself).
+                    closeWebSocket(c, code: WebSocketClose.policy, reason: "join within 30 s", now: now)
                 } else if now &- c.lastPing > Self.pingInterval {
                     c.lastPing = now
                     send(c, webSocketFrame(.ping, []))
