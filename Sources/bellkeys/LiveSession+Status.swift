@@ -16,7 +16,8 @@ extension LiveSession {
         let underruns = underrunText
         guard let keyboard = keys?.keyboard else {
             return ["♪ voices \(voices) · \(underruns) · ports \(names.count)"
-                    + (names.isEmpty ? " (waiting for a keyboard)" : ": " + ports)]
+                    + (names.isEmpty ? (web == nil ? " (waiting for a keyboard)" : "") : ": " + ports)
+                    + (web.map { " · " + $0.statusText } ?? "")]
         }
         let sounding = (60...72).filter { player.isSounding(note: $0) }
         var lines = PianoView.lines { sounding.contains(60 + $0) }
@@ -24,6 +25,7 @@ extension LiveSession {
         lines.append("  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
                      + " · \(underruns)")
         lines.append("  loop: " + loopText() + " · x damps all · r room: \(wantedRoom.rawValue) · Esc quits")
+        if let web { lines.append("  " + web.statusText) }
         lines.append("  MIDI: \(ports) · " + (keyboard.reportsReleases ? "key releases on: damped keys stop on release"
                                                                             : "no key releases: bells ring out"))
         return lines

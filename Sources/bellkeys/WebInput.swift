@@ -22,6 +22,9 @@ final class WebInput: LiveInput {
     /// The room now, as an index of `ReverbPreset.allCases`.
     var roomIndex: (() -> Int)?
     private(set) var strikes = 0
+    /// The join address and the room code, for the status line.
+    let joinURL: String
+    let code: String
 
     /// Source numbers of the phones, above any sequencer address (client × 256 + port).
     static let sourceBase = 1 << 24
@@ -32,6 +35,14 @@ final class WebInput: LiveInput {
         self.classroom = classroom
         self.channel = channel
         notes = classroom.bells.map(\.note)
+        joinURL = server.joinURL
+        code = classroom.code.digits
+    }
+
+    /// "classroom: ADDRESS code NNNN · N devices", for the status line.
+    var statusText: String {
+        let joined = server.joinedNow.load(ordering: .relaxed)
+        return "classroom \(joinURL) code \(code) · \(joined) device\(joined == 1 ? "" : "s")"
     }
 
     var descriptors: [Int32] { [link.controlDescriptor] }
