@@ -34,6 +34,8 @@ public enum ClassroomNote: Equatable, Sendable {
 public struct ClassroomLimits: Equatable, Sendable {
     /// Joined devices at most (the teacher's page shows it).
     public var maximumDevices = 64
+    /// Devices joined from one address at once (this machine's own excepted).
+    public var devicesPerAddress = 4
     /// Strikes per second per device, and the burst allowed above that.
     public var strikesPerSecond = 10.0
     public var strikeBurst = 20.0
@@ -54,7 +56,9 @@ public final class Classroom {
 
     public struct Device: Sendable {
         public let id: Int
-        public let connection: Int
+        public fileprivate(set) var connection: Int
+        /// The token a page comes back with after its connection dropped (random, 16 hex).
+        public let token: String
         public let name: String
         public let address: String
         /// The notes this device holds (dealt), in order.
@@ -104,14 +108,30 @@ public final class Classroom {
     // MARK: Pupils
 
     public enum JoinOutcome: Equatable, Sendable {
-        /// Joined as device `id`: send `welcome`.
-        case joined(id: Int, welcome: String)
+        /// Joined as device `id`: send `welcome`. `replaced`: the connection the device had
+        /// before it came back (close it; the device stays).
+        case joined(id: Int, welcome: String, replaced: Int? = nil)
         /// Refused: send `reply` (JSON) and close the connection.
         case refused(reply: String)
     }
 
-    /// A join from `connection` at `address`.
-    public func join(connection: Int, address: String, code guess: String, name: String, at now: UInt64) -> JoinOutcome {
+    /// A join from `connection` at `address` (`trusted`: this machine itself, which no
+    /// per-address limit counts). With `resume`, the token of an earlier welcome, the device
+    /// comes back with its name and bells (a phone whose Wi-Fi dropped); a token this room never
+    /// gave (bellkeys restarted since) is refused without a look at the code, so it is no guess.
+    public func join(connection: Int, address: String, code guess: String, name: String, resume: String? = nil,
+                     trusted: Bool = false, at now: UInt64) -> JoinOutcome {
+        if let resume {
+            guard let index = devices.firstIndex(where: { $0.token == resume }) else {
+                return .refused(reply: refusal("changed", "The room has changed since this page joined. Type the new room code."))
+            }
+            guard code.matches(guess) else {
+                return .refused(reply: refusal("changed", "The room has changed since this page joined. Type the new room code."))
+            }
+            let replaced = devices[index].connection
+            devices[index].connection = connection
+            return .joined(id: devices[index].id, welcome: welcomeJSON(devices[index]), replaced: replaced == connection ? nil : replaced)
+        }
         switch joinGuard.mayTry(from: address, at: now) {
         case .allowed: break
         case .refused(let seconds):
@@ -128,15 +148,24 @@ public final class Classroom {
             counters.full += 1
             return .refused(reply: refusal("full", "The room is full (\(limits.maximumDevices) devices). Ask your teacher."))
         }
+        guard trusted || devices.count(where: { $0.address == address }) < limits.devicesPerAddress else {
+            counters.full += 1
+            return .refused(reply: refusal("full", "\(limits.devicesPerAddress) devices have joined from this one already. Ask your teacher."))
+        }
         // Two pupils called Sam are Sam and Sam 2.
         var unique = name, n = 2
         while devices.contains(where: { $0.name == unique }) { unique = "\(name) \(n)"; n += 1 }
-        let device = Device(id: nextID, connection: connection, name: unique, address: address,
+        let device = Device(id: nextID, connection: connection, token: Self.newToken(), name: unique, address: address,
                             limiter: StrikeLimiter(perSecond: limits.strikesPerSecond, burst: limits.strikeBurst),
                             releaseLimiter: StrikeLimiter(perSecond: limits.strikesPerSecond, burst: limits.strikeBurst), joined: now)
         nextID += 1
         devices.append(device)
         return .joined(id: device.id, welcome: welcomeJSON(device))
+    }
+
+    private static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(Int.random(in: 0..<16, using: &generator), radix: 16) }.joined()
     }
 
     private func refusal(_ why: String, _ text: String) -> String {
@@ -195,8 +224,8 @@ public final class Classroom {
     public func dealRound() {
         mode = .dealt
         for k in devices.indices { devices[k].dealt = [] }
-        guard !devices.isEmpty else { return }
         let notes = bells.map(\.note).sorted()
+        guard !devices.isEmpty, !notes.isEmpty else { return }
         if devices.count >= notes.count {
             for k in devices.indices { devices[k].dealt = [notes[k % notes.count]] }
         } else {
@@ -221,7 +250,7 @@ public final class Classroom {
 
     /// The first message to a device that joined: its name and its bells.
     public func welcomeJSON(_ device: Device) -> String {
-        "{\"type\":\"welcome\",\"id\":\(device.id),\"name\":\(jsonQuoted(device.name)),\"bells\":\(bellsArrayJSON(device))"
+        "{\"type\":\"welcome\",\"id\":\(device.id),\"name\":\(jsonQuoted(device.name)),\"resume\":\"\(device.token)\",\"bells\":\(bellsArrayJSON(device))"
             + ",\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null")}"
     }
 

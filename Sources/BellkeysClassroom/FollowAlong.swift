@@ -94,7 +94,8 @@ public final class FollowAlong {
         self.tempo = tempo
         self.start = start
         cues = tune.cues.enumerated().map { i, cue in
-            Cue(index: i, note: cue.note, at: start + UInt64(max(0, cue.milliseconds)) * 100 * 1_000_000 / UInt64(tempo))
+            // At most a day in (a file's delta times can say anything).
+            Cue(index: i, note: cue.note, at: start + UInt64(min(max(0, cue.milliseconds), 86_400_000)) * 100 * 1_000_000 / UInt64(max(1, tempo)))
         }
     }
 

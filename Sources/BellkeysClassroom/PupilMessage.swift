@@ -10,7 +10,10 @@ import BellkeysFormats
 /// One message from a pupil's page, a JSON object with a "type":
 ///
 ///     {"type": "join", "code": "4821", "name": "Ada"}     code: the room code, 4 digits;
-///                                                         name: 1 to 24 characters, no controls
+///                                                         name: 1 to 24 characters, no controls;
+///                                                         optional "resume": the token of the
+///                                                         welcome, to come back as the same
+///                                                         device (with its bells)
 ///     {"type": "strike", "note": 60, "velocity": 100}    note 0...127, velocity 1...127;
 ///                                                         optional "at": when the finger
 ///                                                         landed, on bellkeys' clock (ms, as
@@ -21,7 +24,7 @@ import BellkeysFormats
 ///     {"type": "ping", "sent": 1234.5}                   the page's clock (ms, finite, >= 0),
 ///                                                         for the clock offset (as NTP)
 public enum PupilMessage: Equatable, Sendable {
-    case join(code: String, name: String)
+    case join(code: String, name: String, resume: String? = nil)
     case strike(note: Int, velocity: Int, at: Double? = nil)
     case release(note: Int)
     case damp(note: Int)
@@ -69,7 +72,7 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
     }
     let allowed: [String]
     switch type {
-    case "join": allowed = ["type", "code", "name"]
+    case "join": allowed = ["type", "code", "name", "resume"]
     case "strike": allowed = ["type", "note", "velocity", "at"]
     case "release", "damp": allowed = ["type", "note"]
     case "ping": allowed = ["type", "sent"]
@@ -111,11 +114,19 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
         guard count >= 1, count <= PupilMessage.maximumNameLength else {
             throw PupilMessageError(field: "name", problem: "\(count) characters", fix: "give a name of 1 to \(PupilMessage.maximumNameLength) characters")
         }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+        // Formatting characters are refused (bidirectional overrides could dress one name as
+        // another), but for the joiners that emoji sequences and many scripts' names need.
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control
+            || ($0.properties.generalCategory == .format && $0 != "\u{200C}" && $0 != "\u{200D}")
             || $0.properties.generalCategory == .lineSeparator || $0.properties.generalCategory == .paragraphSeparator }) else {
             throw PupilMessageError(field: "name", problem: "has control or formatting characters", fix: "use letters, digits, spaces and punctuation")
         }
-        return .join(code: code, name: name)
+        guard let node = member("resume") else { return .join(code: code, name: name) }
+        guard case .string(let token) = node.value, (8...32).contains(token.utf8.count),
+              token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw PupilMessageError(field: "resume", problem: "not a token", fix: "give resume as the token the welcome carried, or leave it out")
+        }
+        return .join(code: code, name: name, resume: token)
     case "strike":
         let note = try integer("note", 0...127), velocity = try integer("velocity", 1...127)
         guard let node = member("at") else { return .strike(note: note, velocity: velocity) }

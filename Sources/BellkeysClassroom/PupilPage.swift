@@ -22,7 +22,7 @@ public let pupilPageHTML = ##"""
 * { box-sizing: border-box; -webkit-tap-highlight-color: transparent; }
 html, body { margin: 0; height: 100%; background: var(--bg); color: var(--fg);
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-body { display: flex; flex-direction: column; user-select: none; -webkit-user-select: none; }
+body { display: flex; flex-direction: column; user-select: none; -webkit-user-select: none; touch-action: manipulation; }
 header { padding: 10px 16px; display: flex; justify-content: space-between; align-items: center; font-size: 18px; }
 header .status { color: var(--dim); font-size: 15px; }
 #join { margin: auto; width: min(92vw, 420px); display: flex; flex-direction: column; gap: 14px; padding: 16px; }
@@ -38,14 +38,19 @@ header .status { color: var(--dim); font-size: 15px; }
 #bells { flex: 1; display: grid; gap: 12px; min-height: 0; grid-auto-rows: 1fr; }
 .bell { position: relative; border-radius: 26px; display: flex; flex-direction: column; align-items: center;
   justify-content: center; touch-action: none; color: #111; font-weight: 800; overflow: hidden;
-  box-shadow: inset 0 -10px 0 rgba(0,0,0,.18); transition: transform .06s, filter .2s, box-shadow .2s; min-height: 90px; }
-.bell .name { font-size: clamp(40px, 14vmin, 120px); line-height: 1; }
-.bell .hint { font-size: 16px; font-weight: 600; opacity: .7; margin-top: 6px; }
+  box-shadow: inset 0 -10px 0 rgba(0,0,0,.18); transition: transform .06s, filter .2s, box-shadow .2s; min-height: 56px;
+  container-type: size; }
+/* The name sized to its bell (browsers without container units keep the vmin size). */
+.bell .name { font-size: clamp(40px, 14vmin, 120px); font-size: clamp(24px, min(36cqw, 42cqh), 120px); line-height: 1; white-space: nowrap; }
+.bell .hint { font-size: 16px; font-weight: 600; opacity: .7; margin-top: 6px; white-space: nowrap; }
+@container (max-width: 229px) { .bell .hint { display: none; } }
+@container (max-height: 219px) { .bell .hint { display: none; } }
 .bell.dim { filter: saturate(.55) brightness(.55); }
 .bell.lit { filter: none; box-shadow: 0 0 0 6px #fff, 0 0 40px 12px rgba(255,255,255,.55); }
 .bell.down { transform: scale(.97); }
 .bell .stop { position: absolute; left: 0; right: 0; bottom: 0; height: 22%; background: rgba(0,0,0,.28); color: #fff;
-  font-size: 18px; display: flex; align-items: center; justify-content: center; font-weight: 700; }
+  font-size: 16px; font-size: clamp(11px, 11cqh, 18px); display: flex; align-items: center; justify-content: center; font-weight: 700;
+  white-space: nowrap; overflow: hidden; }
 .bell .cue { position: absolute; top: 10px; right: 14px; font-size: 26px; background: #111; color: #fff; padding: 4px 12px;
   border-radius: 14px; display: none; font-variant-numeric: tabular-nums; }
 .bell.due { box-shadow: 0 0 0 8px #fff, 0 0 50px 18px #fff; filter: none; }
@@ -88,7 +93,10 @@ function connect() {
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   socket.onopen = () => {
     retry = 0;
-    socket.send(JSON.stringify({type: "join", code: wanted.code, name: wanted.name}));
+    // Back after a drop: the token of the welcome brings this device back with its bells.
+    const join = {type: "join", code: wanted.code, name: wanted.name};
+    if (wanted.resume) join.resume = wanted.resume;
+    socket.send(JSON.stringify(join));
     status("joining…");
   };
   socket.onmessage = (event) => {
@@ -116,6 +124,7 @@ function connect() {
 
 function welcome(m) {
   joined = true;
+  wanted.resume = m.resume;
   sessionStorage.setItem("bellkeys", JSON.stringify(wanted));
   $("join").style.display = "none";
   $("room").style.display = "flex";
@@ -184,7 +193,7 @@ function showBells(list) {
     if (bell.damps) {
       const stop = document.createElement("div");
       stop.className = "stop";
-      stop.textContent = "✋ stop (or swipe down)";
+      stop.textContent = "✋ stop";
       el.appendChild(stop);
     }
     wire(el, bell);

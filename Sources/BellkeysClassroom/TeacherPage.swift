@@ -86,7 +86,10 @@ th, td { text-align: left; padding: 6px 6px; border-bottom: 1px solid #eceef2; v
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
-let socket = null, room = null, lit = new Set();
+let socket = null, room = null, lit = new Set(), pointerDown = false, pending = false;
+// A redraw between a press and its release would lose the click: wait for the release.
+document.addEventListener("pointerdown", () => { pointerDown = true; });
+document.addEventListener("pointerup", () => { pointerDown = false; if (pending) { pending = false; setTimeout(draw, 0); } });
 function send(m) { if (socket && socket.readyState === 1) socket.send(JSON.stringify(m)); }
 function connect() {
   socket = new WebSocket("ws://" + location.host + "/teacher/ws" + location.search);
@@ -109,11 +112,12 @@ $("reverb").onchange = () => send({type: "reverb", preset: $("reverb").value});
 $("velocity").onchange = () => send({type: "velocity", fixed: $("velocity").value ? Number($("velocity").value) : null});
 
 function draw() {
+  if (pointerDown) { pending = true; return; }
   $("address").textContent = room.joinURL;
   $("code").textContent = room.code;
   if (document.activeElement !== $("volume")) { $("volume").value = room.masterDecibels; $("volumeText").textContent = room.masterDecibels + " dB"; }
   if (document.activeElement !== $("reverb")) $("reverb").value = room.reverb;
-  $("velocity").value = room.fixedVelocity ? String(room.fixedVelocity) : "";
+  if (document.activeElement !== $("velocity")) $("velocity").value = room.fixedVelocity ? String(room.fixedVelocity) : "";
   if ($("tune").options.length !== room.tunes.length) {
     $("tune").innerHTML = "";
     room.tunes.forEach((t, i) => { const o = document.createElement("option"); o.value = i; o.textContent = t.name + " (" + t.cues + " notes)"; $("tune").appendChild(o); });
@@ -139,6 +143,7 @@ function draw() {
       chip.dataset.note = bell.note;
       chip.style.background = bell.colour;
       chip.textContent = bell.name;
+      if (room.mode === "free") chip.title = "Free play: every device holds every bell. Deal them round first, or click to give this device only this bell.";
       chip.onclick = () => {
         const held = room.mode === "free" ? [] : d.bells.slice();
         const i = held.indexOf(bell.note);

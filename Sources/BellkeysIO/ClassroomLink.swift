@@ -6,8 +6,11 @@ import Synchronization
 /// waits for the other:
 ///
 /// - server → control: fixed 24-byte records through a non-blocking pipe the control thread
-///   polls with its other inputs. A full pipe (the control thread stalled) drops the record
-///   and counts it (`droppedToControl`); a write of one record is atomic (under PIPE_BUF).
+///   polls with its other inputs. When the pipe is full (the control thread stalled), a strike
+///   is dropped and counted (`droppedToControl`: a late strike is worse than none), and what
+///   releases (a note-off, a device gone, damp all, the teacher's settings) waits in the
+///   server's queue and goes as soon as there is room; a write of one record is atomic (under
+///   PIPE_BUF).
 /// - control → server: the strikes the control thread has queued (16-byte records through a
 ///   second pipe, the server's wake-up), and atomics for what sounds and the master volume.
 ///
@@ -34,7 +37,8 @@ public final class ClassroomLink: @unchecked Sendable {
     public let masterCentibels = Atomic<Int>(0)
     /// The room preset's index now, published by the control thread.
     public let roomIndex = Atomic<Int>(0)
-    /// Records the server could not hand over (the pipe full).
+    /// Strikes the server dropped because the control thread was not taking them (the pipe
+    /// full).
     public let droppedToControl = Atomic<Int>(0)
 
     public init() throws(SystemError) {
@@ -58,8 +62,9 @@ public final class ClassroomLink: @unchecked Sendable {
 
     // MARK: Server side
 
-    /// Hands `request` to the control thread. Never blocks: false (and counted) if the pipe is
-    /// full. Thread: server.
+    /// Hands `request` to the control thread. Never blocks: false if the pipe is full (the
+    /// server then keeps what must not be lost, and counts what it drops in
+    /// `droppedToControl`). Thread: server.
     @discardableResult
     public func send(_ request: Request) -> Bool {
         var record = [UInt8](repeating: 0, count: 24)
@@ -83,12 +88,7 @@ public final class ClassroomLink: @unchecked Sendable {
         case .reverb(let index):
             record[0] = 6; put(UInt64(index), at: 8, bytes: 8)
         }
-        let written = record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) }
-        if written != 24 {
-            droppedToControl.add(1, ordering: .relaxed)
-            return false
-        }
-        return true
+        return record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) } == 24
     }
 
     /// The strikes the control thread has queued since the last call: (device, note, arrival).

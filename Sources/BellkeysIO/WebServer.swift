@@ -161,7 +161,14 @@ public final class WebServer: @unchecked Sendable {
         var role = Role.http
         var input: [UInt8] = []
         var output: [UInt8] = []
-        var closeAfterWrite = false
+        var closeAfterWrite = false {
+            didSet { if closeAfterWrite, closingSince == nil { closingSince = monotonicNanoseconds() } }
+        }
+        /// When closing began: dropped 2 s later whatever is still unsent (a peer that stops
+        /// reading must not keep its place).
+        var closingSince: UInt64?
+        /// How far the request head has been searched for its end.
+        var scanned = 0
         /// When the output was flushed and our side shut down: what the peer still sends is
         /// read and dropped (closing with unread input would reset the connection, and the
         /// peer would lose the close frame and the replies before it) until it closes, or 1 s.
@@ -185,6 +192,8 @@ public final class WebServer: @unchecked Sendable {
     }
 
     private var connections: [Connection] = []
+    /// What the control thread must still get when its pipe has room again (not strikes).
+    private var waiting: [ClassroomLink.Request] = []
     private var nextConnection = 1
     private var lastLit: [Int] = []
     private var teacherDirty = true
@@ -194,6 +203,8 @@ public final class WebServer: @unchecked Sendable {
     private static let silenceTimeout: UInt64 = 30_000_000_000
     private static let pingInterval: UInt64 = 10_000_000_000
     private static let maximumOutput = 256 * 1024
+    /// Connections at once from one address (a pupil's phone needs 1; a page reloading 2).
+    static let connectionsPerAddress = 8
 
     private func run() {
         defer { finished.store(true, ordering: .releasing) }
@@ -213,6 +224,7 @@ public final class WebServer: @unchecked Sendable {
                 _ = read(wake.read, &sink, 64)
             }
             if descriptors[2].revents != 0 { answerQueued(now: now) }
+            handWaiting()
             // The connections polled (those accepted in this pass wait for the next).
             for (k, c) in connections.enumerated() where k + 3 < descriptors.count && descriptors[k + 3].fd == c.fd {
                 let events = descriptors[k + 3].revents
@@ -250,13 +262,23 @@ public final class WebServer: @unchecked Sendable {
                 teacherDirty = true
                 continue
             }
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let peer = ipv4Text(address.sin_addr)
             var local = sockaddr_in(), localLength = socklen_t(MemoryLayout<sockaddr_in>.size)
             _ = withUnsafeMutablePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) }
             }
-            connections.append(Connection(id: nextConnection, fd: fd, peer: ipv4Text(address.sin_addr), local: ipv4Text(local.sin_addr), now: now))
+            let localText = ipv4Text(local.sin_addr)
+            // One machine may not take the room's places: at most `connectionsPerAddress` at
+            // once from one address (this machine itself, the teacher's, excepted).
+            if peer != localText, connections.count(where: { $0.peer == peer }) >= Self.connectionsPerAddress {
+                Glibc.close(fd)
+                connectionsRefused.add(1, ordering: .relaxed)
+                teacherDirty = true
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            connections.append(Connection(id: nextConnection, fd: fd, peer: peer, local: localText, now: now))
             nextConnection += 1
             connectionsAccepted.add(1, ordering: .relaxed)
         }
@@ -280,6 +302,22 @@ public final class WebServer: @unchecked Sendable {
     }
 
     private func readRequest(_ c: Connection, now: UInt64) {
+        // Read the head only once its blank line is in, a bare LF shows it is wrong, or it is
+        // over the limit: a head sent a byte at a time is then searched once, not read again
+        // from its start for every byte.
+        var due = c.input.count > HTTPRequestHead.maximumBytes
+        var k = c.scanned
+        while !due, k < c.input.count {
+            if c.input[k] == 10 {
+                due = k == 0 || c.input[k - 1] != 13 || (k >= 3 && c.input[k - 2] == 10 && c.input[k - 3] == 13)
+            }
+            k += 1
+        }
+        c.scanned = c.input.count
+        if due { scanHead(c, now: now) }
+    }
+
+    private func scanHead(_ c: Connection, now: UInt64) {
         switch scanHTTPRequestHead(c.input[...]) {
         case .incomplete:
             return
@@ -400,16 +438,25 @@ public final class WebServer: @unchecked Sendable {
         do {
             message = try readPupilMessage(payload)
         } catch {
+            // A page not joined yet is told why (a name it cannot take, say) before the close.
+            if classroom.device(connection: c.id) == nil {
+                send(c, text: "{\"type\":\"refused\",\"why\":\"message\",\"text\":\(jsonQuoted(error.description))}")
+            }
             malformed(c, code: WebSocketClose.policy, reason: error.description, now: now)
             return
         }
         switch message {
-        case .join(let code, let name):
-            switch classroom.join(connection: c.id, address: c.peer, code: code, name: name, at: now) {
-            case .joined(_, let welcome):
+        case .join(let code, let name, let resume):
+            switch classroom.join(connection: c.id, address: c.peer, code: code, name: name, resume: resume,
+                                  trusted: c.peer == c.local, at: now) {
+            case .joined(_, let welcome, let replaced):
                 send(c, text: welcome)
                 send(c, text: Classroom.litJSON(lastLit))
                 joinedNow.store(classroom.devices.count, ordering: .relaxed)
+                // The device came back on a new connection: the old one goes, the device stays.
+                if let replaced, let old = connections.first(where: { $0.id == replaced }) {
+                    closeWebSocket(old, code: WebSocketClose.policy, reason: "this device joined again", now: now, leave: false)
+                }
             case .refused(let reply):
                 send(c, text: reply)
                 closeWebSocket(c, code: WebSocketClose.policy, reason: "not joined", now: now)
@@ -426,7 +473,7 @@ public final class WebServer: @unchecked Sendable {
             }
             switch classroom.perform(message, connection: c.id, at: now) {
             case .on(let note, let velocity)?:
-                link.send(.noteOn(device: device.id, note: note, velocity: velocity, arrival: now))
+                hand(.noteOn(device: device.id, note: note, velocity: velocity, arrival: now))
                 teacherDirty = true
                 if followRunning, let follow, case .strike(_, _, let at) = message {
                     // The tap's time as the page stamped it on our clock, if it is plausible.
@@ -437,7 +484,7 @@ public final class WebServer: @unchecked Sendable {
                     }
                 }
             case .off(let note)?:
-                link.send(.noteOff(device: device.id, note: note, arrival: now))
+                hand(.noteOff(device: device.id, note: note, arrival: now))
             case nil:
                 teacherDirty = true
             }
@@ -465,15 +512,15 @@ public final class WebServer: @unchecked Sendable {
         case .remove(let id):
             if let connection = classroom.remove(id: id), let pupil = connections.first(where: { $0.id == connection }) {
                 send(pupil, text: "{\"type\":\"removed\",\"text\":\"The teacher took this device out of the room.\"}")
-                link.send(.gone(device: id, arrival: now))
+                hand(.gone(device: id, arrival: now))
                 closeWebSocket(pupil, code: WebSocketClose.policy, reason: "removed by the teacher", now: now, leave: false)
             }
         case .volume(let decibels):
-            link.send(.volume(decibels: decibels))
+            hand(.volume(decibels: decibels))
         case .dampAll:
-            link.send(.dampAll(arrival: now))
+            hand(.dampAll(arrival: now))
         case .reverb(let preset):
-            link.send(.reverb(index: TeacherMessage.presets.firstIndex(of: preset) ?? 0))
+            hand(.reverb(index: TeacherMessage.presets.firstIndex(of: preset) ?? 0))
         case .velocity(let fixed):
             classroom.fixedVelocity = fixed
             sendBells()
@@ -521,6 +568,29 @@ public final class WebServer: @unchecked Sendable {
         followRunning = false
         teacherDirty = true
         for p in connections where p.role == .pupil { send(p, text: "{\"type\":\"follow\",\"state\":\"stopped\"}") }
+    }
+
+    /// Hands `request` to the control thread, after anything still waiting. A strike that finds
+    /// the pipe full is dropped and counted; anything else waits (at most 4096, then the oldest
+    /// is dropped and counted), so a release is never lost to a busy moment.
+    private func hand(_ request: ClassroomLink.Request) {
+        if !waiting.isEmpty { handWaiting() }
+        if waiting.isEmpty, link.send(request) { return }
+        if case .noteOn = request {
+            link.droppedToControl.add(1, ordering: .relaxed)
+            return
+        }
+        if waiting.count >= 4_096 {
+            waiting.removeFirst()
+            link.droppedToControl.add(1, ordering: .relaxed)
+        }
+        waiting.append(request)
+    }
+
+    private func handWaiting() {
+        var sent = 0
+        while sent < waiting.count, link.send(waiting[sent]) { sent += 1 }
+        if sent > 0 { waiting.removeFirst(sent) }
     }
 
     /// Every pupil's bells, after a deal.
@@ -571,7 +641,8 @@ public final class WebServer: @unchecked Sendable {
         ]
         let follow = follow
         let frame = webSocketFrame(.text, Array(classroom.teacherJSON(extra: extra, device: { id in follow.map { $0.tallyJSON(device: id) } }).utf8))
-        for c in teachers { send(c, frame) }
+        // A teacher's page still behind on the last one gets the next instead (never a pile).
+        for c in teachers where c.output.count < 64 * 1024 { send(c, frame) }
     }
 
     /// Timeouts: a request not finished in 10 s; a WebSocket silent for 30 s (a phone that
@@ -594,7 +665,10 @@ public final class WebServer: @unchecked Sendable {
                     send(c, webSocketFrame(.ping, []))
                 }
             }
-            if c.closeAfterWrite, c.output.isEmpty, c.fd >= 0 {
+            // (`since` may be later than this pass's `now`: closing began during the pass.)
+            if c.closeAfterWrite, let since = c.closingSince, now > since &+ 2_000_000_000 {
+                drop(c, now: now)
+            } else if c.closeAfterWrite, c.output.isEmpty, c.fd >= 0 {
                 if let since = c.lingerSince {
                     if now &- since > 1_000_000_000 { drop(c, now: now) }
                 } else {
@@ -623,7 +697,8 @@ public final class WebServer: @unchecked Sendable {
     /// Sends now what the socket takes, keeping the rest for POLLOUT; a reader that falls
     /// 256 KiB behind is dropped.
     private func send(_ c: Connection, _ bytes: [UInt8]) {
-        guard c.fd >= 0 else { return }
+        // Nothing after our close frame or response (RFC 6455 5.5.1).
+        guard c.fd >= 0, !c.closeAfterWrite else { return }
         if c.output.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
             if n == bytes.count { return }
@@ -658,7 +733,7 @@ public final class WebServer: @unchecked Sendable {
     /// The device of `c` leaves the room: the control thread releases what it holds.
     private func left(_ c: Connection, now: UInt64) {
         if let id = classroom.leave(connection: c.id) {
-            link.send(.gone(device: id, arrival: now))
+            hand(.gone(device: id, arrival: now))
             joinedNow.store(classroom.devices.count, ordering: .relaxed)
             teacherDirty = true
         }

@@ -17,6 +17,9 @@ func refusal(_ text: String) -> PupilMessageError? {
         #expect(try read(#"{"type":"damp","note":72}"#) == .damp(note: 72))
         #expect(try read(#"{"type":"ping","sent":1234.5}"#) == .ping(sent: 1234.5))
         #expect(try read(#"{"type":"join","code":"9999","name":"Zoë Müller-Łukasz"}"#) == .join(code: "9999", name: "Zoë Müller-Łukasz"))
+        // Emoji sequences and names in many scripts need the zero-width joiners.
+        #expect(try read("{\"type\":\"join\",\"code\":\"1111\",\"name\":\"Mia \u{1F469}\u{200D}\u{1F4BB}\"}") == .join(code: "1111", name: "Mia \u{1F469}\u{200D}\u{1F4BB}"))
+        #expect(try read(#"{"type":"join","code":"1111","name":"A","resume":"0123456789abcdef"}"#) == .join(code: "1111", name: "A", resume: "0123456789abcdef"))
     }
 
     /// Each refusal names the field and says what to send instead.
@@ -39,6 +42,7 @@ func refusal(_ text: String) -> PupilMessageError? {
             (#"{"type":"join","code":"4821","name":"a\u0007b"}"#, "name"),
             (#"{"type":"join","code":"4821","name":"\u202eevil"}"#, "name"),
             (#"{"type":"join","code":"4821","name":"abcdefghijklmnopqrstuvwxy"}"#, "name"),
+            (#"{"type":"join","code":"4821","name":"A","resume":"XYZ"}"#, "resume"),
             (#"{"type":"ping","sent":-1}"#, "sent"),
             (#"{"type":"ping","sent":"now"}"#, "sent"),
             (#"[1,2]"#, "message"),

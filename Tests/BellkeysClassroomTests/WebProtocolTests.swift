@@ -182,11 +182,13 @@ private func clientFrame(_ payload: [UInt8], opcode: UInt8 = 1, fin: Bool = true
     @Test func joiningTakesTheCodeAndNamesAreMadeUnique() {
         let room = Classroom(bells: bells, code: code)
         #expect(room.code.digits.count == 4)
-        guard case .joined(let id, let welcome) = room.join(connection: 1, address: "10.0.0.5", code: room.code.digits, name: "Sam", at: 0) else {
+        guard case .joined(let id, let welcome, _) = room.join(connection: 1, address: "10.0.0.5", code: room.code.digits, name: "Sam", at: 0) else {
             Issue.record("not joined"); return
         }
-        #expect(id == 1 && welcome.hasPrefix("{\"type\":\"welcome\",\"id\":1,\"name\":\"Sam\",\"bells\":[{\"note\":60,"))
-        guard case .joined(_, let second) = room.join(connection: 2, address: "10.0.0.6", code: room.code.digits, name: "Sam", at: 0) else {
+        let token = room.devices[0].token
+        #expect(token.count == 16 && token.allSatisfy(\.isHexDigit))
+        #expect(id == 1 && welcome.hasPrefix("{\"type\":\"welcome\",\"id\":1,\"name\":\"Sam\",\"resume\":\"\(token)\",\"bells\":[{\"note\":60,"))
+        guard case .joined(_, let second, _) = room.join(connection: 2, address: "10.0.0.6", code: room.code.digits, name: "Sam", at: 0) else {
             Issue.record("not joined"); return
         }
         #expect(second.contains("\"name\":\"Sam 2\""))
@@ -200,6 +202,48 @@ private func clientFrame(_ payload: [UInt8], opcode: UInt8 = 1, fin: Bool = true
             Issue.record("guessing was not locked"); return
         }
         #expect(locked.contains("\"why\":\"locked\"") && room.counters.lockedOut == 1 && room.counters.wrongCodes == 5)
+    }
+
+    @Test func aDeviceComesBackWithItsBellsAndAStaleTokenIsNoGuess() {
+        let room = Classroom(bells: bells, code: code)
+        _ = room.join(connection: 1, address: "10.0.0.5", code: room.code.digits, name: "Sam", at: 0)
+        #expect(room.deal([62, 64], to: 1))
+        let token = room.devices[0].token
+        // The Wi-Fi dropped; the page comes back on connection 9 with its token.
+        guard case .joined(let id, let welcome, let replaced) = room.join(connection: 9, address: "10.0.0.5", code: room.code.digits,
+                                                                          name: "Sam", resume: token, at: 1) else {
+            Issue.record("not resumed"); return
+        }
+        #expect(id == 1 && replaced == 1 && room.devices.count == 1 && room.device(connection: 9)?.dealt == [62, 64])
+        #expect(welcome.contains("\"name\":\"Sam\"") && welcome.contains("{\"note\":62,"))
+        // A token from before a restart: refused, and not counted as a wrong code (30 pages
+        // coming back to a new room would otherwise lock it).
+        for k in 0..<40 {
+            guard case .refused(let reply) = room.join(connection: 20 + k, address: "10.0.0.\(k % 3)", code: "1234", name: "Old",
+                                                       resume: "00000000deadbeef", at: 2) else { Issue.record("a stale token joined"); return }
+            #expect(reply.contains("\"why\":\"changed\""))
+        }
+        #expect(room.counters.wrongCodes == 0)
+        guard case .joined = room.join(connection: 99, address: "10.0.0.1", code: room.code.digits, name: "New", at: 3) else {
+            Issue.record("the room was locked by stale tokens"); return
+        }
+    }
+
+    @Test func oneAddressMayNotFillTheRoom() {
+        let room = Classroom(bells: bells, code: code)
+        for k in 0..<4 {
+            guard case .joined = room.join(connection: k, address: "10.0.0.9", code: room.code.digits, name: "P", at: 0) else {
+                Issue.record("device \(k) refused"); return
+            }
+        }
+        guard case .refused(let reply) = room.join(connection: 4, address: "10.0.0.9", code: room.code.digits, name: "P", at: 0) else {
+            Issue.record("a fifth device from one address joined"); return
+        }
+        #expect(reply.contains("\"why\":\"full\"") && room.counters.full == 1)
+        // This machine itself (the teacher's) is not limited.
+        guard case .joined = room.join(connection: 5, address: "10.0.0.9", code: room.code.digits, name: "P", trusted: true, at: 0) else {
+            Issue.record("the trusted machine was limited"); return
+        }
     }
 
     @Test func theRoomIsCapped() {

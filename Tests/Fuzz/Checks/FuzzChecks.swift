@@ -74,10 +74,12 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
         let message = try readPupilMessage(bytes)
         if bytes.count > PupilMessage.maximumBytes { broken.append("read \(bytes.count) bytes") }
         switch message {
-        case .join(let code, let name):
+        case .join(let code, let name, let resume):
+            if let resume, !(8...32).contains(resume.utf8.count) { broken.append("resume of \(resume.utf8.count) bytes") }
             if code.utf8.count != 4 || !code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { broken.append("code \(code)") }
             let count = name.unicodeScalars.count
-            if count < 1 || count > PupilMessage.maximumNameLength || !printable(name) { broken.append("name of \(count) characters") }
+            let joiners = name.unicodeScalars.filter { $0 != "\u{200C}" && $0 != "\u{200D}" }.map(Character.init)
+            if count < 1 || count > PupilMessage.maximumNameLength || !printable(String(joiners)) { broken.append("name of \(count) characters") }
         case .strike(let note, let velocity, let at):
             if !(0...127).contains(note) || !(1...127).contains(velocity) { broken.append("strike \(note) \(velocity)") }
             if let at, !at.isFinite || at < 0 { broken.append("strike at \(at)") }
