@@ -28,10 +28,10 @@ extension LiveSession {
                 let name = String(path.split(separator: "/").last ?? Substring(path))
                 tunes.append(FollowTune(name: name, file: file, bells: notes))
             } catch {
-                throw Failure("bellkeys: --web-tune: \(error)")
+                throw Failure("--web-tune: \(error)")
             }
             if tunes.last!.cues.isEmpty {
-                throw Failure("bellkeys: --web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto C4..C5)")
+                throw Failure("--web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto C4..C5)")
             }
         }
         let addresses = localIPv4Addresses()
@@ -57,7 +57,7 @@ extension LiveSession {
             let fix = error.code == EADDRINUSE ? "another program has port \(settings.port); choose another with --web-port"
                 : error.code == EADDRNOTAVAIL ? "\(settings.listenAddress) is not an address of this machine; `ip -4 addr` lists them"
                 : error.code == EACCES ? "ports under 1024 need root; use --web-port 8080" : "check --web-address and --web-port"
-            throw Failure("bellkeys: cannot serve the classroom: \(error)\n    fix: \(fix)")
+            throw Failure("cannot serve the classroom: \(error)\n    fix: \(fix)")
         }
         server.start()
         let url = server.joinURL, port = server.port
@@ -65,7 +65,8 @@ extension LiveSession {
         if console.live {
             for line in qrTerminalLines(width: qr.width, dark: qr.dark) { console.line("    " + line) }
         }
-        let others = addresses.map(\.address).filter { $0 != joinAddress && (options.webAddress == nil) }
+        // Other addresses pupils might reach (loopback is this computer only).
+        let others = addresses.map(\.address).filter { $0 != joinAddress && !$0.hasPrefix("127.") && options.webAddress == nil }
         if !others.isEmpty {
             console.line("    the QR code carries \(joinAddress); pupils on another network use "
                          + others.map { "http://\($0):\(port)/" }.joined(separator: ", ") + " (--web-address picks one)")
