@@ -14,17 +14,19 @@ let wideMixSettings: [SwiftSetting] = []
 let package = Package(
     name: "bellkeys",
     products: [
-        .executable(name: "bellkeys", targets: ["bellkeys"]),
+        .executable(name: "bellkeys", targets: ["bellkeys"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // C libraries, found through pkg-config (Debian: libsndfile1-dev, libsamplerate0-dev).
-        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
-                       providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
-                       providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(
+            name: "CSndFile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CSampleRate", pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // The classroom's QR code (Debian: libqrencode-dev).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
@@ -49,28 +51,40 @@ let package = Package(
         // The classroom (issue 16): what pupils' browsers may say, and the limits on them.
         .target(name: "BellkeysClassroom", dependencies: ["BellkeysFormats"]),
         // The only code that talks to C libraries and the file system.
-        .target(name: "BellkeysIO",
-                dependencies: ["BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom", "CSndFile", "CSampleRate", "CALSA",
-                               "CLinux", "CJack", "CQREncode"]),
+        .target(
+            name: "BellkeysIO",
+            dependencies: [
+                "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom", "CSndFile", "CSampleRate",
+                "CALSA",
+                "CLinux", "CJack", "CQREncode",
+            ]),
         // The command line: parse, wire, report.
-        .executableTarget(name: "bellkeys", dependencies: [
-            "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal", "BellkeysClassroom",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "bellkeys",
+            dependencies: [
+                "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
+                "BellkeysClassroom",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells
-        .executableTarget(name: "make-bells", dependencies: ["BellkeysIO", "BellkeysFormats"],
-                          path: "Tools/make-bells"),
+        .executableTarget(
+            name: "make-bells", dependencies: ["BellkeysIO", "BellkeysFormats"],
+            path: "Tools/make-bells"),
 
         // Mixing throughput of the engine alone. Run: swift run -c release engine-throughput
-        .executableTarget(name: "engine-throughput", dependencies: ["BellkeysEngine", "BellkeysIO"],
-                          path: "Benchmarks/EngineThroughput"),
+        .executableTarget(
+            name: "engine-throughput", dependencies: ["BellkeysEngine", "BellkeysIO"],
+            path: "Benchmarks/EngineThroughput"),
         // The reverb's cost, loud and on a decaying tail. Run: swift run -c release reverb-cost
-        .executableTarget(name: "reverb-cost", dependencies: ["BellkeysEngine", "BellkeysIO"],
-                          path: "Benchmarks/ReverbCost"),
+        .executableTarget(
+            name: "reverb-cost", dependencies: ["BellkeysEngine", "BellkeysIO"],
+            path: "Benchmarks/ReverbCost"),
 
         // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
         // per file format. Built without libFuzzer, a target replays the files it is given.
-        .target(name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats", "BellkeysClassroom", "CFuzzer"], path: "Tests/Fuzz/Checks"),
+        .target(
+            name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats", "BellkeysClassroom", "CFuzzer"],
+            path: "Tests/Fuzz/Checks"),
         .systemLibrary(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
         .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MIDIFile"),
         .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MapFile"),
@@ -80,13 +94,19 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         // Test-only: engines over synthetic samples, for the engine's and the control side's tests.
         .target(name: "EngineTestSupport", dependencies: ["BellkeysEngine"], path: "Tests/EngineTestSupport"),
-        .testTarget(name: "BellkeysEngineTests",
-                    dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
-        .testTarget(name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
+        .testTarget(
+            name: "BellkeysEngineTests",
+            dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
+        .testTarget(
+            name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
         .testTarget(name: "BellkeysClassroomTests", dependencies: ["BellkeysClassroom", "BellkeysFormats"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
-        .testTarget(name: "BellkeysIOTests", dependencies: ["BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport"]),
+        .testTarget(
+            name: "BellkeysIOTests",
+            dependencies: [
+                "BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport",
+            ]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats"]),
     ]

@@ -21,12 +21,16 @@ guard let plainMap = findPlainMap() else {
 }
 let loaded = try loadInstrument(mapPath: plainMap)
 var instrument = loaded.instrument
-instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .ring; return k }
+instrument.keys = instrument.keys.map {
+    var k = $0
+    k.noteOff = .ring
+    return k
+}
 let rate = loaded.sampleRate
 var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
 configuration.eventCapacity = 1 << 16
 configuration.maxBlockFrames = block
-configuration.wideMixing = wideMixingAvailable()       // BELLKEYS_MIX=portable: not the AVX2 loop
+configuration.wideMixing = wideMixingAvailable() // BELLKEYS_MIX=portable: not the AVX2 loop
 let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
 
 /// Strikes a new bell every `stepFrames` and renders blocks of `block` frames, as the render thread would.
@@ -38,8 +42,10 @@ struct Driver {
 
     mutating func renderBlock() {
         while nextStrike < Double(frame + block) {
-            engine.enqueue(.noteOn(frame: Int64(nextStrike), note: 60 + (strikes * 5) % 13,
-                                   velocity: 64 + (strikes * 7) % 64))
+            engine.enqueue(
+                .noteOn(
+                    frame: Int64(nextStrike), note: 60 + (strikes * 5) % 13,
+                    velocity: 64 + (strikes * 7) % 64))
             strikes += 1
             nextStrike += stepFrames
         }
@@ -59,7 +65,7 @@ let lengths = loaded.bank.frameCounts
 var driver = Driver(engine: engine, stepFrames: Double(lengths.reduce(0, +)) / Double(lengths.count) / Double(voices))
 let totalFrames = Int(seconds * Double(rate))
 let warmUp = lengths.max()!
-while driver.frame < warmUp { driver.renderBlock() }     // warm up to the steady state
+while driver.frame < warmUp { driver.renderBlock() } // warm up to the steady state
 let start = cpuSeconds()
 var voiceBlocks = 0, blocks = 0
 while driver.frame < warmUp + totalFrames {
@@ -70,5 +76,7 @@ while driver.frame < warmUp + totalFrames {
 let elapsed = cpuSeconds() - start
 let averageVoices = Double(voiceBlocks) / Double(blocks)
 let speed = seconds / elapsed
-print("block \(block) | voices \(Int(averageVoices.rounded())) | audio \(seconds) s | CPU \((elapsed * 1000).rounded() / 1000) s | "
-      + "audio s per CPU s \((speed * 10).rounded() / 10) | voices per core in real time \(Int((averageVoices * speed).rounded()))")
+print(
+    "block \(block) | voices \(Int(averageVoices.rounded())) | audio \(seconds) s | CPU \((elapsed * 1000).rounded() / 1000) s | "
+        + "audio s per CPU s \((speed * 10).rounded() / 10) | voices per core in real time \(Int((averageVoices * speed).rounded()))"
+)

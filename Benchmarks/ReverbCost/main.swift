@@ -32,13 +32,21 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
     var instrument = loaded.instrument
     instrument.reverb = ReverbSettings(preset: preset, mix: 0.3)
     // Damped at note-off (over 50 ms), so the bells can be stopped without emptying the room.
-    instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .damp(releaseSeconds: 0.05); return k }
+    instrument.keys = instrument.keys.map {
+        var k = $0
+        k.noteOff = .damp(releaseSeconds: 0.05)
+        return k
+    }
     var configuration = EngineConfiguration(sampleRate: rate, polyphony: 128)
     configuration.maxBlockFrames = block
     configuration.wideMixing = wideMixingAvailable()
     let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
-    let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
-    defer { left.deallocate(); right.deallocate() }
+    let left = UnsafeMutablePointer<Float>.allocate(capacity: block),
+        right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+    defer {
+        left.deallocate()
+        right.deallocate()
+    }
     let loudFrames = Int(seconds * Double(rate))
     var frame = 0, strikes = 0
     let start = cpuSeconds()
@@ -54,7 +62,10 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
     // Stop the bells (note-offs: their 50 ms damping; not all sound off, which would empty the
     // room too), then measure the room's tail alone, from its full level.
     for note in 60...72 { engine.enqueue(.noteOff(frame: Int64(frame), note: note)) }
-    while engine.activeVoiceCount > 0 { engine.render(left: left, right: right, frameCount: block); frame += block }
+    while engine.activeVoiceCount > 0 {
+        engine.render(left: left, right: right, frameCount: block)
+        frame += block
+    }
     let decayStart = cpuSeconds(), decayFrame = frame
     while !engine.isSilent() {
         engine.render(left: left, right: right, frameCount: block)
@@ -70,11 +81,15 @@ var rows: [(ReverbPreset, (loud: Double, decay: Double, decaySeconds: Double))] 
 for _ in 0..<2 { rows = ReverbPreset.allCases.map { ($0, measure($0)) } }
 let dry = rows[0].1.loud
 print("reverb-cost: \(seconds) s loud per preset (one bell every 0.25 s, \(block)-frame blocks), then the tail alone")
-print("preset   loud: CPU s per audio s   room's share   tail: CPU s per audio s (seconds of tail)   tail / room's loud share")
+print(
+    "preset   loud: CPU s per audio s   room's share   tail: CPU s per audio s (seconds of tail)   tail / room's loud share"
+)
 for (preset, m) in rows.dropFirst() {
     let share = m.loud - dry
-    print(String(preset.rawValue).padding(8) + "  \(format(m.loud))                \(format(share))          \(format(m.decay)) (\(format(m.decaySeconds)) s)"
-          + "                       \(format(m.decay / share))")
+    print(
+        String(preset.rawValue).padding(8)
+            + "  \(format(m.loud))                \(format(share))          \(format(m.decay)) (\(format(m.decaySeconds)) s)"
+            + "                       \(format(m.decay / share))")
 }
 print("dry      \(format(dry))")
 

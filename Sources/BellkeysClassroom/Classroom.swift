@@ -20,8 +20,11 @@ public struct ClassroomBell: Equatable, Sendable {
     /// The classroom colour of the bell's pitch class (the chromatic colours of school
     /// percussion tubes: C red, D orange, E yellow, F green, G teal, A purple, B pink).
     public var colour: String {
-        ["#e21c48", "#f26622", "#f99d1c", "#ffcc33", "#fff32b", "#bcd85f", "#62bc47", "#009c95", "#0071bb", "#5e50a1",
-         "#8d5ba6", "#cf3e96"][((note % 12) + 12) % 12]
+        [
+            "#e21c48", "#f26622", "#f99d1c", "#ffcc33", "#fff32b", "#bcd85f", "#62bc47", "#009c95", "#0071bb",
+            "#5e50a1",
+            "#8d5ba6", "#cf3e96",
+        ][((note % 12) + 12) % 12]
     }
 }
 
@@ -119,45 +122,62 @@ public final class Classroom {
     /// per-address limit counts). With `resume`, the token of an earlier welcome, the device
     /// comes back with its name and bells (a phone whose Wi-Fi dropped); a token this room never
     /// gave (bellkeys restarted since) is refused without a look at the code, so it is no guess.
-    public func join(connection: Int, address: String, code guess: String, name: String, resume: String? = nil,
-                     trusted: Bool = false, at now: UInt64) -> JoinOutcome {
+    public func join(
+        connection: Int, address: String, code guess: String, name: String, resume: String? = nil,
+        trusted: Bool = false, at now: UInt64
+    ) -> JoinOutcome {
         if let resume {
             guard let index = devices.firstIndex(where: { $0.token == resume }) else {
-                return .refused(reply: refusal("changed", "The room has changed since this page joined. Type the new room code."))
+                return .refused(
+                    reply: refusal("changed", "The room has changed since this page joined. Type the new room code."))
             }
             guard code.matches(guess) else {
-                return .refused(reply: refusal("changed", "The room has changed since this page joined. Type the new room code."))
+                return .refused(
+                    reply: refusal("changed", "The room has changed since this page joined. Type the new room code."))
             }
             let replaced = devices[index].connection
             devices[index].connection = connection
-            return .joined(id: devices[index].id, welcome: welcomeJSON(devices[index]), replaced: replaced == connection ? nil : replaced)
+            return .joined(
+                id: devices[index].id, welcome: welcomeJSON(devices[index]),
+                replaced: replaced == connection ? nil : replaced)
         }
         switch joinGuard.mayTry(from: address, at: now) {
         case .allowed: break
         case .refused(let seconds):
             counters.lockedOut += 1
-            return .refused(reply: refusal("locked", "Too many wrong codes. Wait \(seconds) s and ask your teacher for the code."))
+            return .refused(
+                reply: refusal("locked", "Too many wrong codes. Wait \(seconds) s and ask your teacher for the code."))
         }
         guard code.matches(guess) else {
             joinGuard.wrongCode(from: address, at: now)
             counters.wrongCodes += 1
-            return .refused(reply: refusal("code", "That is not the room code. Look at the teacher's screen and try again."))
+            return .refused(
+                reply: refusal("code", "That is not the room code. Look at the teacher's screen and try again."))
         }
-        guard device(connection: connection) == nil else { return .refused(reply: refusal("joined", "This page has joined already.")) }
+        guard device(connection: connection) == nil else {
+            return .refused(reply: refusal("joined", "This page has joined already."))
+        }
         guard devices.count < limits.maximumDevices else {
             counters.full += 1
-            return .refused(reply: refusal("full", "The room is full (\(limits.maximumDevices) devices). Ask your teacher."))
+            return .refused(
+                reply: refusal("full", "The room is full (\(limits.maximumDevices) devices). Ask your teacher."))
         }
         guard trusted || devices.count(where: { $0.address == address }) < limits.devicesPerAddress else {
             counters.full += 1
-            return .refused(reply: refusal("full", "\(limits.devicesPerAddress) devices have joined from this one already. Ask your teacher."))
+            return .refused(
+                reply: refusal(
+                    "full", "\(limits.devicesPerAddress) devices have joined from this one already. Ask your teacher."))
         }
         // Two pupils called Sam are Sam and Sam 2.
         var unique = name, n = 2
-        while devices.contains(where: { $0.name == unique }) { unique = "\(name) \(n)"; n += 1 }
-        let device = Device(id: nextID, connection: connection, token: Self.newToken(), name: unique, address: address,
-                            limiter: StrikeLimiter(perSecond: limits.strikesPerSecond, burst: limits.strikeBurst),
-                            releaseLimiter: StrikeLimiter(perSecond: limits.strikesPerSecond, burst: limits.strikeBurst), joined: now)
+        while devices.contains(where: { $0.name == unique }) {
+            unique = "\(name) \(n)"
+            n += 1
+        }
+        let device = Device(
+            id: nextID, connection: connection, token: Self.newToken(), name: unique, address: address,
+            limiter: StrikeLimiter(perSecond: limits.strikesPerSecond, burst: limits.strikeBurst),
+            releaseLimiter: StrikeLimiter(perSecond: limits.strikesPerSecond, burst: limits.strikeBurst), joined: now)
         nextID += 1
         devices.append(device)
         return .joined(id: device.id, welcome: welcomeJSON(device))
@@ -179,13 +199,22 @@ public final class Classroom {
         let device = devices[index]
         switch message {
         case .strike(let note, let velocity, _):
-            guard held(by: device).contains(note) else { counters.notHeld += 1; return nil }
-            guard devices[index].limiter.allow(at: now) else { counters.rateLimited += 1; return nil }
+            guard held(by: device).contains(note) else {
+                counters.notHeld += 1
+                return nil
+            }
+            guard devices[index].limiter.allow(at: now) else {
+                counters.rateLimited += 1
+                return nil
+            }
             devices[index].strikes += 1
             return .on(note: note, velocity: fixedVelocity ?? velocity)
         case .release(let note), .damp(let note):
             guard held(by: device).contains(note) else { return nil }
-            guard devices[index].releaseLimiter.allow(at: now) else { counters.rateLimited += 1; return nil }
+            guard devices[index].releaseLimiter.allow(at: now) else {
+                counters.rateLimited += 1
+                return nil
+            }
             return .off(note: note)
         case .join, .ping:
             return nil
@@ -207,7 +236,8 @@ public final class Classroom {
     @discardableResult
     public func deal(_ notes: [Int], to id: Int) -> Bool {
         guard let index = devices.firstIndex(where: { $0.id == id }),
-              notes.allSatisfy({ note in bells.contains { $0.note == note } }) else { return false }
+            notes.allSatisfy({ note in bells.contains { $0.note == note } })
+        else { return false }
         if mode == .free {
             mode = .dealt
             for k in devices.indices { devices[k].dealt = [] }
@@ -261,10 +291,13 @@ public final class Classroom {
 
     private func bellsArrayJSON(_ device: Device) -> String {
         let held = held(by: device)
-        let shown = bells.filter { held.contains($0.note) }.sorted { held.firstIndex(of: $0.note)! < held.firstIndex(of: $1.note)! }
-        return "[" + shown.map { bell in
-            "{\"note\":\(bell.note),\"name\":\(jsonQuoted(bell.name)),\"colour\":\"\(bell.colour)\",\"damps\":\(bell.damps)}"
-        }.joined(separator: ",") + "]"
+        let shown = bells.filter { held.contains($0.note) }.sorted {
+            held.firstIndex(of: $0.note)! < held.firstIndex(of: $1.note)!
+        }
+        return "["
+            + shown.map { bell in
+                "{\"note\":\(bell.note),\"name\":\(jsonQuoted(bell.name)),\"colour\":\"\(bell.colour)\",\"damps\":\(bell.damps)}"
+            }.joined(separator: ",") + "]"
     }
 
     /// Which bells sound now (anyone's strike): every page lights them.
@@ -273,19 +306,30 @@ public final class Classroom {
     }
 
     /// The teacher's view: the room, its limits and counters, and every device.
-    public func teacherJSON(extra: [(String, String)] = [], device deviceExtra: (Int) -> String? = { _ in nil }) -> String {
+    public func teacherJSON(extra: [(String, String)] = [], device deviceExtra: (Int) -> String? = { _ in nil })
+        -> String
+    {
         var s = "{\"type\":\"room\",\"code\":\(jsonQuoted(code.digits)),\"mode\":\"\(mode.rawValue)\""
         s += ",\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null")"
-        s += ",\"maximumDevices\":\(limits.maximumDevices),\"strikesPerSecond\":\(limits.strikesPerSecond),\"strikeBurst\":\(limits.strikeBurst)"
-        s += ",\"bells\":[" + bells.map { "{\"note\":\($0.note),\"name\":\(jsonQuoted($0.name)),\"colour\":\"\($0.colour)\",\"damps\":\($0.damps)}" }
+        s +=
+            ",\"maximumDevices\":\(limits.maximumDevices),\"strikesPerSecond\":\(limits.strikesPerSecond),\"strikeBurst\":\(limits.strikeBurst)"
+        s +=
+            ",\"bells\":["
+            + bells.map {
+                "{\"note\":\($0.note),\"name\":\(jsonQuoted($0.name)),\"colour\":\"\($0.colour)\",\"damps\":\($0.damps)}"
+            }
             .joined(separator: ",") + "]"
         let c = counters
-        s += ",\"counters\":{\"malformed\":\(c.malformed),\"wrongCodes\":\(c.wrongCodes),\"lockedOut\":\(c.lockedOut),\"full\":\(c.full)"
+        s +=
+            ",\"counters\":{\"malformed\":\(c.malformed),\"wrongCodes\":\(c.wrongCodes),\"lockedOut\":\(c.lockedOut),\"full\":\(c.full)"
             + ",\"rateLimited\":\(c.rateLimited),\"notHeld\":\(c.notHeld),\"removed\":\(c.removed)}"
-        s += ",\"devices\":[" + devices.map { d in
-            "{\"id\":\(d.id),\"name\":\(jsonQuoted(d.name)),\"address\":\(jsonQuoted(d.address)),\"bells\":[\(held(by: d).map(String.init).joined(separator: ","))]"
-                + ",\"strikes\":\(d.strikes),\"rateLimited\":\(d.rateLimited)" + (deviceExtra(d.id).map { ",\"follow\":" + $0 } ?? "") + "}"
-        }.joined(separator: ",") + "]"
+        s +=
+            ",\"devices\":["
+            + devices.map { d in
+                "{\"id\":\(d.id),\"name\":\(jsonQuoted(d.name)),\"address\":\(jsonQuoted(d.address)),\"bells\":[\(held(by: d).map(String.init).joined(separator: ","))]"
+                    + ",\"strikes\":\(d.strikes),\"rateLimited\":\(d.rateLimited)"
+                    + (deviceExtra(d.id).map { ",\"follow\":" + $0 } ?? "") + "}"
+            }.joined(separator: ",") + "]"
         for (key, value) in extra { s += ",\(jsonQuoted(key)):\(value)" }
         return s + "}"
     }

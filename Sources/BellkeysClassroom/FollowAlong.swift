@@ -37,7 +37,10 @@ public struct FollowTune: Sendable {
             var note = Int(event.data1)
             while note < lowest, note + 12 <= 127 { note += 12 }
             while note > highest, note - 12 >= 0 { note -= 12 }
-            guard bells.contains(note), cues.count < Self.maximumCues else { leftOut += 1; continue }
+            guard bells.contains(note), cues.count < Self.maximumCues else {
+                leftOut += 1
+                continue
+            }
             // A chord's doubled notes are one cue.
             if cues.contains(where: { $0.0 == event.frame && $0.1 == note }) { continue }
             cues.append((event.frame, note))
@@ -95,7 +98,9 @@ public final class FollowAlong {
         self.start = start
         cues = tune.cues.enumerated().map { i, cue in
             // At most a day in (a file's delta times can say anything).
-            Cue(index: i, note: cue.note, at: start + UInt64(min(max(0, cue.milliseconds), 86_400_000)) * 100 * 1_000_000 / UInt64(max(1, tempo)))
+            Cue(
+                index: i, note: cue.note,
+                at: start + UInt64(min(max(0, cue.milliseconds), 86_400_000)) * 100 * 1_000_000 / UInt64(max(1, tempo)))
         }
     }
 
@@ -119,7 +124,8 @@ public final class FollowAlong {
     /// it and not yet judged for it, within the window. Nil when there is none.
     public func judge(device: Int, note: Int, at: UInt64) -> (result: Result, milliseconds: Double, cue: Int)? {
         var best: (Int, Double)?
-        for k in nextToClose..<nextToSend where cues[k].note == note && cues[k].expected.contains(device) && !cues[k].judged.contains(device) {
+        for k in nextToClose..<nextToSend
+        where cues[k].note == note && cues[k].expected.contains(device) && !cues[k].judged.contains(device) {
             let ms = (Double(at) - Double(cues[k].at)) / 1e6
             if abs(ms) <= Self.windowMilliseconds, best == nil || abs(ms) < abs(best!.1) { best = (k, ms) }
         }

@@ -68,8 +68,10 @@ public enum HTTPHeadScan: Equatable, Sendable {
 
 /// Headers that decide what happens (where the socket goes, who is asking): refused if sent
 /// twice, as a smuggler would.
-private let singleHeaders: Set<String> = ["host", "origin", "upgrade", "sec-websocket-key", "sec-websocket-version",
-                                          "content-length", "transfer-encoding", "connection"]
+private let singleHeaders: Set<String> = [
+    "host", "origin", "upgrade", "sec-websocket-key", "sec-websocket-version",
+    "content-length", "transfer-encoding", "connection",
+]
 
 /// Reads a request head from the start of `bytes`.
 public func scanHTTPRequestHead(_ bytes: ArraySlice<UInt8>) -> HTTPHeadScan {
@@ -82,8 +84,13 @@ public func scanHTTPRequestHead(_ bytes: ArraySlice<UInt8>) -> HTTPHeadScan {
         if b == lf {
             // Every line ends in CRLF: a bare LF is refused (it splits requests differently in
             // different readers).
-            guard i > bytes.startIndex, bytes[i - 1] == cr else { return .refused(status: 400, reason: "a line ends in LF without CR") }
-            if i - bytes.startIndex >= 3, bytes[i - 2] == lf, bytes[i - 3] == cr { end = i + 1; break }
+            guard i > bytes.startIndex, bytes[i - 1] == cr else {
+                return .refused(status: 400, reason: "a line ends in LF without CR")
+            }
+            if i - bytes.startIndex >= 3, bytes[i - 2] == lf, bytes[i - 3] == cr {
+                end = i + 1
+                break
+            }
         } else if b == cr, i + 1 < bytes.endIndex, bytes[i + 1] != lf {
             return .refused(status: 400, reason: "a CR not followed by LF")
         }
@@ -99,12 +106,14 @@ public func scanHTTPRequestHead(_ bytes: ArraySlice<UInt8>) -> HTTPHeadScan {
     // The request line: METHOD SP target SP version.
     let request = lines[0].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
     guard request.count == 3, !request[0].isEmpty,
-          request[0].allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }), request[0].count <= 16 else {
+        request[0].allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }), request[0].count <= 16
+    else {
         return .refused(status: 400, reason: "the request line is not METHOD TARGET VERSION")
     }
     let version = String(decoding: request[2], as: UTF8.self)
     guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-        return .refused(status: request[2].starts(with: "HTTP/".utf8) ? 505 : 400, reason: "the version is not HTTP/1.1")
+        return .refused(
+            status: request[2].starts(with: "HTTP/".utf8) ? 505 : 400, reason: "the version is not HTTP/1.1")
     }
     guard request[1].count <= HTTPRequestHead.maximumTargetBytes else {
         return .refused(status: 414, reason: "the target is over \(HTTPRequestHead.maximumTargetBytes) bytes")
@@ -129,17 +138,23 @@ public func scanHTTPRequestHead(_ bytes: ArraySlice<UInt8>) -> HTTPHeadScan {
         guard value.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else {
             return .refused(status: 400, reason: "a header value has control bytes")
         }
-        let header = HTTPHeader(name: String(decoding: name, as: UTF8.self).lowercased(), value: String(decoding: value, as: UTF8.self))
+        let header = HTTPHeader(
+            name: String(decoding: name, as: UTF8.self).lowercased(), value: String(decoding: value, as: UTF8.self))
         if singleHeaders.contains(header.name), headers.contains(where: { $0.name == header.name }) {
             return .refused(status: 400, reason: "\(header.name) is sent twice")
         }
         headers.append(header)
     }
-    let head = HTTPRequestHead(method: String(decoding: request[0], as: UTF8.self), target: String(decoding: request[1], as: UTF8.self),
-                               version: version, headers: headers)
+    let head = HTTPRequestHead(
+        method: String(decoding: request[0], as: UTF8.self), target: String(decoding: request[1], as: UTF8.self),
+        version: version, headers: headers)
     // No bodies: nothing here takes one, and a body unread would be read as the next request.
-    if head.header("transfer-encoding") != nil { return .refused(status: 413, reason: "a request body (transfer-encoding)") }
-    if let length = head.header("content-length"), length != "0" { return .refused(status: 413, reason: "a request body (content-length)") }
+    if head.header("transfer-encoding") != nil {
+        return .refused(status: 413, reason: "a request body (transfer-encoding)")
+    }
+    if let length = head.header("content-length"), length != "0" {
+        return .refused(status: 413, reason: "a request body (content-length)")
+    }
     guard head.method == "GET" || head.method == "HEAD" else {
         return .refused(status: 405, reason: "\(head.method) is not served; only GET")
     }
@@ -149,7 +164,9 @@ public func scanHTTPRequestHead(_ bytes: ArraySlice<UInt8>) -> HTTPHeadScan {
 
 private func isTokenByte(_ b: UInt8) -> Bool {
     switch b {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"):
+        return true
     default: return "!#$%&'*+-.^_`|~".utf8.contains(b)
     }
 }
@@ -188,12 +205,15 @@ public func httpReason(_ status: Int) -> String {
 /// A whole response: status line, headers, body. Every response closes its connection (a
 /// page is one request; the socket stays open only as a WebSocket), is never cached, and keeps
 /// the page to what bellkeys serves (no script, style or image from elsewhere).
-public func httpResponse(status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8],
-                         extraHeaders: [HTTPHeader] = [], omitBody: Bool = false) -> [UInt8] {
+public func httpResponse(
+    status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8],
+    extraHeaders: [HTTPHeader] = [], omitBody: Bool = false
+) -> [UInt8] {
     var head = "HTTP/1.1 \(status) \(httpReason(status))\r\n"
     head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
     head += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
-    head += "Content-Security-Policy: default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    head +=
+        "Content-Security-Policy: default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
         + "img-src 'self' data:; connect-src 'self' ws:; frame-ancestors 'none'\r\n"
     for header in extraHeaders { head += "\(header.name): \(header.value)\r\n" }
     head += "\r\n"

@@ -49,26 +49,31 @@ public struct PupilMessageError: Error, Equatable, Sendable, CustomStringConvert
 /// Reads one message. Thread: any (the server's).
 public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> PupilMessage {
     guard bytes.count <= PupilMessage.maximumBytes else {
-        throw PupilMessageError(field: "message", problem: "\(bytes.count) bytes, more than \(PupilMessage.maximumBytes)",
-                                fix: "send one short JSON object")
+        throw PupilMessageError(
+            field: "message", problem: "\(bytes.count) bytes, more than \(PupilMessage.maximumBytes)",
+            fix: "send one short JSON object")
     }
     let root: JSONNode
     do {
         root = try parseJSON(bytes, maxDepth: 2)
     } catch {
-        throw PupilMessageError(field: "message", problem: "not JSON (column \(error.column): \(printable(error.message, limit: 80)))",
-                                fix: "send one JSON object")
+        throw PupilMessageError(
+            field: "message", problem: "not JSON (column \(error.column): \(printable(error.message, limit: 80)))",
+            fix: "send one JSON object")
     }
     guard case .object(let members) = root.value else {
-        throw PupilMessageError(field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
+        throw PupilMessageError(
+            field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
     }
     func member(_ key: String) -> JSONNode? { members.first { $0.key == key }?.value }
     guard let typeNode = member("type") else {
-        throw PupilMessageError(field: "type", problem: "missing", fix: "give \"type\": join, strike, release, damp or ping")
+        throw PupilMessageError(
+            field: "type", problem: "missing", fix: "give \"type\": join, strike, release, damp or ping")
     }
     guard case .string(let type) = typeNode.value else {
-        throw PupilMessageError(field: "type", problem: "\(typeNode.kindName), not a string",
-                                fix: "give \"type\": join, strike, release, damp or ping")
+        throw PupilMessageError(
+            field: "type", problem: "\(typeNode.kindName), not a string",
+            fix: "give \"type\": join, strike, release, damp or ping")
     }
     let allowed: [String]
     switch type {
@@ -77,28 +82,39 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
     case "release", "damp": allowed = ["type", "note"]
     case "ping": allowed = ["type", "sent"]
     default:
-        throw PupilMessageError(field: "type", problem: "\"\(printable(type))\" is not a message",
-                                fix: "give \"type\": join, strike, release, damp or ping")
+        throw PupilMessageError(
+            field: "type", problem: "\"\(printable(type))\" is not a message",
+            fix: "give \"type\": join, strike, release, damp or ping")
     }
     if let extra = members.first(where: { !allowed.contains($0.key) }) {
-        throw PupilMessageError(field: extra.key.isEmpty ? "\"\"" : printable(extra.key), problem: "not a field of \(type)",
-                                fix: "send only \(allowed.joined(separator: ", "))")
+        throw PupilMessageError(
+            field: extra.key.isEmpty ? "\"\"" : printable(extra.key), problem: "not a field of \(type)",
+            fix: "send only \(allowed.joined(separator: ", "))")
     }
 
     func integer(_ key: String, _ range: ClosedRange<Int>) throws(PupilMessageError) -> Int {
         guard let node = member(key) else {
-            throw PupilMessageError(field: key, problem: "missing", fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
+            throw PupilMessageError(
+                field: key, problem: "missing",
+                fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
         }
-        guard case .number(let x) = node.value, x.rounded() == x, x >= Double(range.lowerBound), x <= Double(range.upperBound) else {
-            throw PupilMessageError(field: key, problem: "\(describe(node)) is not a whole number \(range.lowerBound) to \(range.upperBound)",
-                                    fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
+        guard case .number(let x) = node.value, x.rounded() == x, x >= Double(range.lowerBound),
+            x <= Double(range.upperBound)
+        else {
+            throw PupilMessageError(
+                field: key,
+                problem: "\(describe(node)) is not a whole number \(range.lowerBound) to \(range.upperBound)",
+                fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
         }
         return Int(x)
     }
     func string(_ key: String) throws(PupilMessageError) -> String {
-        guard let node = member(key) else { throw PupilMessageError(field: key, problem: "missing", fix: "give \(key) as a string") }
+        guard let node = member(key) else {
+            throw PupilMessageError(field: key, problem: "missing", fix: "give \(key) as a string")
+        }
         guard case .string(let s) = node.value else {
-            throw PupilMessageError(field: key, problem: "\(node.kindName), not a string", fix: "give \(key) as a string")
+            throw PupilMessageError(
+                field: key, problem: "\(node.kindName), not a string", fix: "give \(key) as a string")
         }
         return s
     }
@@ -107,31 +123,47 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
     case "join":
         let code = try string("code")
         guard code.utf8.count == 4, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw PupilMessageError(field: "code", problem: "\"\(printable(code))\" is not 4 digits", fix: "type the 4 digits the teacher's screen shows")
+            throw PupilMessageError(
+                field: "code", problem: "\"\(printable(code))\" is not 4 digits",
+                fix: "type the 4 digits the teacher's screen shows")
         }
         let name = try string("name")
         let count = name.unicodeScalars.count
         guard count >= 1, count <= PupilMessage.maximumNameLength else {
-            throw PupilMessageError(field: "name", problem: "\(count) characters", fix: "give a name of 1 to \(PupilMessage.maximumNameLength) characters")
+            throw PupilMessageError(
+                field: "name", problem: "\(count) characters",
+                fix: "give a name of 1 to \(PupilMessage.maximumNameLength) characters")
         }
         // Formatting characters are refused (bidirectional overrides could dress one name as
         // another), but for the joiners that emoji sequences and many scripts' names need.
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control
-            || ($0.properties.generalCategory == .format && $0 != "\u{200C}" && $0 != "\u{200D}")
-            || $0.properties.generalCategory == .lineSeparator || $0.properties.generalCategory == .paragraphSeparator }) else {
-            throw PupilMessageError(field: "name", problem: "has control or formatting characters", fix: "use letters, digits, spaces and punctuation")
+        guard
+            !name.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control
+                    || ($0.properties.generalCategory == .format && $0 != "\u{200C}" && $0 != "\u{200D}")
+                    || $0.properties.generalCategory == .lineSeparator
+                    || $0.properties.generalCategory == .paragraphSeparator
+            })
+        else {
+            throw PupilMessageError(
+                field: "name", problem: "has control or formatting characters",
+                fix: "use letters, digits, spaces and punctuation")
         }
         guard let node = member("resume") else { return .join(code: code, name: name) }
         guard case .string(let token) = node.value, (8...32).contains(token.utf8.count),
-              token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            throw PupilMessageError(field: "resume", problem: "not a token", fix: "give resume as the token the welcome carried, or leave it out")
+            token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
+            throw PupilMessageError(
+                field: "resume", problem: "not a token",
+                fix: "give resume as the token the welcome carried, or leave it out")
         }
         return .join(code: code, name: name, resume: token)
     case "strike":
         let note = try integer("note", 0...127), velocity = try integer("velocity", 1...127)
         guard let node = member("at") else { return .strike(note: note, velocity: velocity) }
         guard case .number(let at) = node.value, at.isFinite, at >= 0 else {
-            throw PupilMessageError(field: "at", problem: "\(describe(node)) is not a time", fix: "give at in ms on bellkeys' clock, 0 or more, or leave it out")
+            throw PupilMessageError(
+                field: "at", problem: "\(describe(node)) is not a time",
+                fix: "give at in ms on bellkeys' clock, 0 or more, or leave it out")
         }
         return .strike(note: note, velocity: velocity, at: at)
     case "release":
@@ -139,9 +171,13 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
     case "damp":
         return .damp(note: try integer("note", 0...127))
     default:
-        guard let node = member("sent") else { throw PupilMessageError(field: "sent", problem: "missing", fix: "give sent as the page's clock in ms") }
+        guard let node = member("sent") else {
+            throw PupilMessageError(field: "sent", problem: "missing", fix: "give sent as the page's clock in ms")
+        }
         guard case .number(let x) = node.value, x.isFinite, x >= 0 else {
-            throw PupilMessageError(field: "sent", problem: "\(describe(node)) is not a time", fix: "give sent as the page's clock in ms, 0 or more")
+            throw PupilMessageError(
+                field: "sent", problem: "\(describe(node)) is not a time",
+                fix: "give sent as the page's clock in ms, 0 or more")
         }
         return .ping(sent: x)
     }
@@ -161,7 +197,9 @@ private func describe(_ node: JSONNode) -> String {
 func printable(_ s: String, limit: Int = 32) -> String {
     var out = String.UnicodeScalarView()
     for scalar in s.unicodeScalars.prefix(limit) {
-        out.append(scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format ? "?" : scalar)
+        out.append(
+            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format ? "?" : scalar
+        )
     }
     return String(out) + (s.unicodeScalars.count > limit ? "…" : "")
 }

@@ -9,7 +9,10 @@ public func qrSVG(width: Int, dark: (Int, Int) -> Bool) -> String {
     for y in 0..<width {
         var x = 0
         while x < width {
-            guard dark(x, y) else { x += 1; continue }
+            guard dark(x, y) else {
+                x += 1
+                continue
+            }
             var run = 1
             while x + run < width, dark(x + run, y) { run += 1 }
             path += "M\(x + 4) \(y + 4)h\(run)v1h-\(run)z"

@@ -32,18 +32,21 @@ public enum TeacherMessage: Equatable, Sendable {
 /// Reads one teacher message. Thread: any (the server's).
 public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> TeacherMessage {
     guard bytes.count <= TeacherMessage.maximumBytes else {
-        throw PupilMessageError(field: "message", problem: "\(bytes.count) bytes, more than \(TeacherMessage.maximumBytes)",
-                                fix: "send one short JSON object")
+        throw PupilMessageError(
+            field: "message", problem: "\(bytes.count) bytes, more than \(TeacherMessage.maximumBytes)",
+            fix: "send one short JSON object")
     }
     let root: JSONNode
     do {
         root = try parseJSON(bytes, maxDepth: 3)
     } catch {
-        throw PupilMessageError(field: "message", problem: "not JSON (column \(error.column): \(printable(error.message, limit: 80)))",
-                                fix: "send one JSON object")
+        throw PupilMessageError(
+            field: "message", problem: "not JSON (column \(error.column): \(printable(error.message, limit: 80)))",
+            fix: "send one JSON object")
     }
     guard case .object(let members) = root.value else {
-        throw PupilMessageError(field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
+        throw PupilMessageError(
+            field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
     }
     func member(_ key: String) -> JSONNode? { members.first { $0.key == key }?.value }
     let types = "deal, dealRound, free, remove, volume, dampAll, reverb, velocity, follow or stopFollow"
@@ -59,23 +62,30 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Te
     case "volume": allowed = ["type", "decibels"]
     case "reverb": allowed = ["type", "preset"]
     case "velocity": allowed = ["type", "fixed"]
-    default: throw PupilMessageError(field: "type", problem: "\"\(printable(type))\" is not a message", fix: "give \"type\": \(types)")
+    default:
+        throw PupilMessageError(
+            field: "type", problem: "\"\(printable(type))\" is not a message", fix: "give \"type\": \(types)")
     }
     if let extra = members.first(where: { !allowed.contains($0.key) }) {
-        throw PupilMessageError(field: extra.key.isEmpty ? "\"\"" : printable(extra.key), problem: "not a field of \(type)",
-                                fix: "send only \(allowed.joined(separator: ", "))")
+        throw PupilMessageError(
+            field: extra.key.isEmpty ? "\"\"" : printable(extra.key), problem: "not a field of \(type)",
+            fix: "send only \(allowed.joined(separator: ", "))")
     }
     func whole(_ node: JSONNode?, _ key: String, _ range: ClosedRange<Int>) throws(PupilMessageError) -> Int {
-        guard let node, case .number(let x) = node.value, x.rounded() == x, x >= Double(range.lowerBound), x <= Double(range.upperBound) else {
-            throw PupilMessageError(field: key, problem: "missing or not a whole number \(range.lowerBound) to \(range.upperBound)",
-                                    fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
+        guard let node, case .number(let x) = node.value, x.rounded() == x, x >= Double(range.lowerBound),
+            x <= Double(range.upperBound)
+        else {
+            throw PupilMessageError(
+                field: key, problem: "missing or not a whole number \(range.lowerBound) to \(range.upperBound)",
+                fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
         }
         return Int(x)
     }
     switch type {
     case "deal":
         guard let node = member("notes"), case .array(let items) = node.value, items.count <= 13 else {
-            throw PupilMessageError(field: "notes", problem: "missing, not an array, or over 13 notes", fix: "give notes as [60, 62]")
+            throw PupilMessageError(
+                field: "notes", problem: "missing, not an array, or over 13 notes", fix: "give notes as [60, 62]")
         }
         var notes: [Int] = []
         for item in items { notes.append(try whole(item, "notes", 0...127)) }
@@ -84,21 +94,28 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Te
     case "free": return .free
     case "dampAll": return .dampAll
     case "stopFollow": return .stopFollow
-    case "follow": return .follow(tune: try whole(member("tune"), "tune", 0...99), tempo: try whole(member("tempo"), "tempo", 50...200))
+    case "follow":
+        return .follow(
+            tune: try whole(member("tune"), "tune", 0...99), tempo: try whole(member("tempo"), "tempo", 50...200))
     case "remove": return .remove(device: try whole(member("device"), "device", 1...Int(Int32.max)))
     case "volume":
         guard let node = member("decibels"), case .number(let x) = node.value, x >= -60, x <= 12 else {
-            throw PupilMessageError(field: "decibels", problem: "missing or not -60 to 12", fix: "give decibels from -60 to 12")
+            throw PupilMessageError(
+                field: "decibels", problem: "missing or not -60 to 12", fix: "give decibels from -60 to 12")
         }
         return .volume(decibels: x)
     case "reverb":
-        guard let node = member("preset"), case .string(let preset) = node.value, TeacherMessage.presets.contains(preset) else {
-            throw PupilMessageError(field: "preset", problem: "missing or not a room", fix: "give preset: off, room, hall or church")
+        guard let node = member("preset"), case .string(let preset) = node.value,
+            TeacherMessage.presets.contains(preset)
+        else {
+            throw PupilMessageError(
+                field: "preset", problem: "missing or not a room", fix: "give preset: off, room, hall or church")
         }
         return .reverb(preset: preset)
     default:
         guard let node = member("fixed") else {
-            throw PupilMessageError(field: "fixed", problem: "missing", fix: "give fixed as a velocity 1 to 127, or null")
+            throw PupilMessageError(
+                field: "fixed", problem: "missing", fix: "give fixed as a velocity 1 to 127, or null")
         }
         if case .null = node.value { return .velocity(fixed: nil) }
         return .velocity(fixed: try whole(node, "fixed", 1...127))

@@ -37,11 +37,15 @@ public func scanWebSocketFrame(_ bytes: ArraySlice<UInt8>, maximumPayload: Int) 
     guard bytes.count >= 2 else { return .incomplete }
     let b0 = bytes[bytes.startIndex], b1 = bytes[bytes.startIndex + 1]
     let fin = b0 & 0x80 != 0
-    guard b0 & 0x70 == 0 else { return .refused(code: WebSocketClose.protocolError, reason: "reserved bits set (no extension was agreed)") }
+    guard b0 & 0x70 == 0 else {
+        return .refused(code: WebSocketClose.protocolError, reason: "reserved bits set (no extension was agreed)")
+    }
     guard let opcode = WebSocketOpcode(rawValue: b0 & 0x0F) else {
         return .refused(code: WebSocketClose.protocolError, reason: "opcode \(b0 & 0x0F) is not defined")
     }
-    guard b1 & 0x80 != 0 else { return .refused(code: WebSocketClose.protocolError, reason: "a client frame is not masked") }
+    guard b1 & 0x80 != 0 else {
+        return .refused(code: WebSocketClose.protocolError, reason: "a client frame is not masked")
+    }
     var length = UInt64(b1 & 0x7F)
     var offset = 2
     if length == 126 {
@@ -56,14 +60,23 @@ public func scanWebSocketFrame(_ bytes: ArraySlice<UInt8>, maximumPayload: Int) 
     }
     let isControl = opcode.rawValue >= 8
     if isControl {
-        guard fin, length <= 125 else { return .refused(code: WebSocketClose.protocolError, reason: "a control frame is fragmented or over 125 bytes") }
+        guard fin, length <= 125 else {
+            return .refused(
+                code: WebSocketClose.protocolError, reason: "a control frame is fragmented or over 125 bytes")
+        }
     } else {
         guard opcode != .continuation, fin else {
-            return .refused(code: WebSocketClose.unsupported, reason: "fragmented messages are not accepted; send each message whole")
+            return .refused(
+                code: WebSocketClose.unsupported,
+                reason: "fragmented messages are not accepted; send each message whole")
         }
-        guard opcode == .text else { return .refused(code: WebSocketClose.unsupported, reason: "binary messages are not accepted; send JSON text") }
+        guard opcode == .text else {
+            return .refused(
+                code: WebSocketClose.unsupported, reason: "binary messages are not accepted; send JSON text")
+        }
         guard length <= UInt64(maximumPayload) else {
-            return .refused(code: WebSocketClose.tooBig, reason: "a message of \(length) bytes; at most \(maximumPayload)")
+            return .refused(
+                code: WebSocketClose.tooBig, reason: "a message of \(length) bytes; at most \(maximumPayload)")
         }
     }
     let total = offset + 4 + Int(length)
@@ -91,7 +104,9 @@ public func webSocketFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UI
         frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
     } else {
         frame.append(127)
-        for k in (0..<8).reversed() { frame.append(UInt8(truncatingIfNeeded: UInt64(payload.count) >> (8 * UInt64(k)))) }
+        for k in (0..<8).reversed() {
+            frame.append(UInt8(truncatingIfNeeded: UInt64(payload.count) >> (8 * UInt64(k))))
+        }
     }
     return frame + payload
 }
@@ -118,16 +133,21 @@ public struct WebSocketRefusal: Error, Equatable, Sendable {
 /// value, or why not. The Origin must be the page's own (the Host it was served from), so a
 /// page from anywhere else cannot ring the bells through a pupil's browser.
 public func webSocketAccept(for head: HTTPRequestHead) throws(WebSocketRefusal) -> String {
-    guard head.method == "GET", head.version == "HTTP/1.1" else { throw WebSocketRefusal(status: 400, reason: "a WebSocket opens with GET over HTTP/1.1") }
+    guard head.method == "GET", head.version == "HTTP/1.1" else {
+        throw WebSocketRefusal(status: 400, reason: "a WebSocket opens with GET over HTTP/1.1")
+    }
     guard head.header("upgrade")?.lowercased() == "websocket", head.headerHasToken("connection", "upgrade") else {
         throw WebSocketRefusal(status: 426, reason: "this address is a WebSocket (Upgrade: websocket)")
     }
-    guard head.header("sec-websocket-version") == "13" else { throw WebSocketRefusal(status: 426, reason: "WebSocket version 13 only") }
+    guard head.header("sec-websocket-version") == "13" else {
+        throw WebSocketRefusal(status: 426, reason: "WebSocket version 13 only")
+    }
     guard let key = head.header("sec-websocket-key"), let nonce = base64Decode(key), nonce.count == 16 else {
         throw WebSocketRefusal(status: 400, reason: "Sec-WebSocket-Key is not 16 bytes in base64")
     }
     guard let origin = head.header("origin"), let host = head.header("host"),
-          origin.lowercased() == "http://" + host.lowercased() else {
+        origin.lowercased() == "http://" + host.lowercased()
+    else {
         throw WebSocketRefusal(status: 403, reason: "the page is not this server's (Origin is not http:// + Host)")
     }
     return base64Encode(sha1(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
@@ -135,7 +155,9 @@ public func webSocketAccept(for head: HTTPRequestHead) throws(WebSocketRefusal) 
 
 /// The 101 response that opens the WebSocket.
 public func webSocketUpgradeResponse(accept: String) -> [UInt8] {
-    Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n".utf8)
+    Array(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+            .utf8)
 }
 
 // MARK: SHA-1 and base64 (the handshake's accept key, nothing secret)
@@ -151,7 +173,8 @@ public func sha1(_ message: [UInt8]) -> [UInt8] {
     var w = [UInt32](repeating: 0, count: 80)
     for chunk in stride(from: 0, to: data.count, by: 64) {
         for t in 0..<16 {
-            w[t] = UInt32(data[chunk + 4 * t]) << 24 | UInt32(data[chunk + 4 * t + 1]) << 16
+            w[t] =
+                UInt32(data[chunk + 4 * t]) << 24 | UInt32(data[chunk + 4 * t + 1]) << 16
                 | UInt32(data[chunk + 4 * t + 2]) << 8 | UInt32(data[chunk + 4 * t + 3])
         }
         for t in 16..<80 {
@@ -162,13 +185,25 @@ public func sha1(_ message: [UInt8]) -> [UInt8] {
         for t in 0..<80 {
             let f: UInt32, k: UInt32
             switch t {
-            case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
-            case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
-            case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
-            default: f = b ^ c ^ d; k = 0xCA62_C1D6
+            case 0..<20:
+                f = (b & c) | (~b & d)
+                k = 0x5A82_7999
+            case 20..<40:
+                f = b ^ c ^ d
+                k = 0x6ED9_EBA1
+            case 40..<60:
+                f = (b & c) | (b & d) | (c & d)
+                k = 0x8F1B_BCDC
+            default:
+                f = b ^ c ^ d
+                k = 0xCA62_C1D6
             }
             let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[t]
-            e = d; d = c; c = b << 30 | b >> 2; b = a; a = temp
+            e = d
+            d = c
+            c = b << 30 | b >> 2
+            b = a
+            a = temp
         }
         h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
     }
@@ -205,7 +240,8 @@ public func base64Decode(_ text: String) -> [UInt8]? {
             let c = bytes[i + k]
             let d: UInt32
             if c == UInt8(ascii: "="), i + 4 == bytes.count, k >= 2 {
-                pad += 1; d = 0
+                pad += 1
+                d = 0
             } else if pad == 0, let index = base64Alphabet.firstIndex(of: c) {
                 d = UInt32(index)
             } else {

@@ -10,8 +10,10 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var periodFrames: Int
     public var bufferFrames: Int
 
-    public init(device: String, sampleRate: Int, channels: Int, format: OutputSampleFormat, periodFrames: Int,
-                bufferFrames: Int) {
+    public init(
+        device: String, sampleRate: Int, channels: Int, format: OutputSampleFormat, periodFrames: Int,
+        bufferFrames: Int
+    ) {
         self.device = device
         self.sampleRate = sampleRate
         self.channels = channels
@@ -76,9 +78,11 @@ public final class MemoryOutput: AudioOutput {
     public private(set) var isStopped = false
     public var underrunCount: Int { 0 }
 
-    public init(sampleRate: Int = 48_000, channels: Int = 1, format: OutputSampleFormat = .f32, periodFrames: Int = 64) {
-        configuration = OutputConfiguration(device: "memory", sampleRate: sampleRate, channels: channels, format: format,
-                                            periodFrames: periodFrames, bufferFrames: 2 * periodFrames)
+    public init(sampleRate: Int = 48_000, channels: Int = 1, format: OutputSampleFormat = .f32, periodFrames: Int = 64)
+    {
+        configuration = OutputConfiguration(
+            device: "memory", sampleRate: sampleRate, channels: channels, format: format,
+            periodFrames: periodFrames, bufferFrames: 2 * periodFrames)
     }
 
     public func start(pulling mixer: LiveMixer, tap: AudioTap?, priority: Int32) -> RealTimeScheduling {

@@ -16,8 +16,10 @@ extension FrameClock {
 
         /// The frame for an event that arrived at `nanoseconds`, given a point of the clock
         /// line. Frames never go backwards, so the engine's queue stays in order.
-        public mutating func frame(arrivalNanoseconds nanoseconds: UInt64,
-                                   clock: (frame: Int64, nanoseconds: UInt64)?) -> Int64 {
+        public mutating func frame(
+            arrivalNanoseconds nanoseconds: UInt64,
+            clock: (frame: Int64, nanoseconds: UInt64)?
+        ) -> Int64 {
             guard let clock else { return lastFrame }
             let elapsed = Double(Int64(bitPattern: nanoseconds &- clock.nanoseconds))
             let frame = clock.frame + latencyFrames + Int64((elapsed * Double(sampleRate) / 1e9).rounded())

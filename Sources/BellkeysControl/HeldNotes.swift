@@ -28,7 +28,7 @@ public struct HeldNotes: Sendable {
                 sources[source]?.pedals &= ~(1 << UInt16(channel & 0x0F))
             }
         case .controlChange(let channel, MIDIMessage.Controller.allNotesOff, _),
-             .controlChange(let channel, MIDIMessage.Controller.allSoundOff, _):
+            .controlChange(let channel, MIDIMessage.Controller.allSoundOff, _):
             for n in 0..<2 { sources[source]?.notes[Int(channel & 0x0F) * 2 + n] = 0 }
         case .controlChange:
             break
@@ -59,8 +59,10 @@ public struct HeldNotes: Sendable {
                 if !elsewhere { messages.append(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 0)) }
             }
             if held.pedals & (1 << UInt16(channel)) != 0,
-               !sources.values.contains(where: { $0.pedals & (1 << UInt16(channel)) != 0 }) {
-                messages.append(.controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.sustain, value: 0))
+                !sources.values.contains(where: { $0.pedals & (1 << UInt16(channel)) != 0 })
+            {
+                messages.append(
+                    .controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.sustain, value: 0))
             }
         }
         return messages

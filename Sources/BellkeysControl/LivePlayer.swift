@@ -38,7 +38,8 @@ public final class LivePlayer {
 
     /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
     public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
-        (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127), (MIDIMessage.Controller.sustain, 0),
+        (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127),
+        (MIDIMessage.Controller.sustain, 0),
         (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
     ]
 
@@ -91,7 +92,8 @@ public final class LivePlayer {
             if previousEngine != nil, !event.strikes {
                 let start = mixer.engineStartFrame.load(ordering: .acquiring)
                 if start < 0 || event.frame < start {
-                    engine.enqueue(EngineEvent(frame: max(start, 0), status: event.status, data1: event.data1, data2: event.data2))
+                    engine.enqueue(
+                        EngineEvent(frame: max(start, 0), status: event.status, data1: event.data1, data2: event.data2))
                 }
             }
             looper.record(event)
@@ -106,7 +108,8 @@ public final class LivePlayer {
     /// Keeps the last value of the controllers a reloaded map hears again.
     private func remember(_ message: MIDIMessage) {
         if case .controlChange(let channel, let number, let value) = message,
-           let index = Self.replayedControllers.firstIndex(where: { $0.number == number }) {
+            let index = Self.replayedControllers.firstIndex(where: { $0.number == number })
+        {
             controllers[Int(channel)][index] = value
         }
     }
@@ -124,7 +127,9 @@ public final class LivePlayer {
     /// map's ringing keys ignore.
     public func dampAll(arrival: UInt64) {
         for channel in 0..<16 {
-            send(.controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allNotesOff, value: 0), arrival: arrival)
+            send(
+                .controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allNotesOff, value: 0),
+                arrival: arrival)
         }
     }
 
@@ -169,10 +174,12 @@ public final class LivePlayer {
         let now = frame(arrival: arrival)
         forEachEngine { engine in
             engine.cancelScheduled(channel: Int(channel))
-            engine.enqueue(MIDIMessage.controlChange(channel: channel, controller: MIDIMessage.Controller.sustain, value: 0)
-                .event(atFrame: now))
-            engine.enqueue(MIDIMessage.controlChange(channel: channel, controller: MIDIMessage.Controller.allNotesOff, value: 0)
-                .event(atFrame: now))
+            engine.enqueue(
+                MIDIMessage.controlChange(channel: channel, controller: MIDIMessage.Controller.sustain, value: 0)
+                    .event(atFrame: now))
+            engine.enqueue(
+                MIDIMessage.controlChange(channel: channel, controller: MIDIMessage.Controller.allNotesOff, value: 0)
+                    .event(atFrame: now))
         }
         return true
     }
@@ -245,7 +252,8 @@ public final class LivePlayer {
         for channel in 0..<16 {
             for (index, controller) in Self.replayedControllers.enumerated()
             where controllers[channel][index] != controller.initial {
-                newEngine.presetController(channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
+                newEngine.presetController(
+                    channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
             }
         }
         guard mixer.install(newEngine) else { return false }
@@ -262,7 +270,9 @@ public final class LivePlayer {
         mixer.takesRenderThreadEvents.store(false, ordering: .relaxed)
         forEachEngine { $0.cancelScheduled(channel: nil) }
         for channel in 0..<16 {
-            send(.controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allSoundOff, value: 0), arrival: arrival)
+            send(
+                .controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allSoundOff, value: 0),
+                arrival: arrival)
         }
     }
 

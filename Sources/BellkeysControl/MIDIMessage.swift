@@ -33,7 +33,8 @@ public enum MIDIMessage: Hashable, Sendable {
         switch self {
         case .noteOn(let channel, let note, let velocity): (0x90 | channel & 0x0F, note & 0x7F, velocity & 0x7F)
         case .noteOff(let channel, let note, let velocity): (0x80 | channel & 0x0F, note & 0x7F, velocity & 0x7F)
-        case .controlChange(let channel, let controller, let value): (0xB0 | channel & 0x0F, controller & 0x7F, value & 0x7F)
+        case .controlChange(let channel, let controller, let value):
+            (0xB0 | channel & 0x0F, controller & 0x7F, value & 0x7F)
         }
     }
 

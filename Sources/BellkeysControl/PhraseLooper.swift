@@ -88,7 +88,10 @@ public struct PhraseLooper: Sendable {
                 phrase.append(MIDIMessage.noteOff(channel: loopChannel, note: note, velocity: 0).event(atFrame: length))
             }
             if pedal {
-                phrase.append(MIDIMessage.controlChange(channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: 0)
+                phrase.append(
+                    MIDIMessage.controlChange(
+                        channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: 0
+                    )
                     .event(atFrame: length))
             }
             state = .looping(startFrame: start, lengthFrames: length)
@@ -107,10 +110,13 @@ public struct PhraseLooper: Sendable {
         let loopChannel = UInt8(channel)
         let onLoopChannel: MIDIMessage
         switch MIDIMessage(event) {
-        case .noteOn(_, let note, let velocity): onLoopChannel = .noteOn(channel: loopChannel, note: note, velocity: velocity)
-        case .noteOff(_, let note, let velocity): onLoopChannel = .noteOff(channel: loopChannel, note: note, velocity: velocity)
+        case .noteOn(_, let note, let velocity):
+            onLoopChannel = .noteOn(channel: loopChannel, note: note, velocity: velocity)
+        case .noteOff(_, let note, let velocity):
+            onLoopChannel = .noteOff(channel: loopChannel, note: note, velocity: velocity)
         case .controlChange(_, MIDIMessage.Controller.sustain, let value):
-            onLoopChannel = .controlChange(channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: value)
+            onLoopChannel = .controlChange(
+                channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: value)
         default: return
         }
         guard phrase.count < capacity else {

@@ -8,7 +8,8 @@ extension Engine {
         for i in 0..<activeCount {
             let slot = Int(active[i])
             guard voices[slot].channel == channel, voices[slot].note == note,
-                  voices[slot].keyDown else { continue }
+                voices[slot].keyDown
+            else { continue }
             voices[slot].keyDown = false
             guard voices[slot].damp else { continue }
             if sustain { voices[slot].sustained = true } else { release(slot: slot) }
@@ -19,36 +20,36 @@ extension Engine {
     func controlChange(channel: Int, controller: Int, value: Int) {
         // Literal cases: matching named constants or a range calls out of the module.
         switch controller {
-        case 7:  // channel volume
+        case 7: // channel volume
             channels[channel].volume = value
             updateBus(channel: channel)
-        case 11:  // expression
+        case 11: // expression
             channels[channel].expression = value
             updateBus(channel: channel)
-        case 10:  // pan: the channel's whole stereo picture moves, by the same law as a key's pan
+        case 10: // pan: the channel's whole stereo picture moves, by the same law as a key's pan
             guard followsPanController else { break }
             let frames = rampFrames(channel: channel)
             channels[channel].panLeft.move(to: panTable[2 * value], frames: frames)
             channels[channel].panRight.move(to: panTable[2 * value + 1], frames: frames)
             pannedChannels |= 1 << UInt16(channel)
             settlePan(channel: channel)
-        case 91:  // reverb send
+        case 91: // reverb send
             channels[channel].send.move(to: controllerGains[value], frames: rampFrames(channel: channel))
-        case 64:  // sustain pedal
+        case 64: // sustain pedal
             let down = value >= 64
             channels[channel].sustain = down
             if !down { releaseSustained(channel: channel) }
-        case 120:  // all sound off: the channel's bells, and the room's tail (shared by all)
+        case 120: // all sound off: the channel's bells, and the room's tail (shared by all)
             for i in 0..<activeCount where voices[Int(active[i])].channel == channel {
                 fade(slot: Int(active[i]))
             }
             if hasReverb { reverb.silence(frames: fadeFrames) }
-        case 121:  // reset all controllers
+        case 121: // reset all controllers
             channels[channel].expression = 127
             channels[channel].sustain = false
             releaseSustained(channel: channel)
             updateBus(channel: channel)
-        case 123, 124, 125, 126, 127:  // all notes off, and the mode messages
+        case 123, 124, 125, 126, 127: // all notes off, and the mode messages
             // All-notes-off (and the mode messages, which imply it): every damped key on the
             // channel is released, sustained or not. Ringing keys ring on.
             for i in 0..<activeCount {

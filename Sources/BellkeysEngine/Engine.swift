@@ -134,15 +134,16 @@ public final class Engine: @unchecked Sendable {
             case .ring: (damp, release) = (false, 0)
             case .damp(let seconds): (damp, release) = (true, seconds)
             }
-            (keys + i).initialize(to: KeySlot(
-                frames: bank.frames(of: key.sampleIndex),
-                frameCount: bank.buffers[key.sampleIndex].count,
-                gain: key.gain * bank.scales[key.sampleIndex],
-                damp: damp,
-                releaseFrames: max(1, Int((release * rate).rounded())),
-                chokeGroup: key.chokeGroup,
-                leftGain: key.leftGain, rightGain: key.rightGain,
-                isCentred: key.leftGain == 1 && key.rightGain == 1))
+            (keys + i).initialize(
+                to: KeySlot(
+                    frames: bank.frames(of: key.sampleIndex),
+                    frameCount: bank.buffers[key.sampleIndex].count,
+                    gain: key.gain * bank.scales[key.sampleIndex],
+                    damp: damp,
+                    releaseFrames: max(1, Int((release * rate).rounded())),
+                    chokeGroup: key.chokeGroup,
+                    leftGain: key.leftGain, rightGain: key.rightGain,
+                    isCentred: key.leftGain == 1 && key.rightGain == 1))
         }
         hasPannedKeys = instrument.keys.contains { $0.leftGain != 1 || $0.rightGain != 1 }
         noteToKey = .allocate(capacity: 128)
@@ -159,8 +160,9 @@ public final class Engine: @unchecked Sendable {
         if hasTimbre {
             for (k, key) in instrument.keys.enumerated() {
                 for v in 0..<128 {
-                    timbreTable[128 * k + v] = timbreCoefficient(note: key.note, velocity: v, amount: instrument.velocityTimbre,
-                                                                 sampleRate: configuration.sampleRate)
+                    timbreTable[128 * k + v] = timbreCoefficient(
+                        note: key.note, velocity: v, amount: instrument.velocityTimbre,
+                        sampleRate: configuration.sampleRate)
                 }
             }
         }
@@ -184,9 +186,10 @@ public final class Engine: @unchecked Sendable {
         let slotCount = configuration.polyphony * 2
         silence = .allocate(capacity: 1)
         silence.initialize(to: 0)
-        let idle = Voice(frames: UnsafePointer(silence), frameCount: 0,
-                         gain: Ramp(0), serial: 0, releaseFrames: 1, chokeGroup: 0, channel: 0,
-                         note: 0, damp: false)
+        let idle = Voice(
+            frames: UnsafePointer(silence), frameCount: 0,
+            gain: Ramp(0), serial: 0, releaseFrames: 1, chokeGroup: 0, channel: 0,
+            note: 0, damp: false)
         voices = .allocate(capacity: slotCount)
         voices.initialize(repeating: idle, count: slotCount)
         active = .allocate(capacity: slotCount)

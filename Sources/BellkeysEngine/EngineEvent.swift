@@ -17,8 +17,9 @@ public struct EngineEvent: Sendable, Equatable {
     }
 
     public static func noteOn(frame: Int64, channel: Int = 0, note: Int, velocity: Int) -> Self {
-        Self(frame: frame, status: 0x90 | UInt8(channel & 15), data1: UInt8(note & 127),
-             data2: UInt8(velocity & 127))
+        Self(
+            frame: frame, status: 0x90 | UInt8(channel & 15), data1: UInt8(note & 127),
+            data2: UInt8(velocity & 127))
     }
 
     public static func noteOff(frame: Int64, channel: Int = 0, note: Int) -> Self {
@@ -26,8 +27,9 @@ public struct EngineEvent: Sendable, Equatable {
     }
 
     public static func control(frame: Int64, channel: Int = 0, controller: Int, value: Int) -> Self {
-        Self(frame: frame, status: 0xB0 | UInt8(channel & 15), data1: UInt8(controller & 127),
-             data2: UInt8(value & 127))
+        Self(
+            frame: frame, status: 0xB0 | UInt8(channel & 15), data1: UInt8(controller & 127),
+            data2: UInt8(value & 127))
     }
 
     /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event), or nil

@@ -41,13 +41,17 @@ extension Engine {
                 var next = events.peek()
                 var planned = scheduled.peek()
                 while let skipped = planned, cancelledChannel == 16 || skipped.status & 0x0F == cancelledChannel,
-                      scheduled.headIndex < cancelledBefore {
+                    scheduled.headIndex < cancelledBefore
+                {
                     scheduled.pop()
                     planned = scheduled.peek()
                 }
                 if let planned {
                     if let live = next {
-                        if planned.frame < live.frame { next = planned; source = 1 }
+                        if planned.frame < live.frame {
+                            next = planned
+                            source = 1
+                        }
                     } else {
                         next = planned
                         source = 1
@@ -55,7 +59,10 @@ extension Engine {
                 }
                 if let own = direct.peek() {
                     if let earlier = next {
-                        if own.frame < earlier.frame { next = own; source = 2 }
+                        if own.frame < earlier.frame {
+                            next = own
+                            source = 2
+                        }
                     } else {
                         next = own
                         source = 2

@@ -66,9 +66,13 @@ public struct FrameClock: ~Copyable, Sendable {
     @_noLocks
     public func publish(frame: Int64, nanoseconds: UInt64) {
         let offset = Int64(bitPattern: nanoseconds) &- Int64(Double(frame) * nanosecondsPerFrame)
-        if frameValue.load(ordering: .relaxed) < 0 || nanoseconds &- windowStart.load(ordering: .relaxed) >= windowNanoseconds {
-            previous.set(frame: current.frame.load(ordering: .relaxed), nanoseconds: current.nanoseconds.load(ordering: .relaxed),
-                         offset: current.offset.load(ordering: .relaxed))
+        if frameValue.load(ordering: .relaxed) < 0
+            || nanoseconds &- windowStart.load(ordering: .relaxed) >= windowNanoseconds
+        {
+            previous.set(
+                frame: current.frame.load(ordering: .relaxed),
+                nanoseconds: current.nanoseconds.load(ordering: .relaxed),
+                offset: current.offset.load(ordering: .relaxed))
             current.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
             windowStart.store(nanoseconds, ordering: .relaxed)
         } else if offset <= current.offset.load(ordering: .relaxed) {
@@ -105,13 +109,15 @@ public struct FrameClock: ~Copyable, Sendable {
         if count == 0 { blockStart.store(nanoseconds, ordering: .relaxed) }
         blockCount.store(count + 1, ordering: .relaxed)
         guard count + 1 >= Self.slipBlockPairs,
-              nanoseconds &- blockStart.load(ordering: .relaxed) >= Self.slipBlockNanoseconds else { return }
+            nanoseconds &- blockStart.load(ordering: .relaxed) >= Self.slipBlockNanoseconds
+        else { return }
         blockCount.store(0, ordering: .relaxed)
         let line = min(current.offset.load(ordering: .relaxed), previous.offset.load(ordering: .relaxed))
         let earliest = block.offset.load(ordering: .relaxed)
         guard earliest &- line > Self.slipNanoseconds else { return }
-        current.set(frame: block.frame.load(ordering: .relaxed), nanoseconds: block.nanoseconds.load(ordering: .relaxed),
-                    offset: earliest)
+        current.set(
+            frame: block.frame.load(ordering: .relaxed), nanoseconds: block.nanoseconds.load(ordering: .relaxed),
+            offset: earliest)
         previous.set(frame: -1, nanoseconds: 0, offset: Int64.max)
         windowStart.store(nanoseconds, ordering: .relaxed)
         slips.wrappingAdd(1, ordering: .relaxed)

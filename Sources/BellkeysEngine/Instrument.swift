@@ -51,8 +51,10 @@ public struct KeySettings: Sendable, Equatable {
     public var leftGain: Float
     public var rightGain: Float
 
-    public init(note: Int, sampleIndex: Int, gain: Float = 1, noteOff: NoteOffMode = .ring,
-                chokeGroup: Int = 0, leftGain: Float = 1, rightGain: Float = 1) {
+    public init(
+        note: Int, sampleIndex: Int, gain: Float = 1, noteOff: NoteOffMode = .ring,
+        chokeGroup: Int = 0, leftGain: Float = 1, rightGain: Float = 1
+    ) {
         self.note = note
         self.sampleIndex = sampleIndex
         self.gain = gain
@@ -81,9 +83,11 @@ public struct Instrument: Sendable {
     /// MIDI files are full of CC10) as it did before pan existed.
     public var followsPanController = false
 
-    public init(keys: [KeySettings], velocityCurve: VelocityCurve = .square,
-                unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
-                reverb: ReverbSettings = .off) {
+    public init(
+        keys: [KeySettings], velocityCurve: VelocityCurve = .square,
+        unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
+        reverb: ReverbSettings = .off
+    ) {
         self.keys = keys
         self.velocityCurve = velocityCurve
         self.unmappedNotes = unmappedNotes
@@ -96,7 +100,8 @@ public struct Instrument: Sendable {
         var table = [Int?](repeating: nil, count: 128)
         for (i, key) in keys.enumerated() where (0...127).contains(key.note) { table[key.note] = i }
         guard unmappedNotes == .fold, let low = keys.map(\.note).min(),
-              let high = keys.map(\.note).max() else { return table }
+            let high = keys.map(\.note).max()
+        else { return table }
         for note in 0...127 where table[note] == nil {
             var folded = note
             while folded < low { folded += 12 }
@@ -117,7 +122,7 @@ public func linearGain(decibels: Double) -> Float {
 /// 2^x for finite x, accurate to about 1e-15 relative (control thread).
 func exp2(_ x: Double) -> Double {
     let whole = x.rounded(.down)
-    let fraction = x - whole                      // 0 ..< 1
+    let fraction = x - whole // 0 ..< 1
     // 2^f = e^(f ln2), Taylor series; converges fast for f ln2 < 0.7.
     let y = fraction * 0.693_147_180_559_945_3
     var term = 1.0, sum = 1.0
@@ -127,8 +132,14 @@ func exp2(_ x: Double) -> Double {
     }
     var result = sum
     var e = Int(whole)
-    while e > 0 { result *= 2; e -= 1 }
-    while e < 0 { result /= 2; e += 1 }
+    while e > 0 {
+        result *= 2
+        e -= 1
+    }
+    while e < 0 {
+        result /= 2
+        e += 1
+    }
     return result
 }
 
@@ -142,7 +153,7 @@ public func panGains(_ pan: Double) -> (left: Float, right: Float) {
     if pan == 0 { return (1, 1) }
     if pan <= -1 { return (Float(2.0.squareRoot()), 0) }
     if pan >= 1 { return (0, Float(2.0.squareRoot())) }
-    let theta = (pan + 1) * 0.785_398_163_397_448_3          // π/4
+    let theta = (pan + 1) * 0.785_398_163_397_448_3 // π/4
     let (sine, cosine) = sineCosine(theta)
     let root2 = 2.0.squareRoot()
     return (Float(root2 * cosine), Float(root2 * sine))
@@ -157,7 +168,7 @@ public func panPosition(controllerValue value: Int) -> Double {
 /// sin and cos of `x` in 0...π/2 (Taylor series, about 1e-16 there), without Foundation.
 func sineCosine(_ x: Double) -> (sine: Double, cosine: Double) {
     var sine = 0.0, cosine = 0.0
-    var term = 1.0                                   // x^n / n!
+    var term = 1.0 // x^n / n!
     for n in 0...26 {
         switch n % 4 {
         case 0: cosine += term

@@ -14,7 +14,7 @@ extension Engine {
             let y: Float
             if a * g > threshold {
                 g = threshold / a
-                y = x < 0 ? -threshold : threshold     // x * g could round one ulp past it
+                y = x < 0 ? -threshold : threshold // x * g could round one ulp past it
             } else {
                 y = x * g
             }

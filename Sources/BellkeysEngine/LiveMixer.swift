@@ -167,8 +167,10 @@ public final class LiveMixer: @unchecked Sendable {
     /// the interleaved `output` (the same conversion), and `tap`, if given, gets the interleaved
     /// frames. The format must be `.f32`. Thread: render. Real-time safe.
     @_noLocks
-    public func render(frameCount: Int, into channelBuffers: UnsafePointer<UnsafeMutablePointer<Float>>,
-                       tap: Unmanaged<AudioTap>?) {
+    public func render(
+        frameCount: Int, into channelBuffers: UnsafePointer<UnsafeMutablePointer<Float>>,
+        tap: Unmanaged<AudioTap>?
+    ) {
         let interleaved = output.assumingMemoryBound(to: Float.self)
         let channelCount = channels
         var done = 0
@@ -195,8 +197,12 @@ public final class LiveMixer: @unchecked Sendable {
         guard !owned.contains(where: { $0 === engine }) else { return false }
         owned.append(engine)
         engineStartFrame.store(-1, ordering: .relaxed)
-        if incoming.compareExchange(expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
-                                    ordering: .releasing).exchanged { return true }
+        if incoming.compareExchange(
+            expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
+            ordering: .releasing
+        ).exchanged {
+            return true
+        }
         owned.removeLast()
         return false
     }

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if arch(x86_64)
 import BellkeysWideMix
 #endif
@@ -12,7 +13,8 @@ extension Engine {
     /// after the mono limiter: exactly the mono mix on both. Without `right` (a mono output)
     /// the segment is `left`, or, with panned voices, the average of left and right.
     @_noLocks
-    func renderSegment(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int) {
+    func renderSegment(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int)
+    {
         let stride = configuration.maxBlockFrames
         var used: UInt16 = 0, usedSide: UInt16 = 0
         // Voices at a constant gain with a whole segment of sample left are mixed four at a
@@ -35,7 +37,7 @@ extension Engine {
             let channel = Int(voices[slot].channel)
             // A panned voice (filtered or not) goes into its channel's left and right buses.
             let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
-            var isPanned = false        // (if, not &&: the operator's autoclosure would retain self)
+            var isPanned = false // (if, not &&: the operator's autoclosure would retain self)
             if hasPanned, voices[slot].isPanned { isPanned = true }
             if isPanned, usedSide & (1 << channel) == 0 {
                 sideLeft.update(repeating: 0, count: n)
@@ -62,7 +64,8 @@ extension Engine {
                 if delay < n {
                     var rightFromDelay: UnsafeMutablePointer<Float>?
                     if let right { rightFromDelay = right + delay }
-                    if mixFilteredVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay) {
+                    if mixFilteredVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
+                    {
                         retire(activeIndex: i)
                     }
                 }
@@ -76,15 +79,18 @@ extension Engine {
                     voices[slot].delay = 0
                     if delay >= n {
                         voices[slot].delay = delay - n
-                    } else if mixPannedVoice(&voices[slot], left: sideLeft + delay, right: sideRight + delay,
-                                              frameCount: n - delay) {
+                    } else if mixPannedVoice(
+                        &voices[slot], left: sideLeft + delay, right: sideRight + delay,
+                        frameCount: n - delay)
+                    {
                         retire(activeIndex: i)
                     }
                 } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
                     if sides.count > 0, sides.left != sideLeft { sides.flush(frameCount: n) }
                     let g = voices[slot].gain.value
-                    sides.add(voices[slot].frames + voices[slot].position, left: g * voices[slot].leftGain,
-                              right: g * voices[slot].rightGain, into: sideLeft, sideRight)
+                    sides.add(
+                        voices[slot].frames + voices[slot].position, left: g * voices[slot].leftGain,
+                        right: g * voices[slot].rightGain, into: sideLeft, sideRight)
                     if sides.count == 4 { sides.flush(frameCount: n) }
                     voices[slot].position += n
                     if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
@@ -135,7 +141,7 @@ extension Engine {
         for channel in 0..<16 {
             let bit: UInt16 = 1 << channel
             if (used | usedSide) & bit == 0 {
-                channels[channel].bus.advance(by: Int.max)   // silent bus: jump, nothing to click
+                channels[channel].bus.advance(by: Int.max) // silent bus: jump, nothing to click
                 if panned & bit != 0 {
                     channels[channel].panLeft.advance(by: Int.max)
                     channels[channel].panRight.advance(by: Int.max)
@@ -146,7 +152,7 @@ extension Engine {
             }
             let ramp = channels[channel].bus
             if room, channels[channel].send.framesLeft == 0, channels[channel].send.value == 0 {
-                channels[channel].send.advance(by: n)      // CC91 at 0: nothing goes into the room
+                channels[channel].send.advance(by: n) // CC91 at 0: nothing goes into the room
             } else if room {
                 // The channel's send into the room: its mono (a panned voice's two sides
                 // averaged) × its gain × CC91, before its pan.
@@ -199,8 +205,9 @@ extension Engine {
             channels[channel].bus = after
         }
         if room {
-            reverb.process(input: sendBus, left: output, right: other, frameCount: n,
-                           inputIsSilent: !sending)
+            reverb.process(
+                input: sendBus, left: output, right: other, frameCount: n,
+                inputIsSilent: !sending)
         }
         if stereo {
             limit(left: output, right: other, frameCount: n)
@@ -218,8 +225,10 @@ extension Engine {
 /// ramp after these frames. (File scope, as `mixVoice`.)
 @_noLocks
 @inline(__always)
-private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp start: Ramp,
-                    frameCount n: Int) -> Ramp {
+private func addBus(
+    _ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp start: Ramp,
+    frameCount n: Int
+) -> Ramp {
     var ramp = start
     var k = 0
     if ramp.framesLeft > 0 {
@@ -239,8 +248,10 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
 /// `addBus`).
 @_noLocks
 @inline(__always)
-private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp: Ramp,
-                    pan start: Ramp, scale: Float = 1, frameCount n: Int) -> Ramp {
+private func addBus(
+    _ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>, ramp: Ramp,
+    pan start: Ramp, scale: Float = 1, frameCount n: Int
+) -> Ramp {
     if ramp.framesLeft == 0, start.framesLeft == 0 {
         // Both gains still (nearly always): the same product as below, taken once, so the loop
         // vectorises. `value(at:)` is the target, which a still ramp's value equals.
@@ -261,8 +272,10 @@ private func addBus(_ bus: UnsafeMutablePointer<Float>, into output: UnsafeMutab
 /// given; returns true when the voice has ended.
 @_noLocks
 @inline(__always)
-private func mixFilteredVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
-                              frameCount n: Int) -> Bool {
+private func mixFilteredVoice(
+    _ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
+    frameCount n: Int
+) -> Bool {
     let available = min(n, voice.frameCount - voice.position)
     let source = voice.frames + voice.position
     let c = voice.lowpass
@@ -299,8 +312,10 @@ private func mixFilteredVoice(_ voice: inout Voice, left: UnsafeMutablePointer<F
 /// Mixes up to `n` frames of `voice` into `bus`; returns true when the voice has ended.
 @_noLocks
 @inline(__always)
-private func mixVoice(_ voice: inout Voice, into bus: UnsafeMutablePointer<Float>,
-                      frameCount n: Int) -> Bool {
+private func mixVoice(
+    _ voice: inout Voice, into bus: UnsafeMutablePointer<Float>,
+    frameCount n: Int
+) -> Bool {
     let available = min(n, voice.frameCount - voice.position)
     let source = voice.frames + voice.position
     var k = 0
@@ -325,8 +340,10 @@ private func mixVoice(_ voice: inout Voice, into bus: UnsafeMutablePointer<Float
 /// pan gains (as a `StereoBatch` does once its gain is still); returns true when it has ended.
 @_noLocks
 @inline(__always)
-private func mixPannedVoice(_ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                            frameCount n: Int) -> Bool {
+private func mixPannedVoice(
+    _ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+    frameCount n: Int
+) -> Bool {
     let available = min(n, voice.frameCount - voice.position)
     let source = voice.frames + voice.position
     let gl = voice.leftGain, gr = voice.rightGain
@@ -411,8 +428,10 @@ struct StereoBatch {
 
     @_noLocks
     @inline(__always)
-    mutating func add(_ source: UnsafePointer<Int16>, left h: Float, right k: Float,
-                      into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>) {
+    mutating func add(
+        _ source: UnsafePointer<Int16>, left h: Float, right k: Float,
+        into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>
+    ) {
         self.left = left
         self.right = right
         switch count {
@@ -429,14 +448,16 @@ struct StereoBatch {
     mutating func flush(frameCount n: Int) {
         #if arch(x86_64)
         if wide {
-            BellkeysWideMix.mixVoicesStereo(count: count, left: left, right: right, s0, s1, s2, s3,
-                                            left: h0, h1, h2, h3, right: k0, k1, k2, k3, frameCount: n)
+            BellkeysWideMix.mixVoicesStereo(
+                count: count, left: left, right: right, s0, s1, s2, s3,
+                left: h0, h1, h2, h3, right: k0, k1, k2, k3, frameCount: n)
             count = 0
             return
         }
         #endif
-        BellkeysEngine.mixVoicesStereo(count: count, left: left, right: right, s0, s1, s2, s3,
-                                       left: h0, h1, h2, h3, right: k0, k1, k2, k3, frameCount: n)
+        BellkeysEngine.mixVoicesStereo(
+            count: count, left: left, right: right, s0, s1, s2, s3,
+            left: h0, h1, h2, h3, right: k0, k1, k2, k3, frameCount: n)
         count = 0
     }
 }

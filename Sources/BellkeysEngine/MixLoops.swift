@@ -12,10 +12,12 @@
 /// b[j] += (a0[j] h0 + a1[j] h1) + (a2[j] h2 + a3[j] h3), fewer terms for fewer voices.
 /// Thread: render. Real-time safe.
 @_noLocks
-package func mixVoices(count: Int, into b: UnsafeMutablePointer<Float>,
-                       _ a0: UnsafePointer<Int16>, _ a1: UnsafePointer<Int16>,
-                       _ a2: UnsafePointer<Int16>, _ a3: UnsafePointer<Int16>,
-                       gains h0: Float, _ h1: Float, _ h2: Float, _ h3: Float, frameCount n: Int) {
+package func mixVoices(
+    count: Int, into b: UnsafeMutablePointer<Float>,
+    _ a0: UnsafePointer<Int16>, _ a1: UnsafePointer<Int16>,
+    _ a2: UnsafePointer<Int16>, _ a3: UnsafePointer<Int16>,
+    gains h0: Float, _ h1: Float, _ h2: Float, _ h3: Float, frameCount n: Int
+) {
     switch count {
     case 4:
         for j in 0..<n {
@@ -37,11 +39,13 @@ package func mixVoices(count: Int, into b: UnsafeMutablePointer<Float>,
 /// gain on that side. l[j] += (a0[j] h0 + a1[j] h1) + (a2[j] h2 + a3[j] h3), r likewise with k,
 /// fewer terms for fewer voices. Thread: render. Real-time safe.
 @_noLocks
-package func mixVoicesStereo(count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>,
-                             _ a0: UnsafePointer<Int16>, _ a1: UnsafePointer<Int16>,
-                             _ a2: UnsafePointer<Int16>, _ a3: UnsafePointer<Int16>,
-                             left h0: Float, _ h1: Float, _ h2: Float, _ h3: Float,
-                             right k0: Float, _ k1: Float, _ k2: Float, _ k3: Float, frameCount n: Int) {
+package func mixVoicesStereo(
+    count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>,
+    _ a0: UnsafePointer<Int16>, _ a1: UnsafePointer<Int16>,
+    _ a2: UnsafePointer<Int16>, _ a3: UnsafePointer<Int16>,
+    left h0: Float, _ h1: Float, _ h2: Float, _ h3: Float,
+    right k0: Float, _ k1: Float, _ k2: Float, _ k3: Float, frameCount n: Int
+) {
     switch count {
     case 4:
         for j in 0..<n {

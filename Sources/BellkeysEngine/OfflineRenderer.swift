@@ -29,7 +29,10 @@ public func renderOffline<E: Error>(
 ) throws(E) -> Int64 {
     let left = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames)
     let right = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames)
-    defer { left.deallocate(); right.deallocate() }
+    defer {
+        left.deallocate()
+        right.deallocate()
+    }
     return try renderOfflineChunks(engine: engine, events: events, endFrame: endFrame, chunkFrames: chunkFrames) {
         (frames: Int) throws(E) in
         engine.render(left: left, right: right, frameCount: frames)
@@ -50,13 +53,13 @@ private func renderOfflineChunks<E: Error>(
         let now = engine.currentFrame
         var target = now + Int64(chunkFrames)
         if next < events.count {
-            target = min(target, max(events[next].frame, now + 1))       // queue full: render up to it
+            target = min(target, max(events[next].frame, now + 1)) // queue full: render up to it
         } else if now < endFrame {
             target = min(target, endFrame)
         } else if engine.events.count == 0, engine.activeVoiceCount == 0, engine.reverbIsQuiet {
             break
         } else {
-            target = now + 64                                             // tail: stop soon after the last voice
+            target = now + 64 // tail: stop soon after the last voice
         }
         try render(Int(target - now))
     }

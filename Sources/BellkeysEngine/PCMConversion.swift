@@ -24,8 +24,10 @@ public enum OutputSampleFormat: String, CaseIterable, Sendable {
 /// `output` must hold `frameCount × channels` values of the format's type.
 /// Thread: any; real-time safe (the render thread uses it for the sound device).
 @_noLocks
-public func interleave(_ mono: UnsafePointer<Float>, frameCount: Int, channels: Int,
-                       format: OutputSampleFormat, into output: UnsafeMutableRawPointer) {
+public func interleave(
+    _ mono: UnsafePointer<Float>, frameCount: Int, channels: Int,
+    format: OutputSampleFormat, into output: UnsafeMutableRawPointer
+) {
     switch format {
     case .s16:
         let out = output.assumingMemoryBound(to: Int16.self)
@@ -53,8 +55,10 @@ public func interleave(_ mono: UnsafePointer<Float>, frameCount: Int, channels: 
 /// the average of the two, which is exactly the mono mix while no bell is panned.
 /// Thread: any; real-time safe.
 @_noLocks
-public func interleave(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int, channels: Int,
-                       format: OutputSampleFormat, into output: UnsafeMutableRawPointer) {
+public func interleave(
+    left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int, channels: Int,
+    format: OutputSampleFormat, into output: UnsafeMutableRawPointer
+) {
     switch format {
     case .s16:
         let out = output.assumingMemoryBound(to: Int16.self)
@@ -67,7 +71,9 @@ public func interleave(left: UnsafePointer<Float>, right: UnsafePointer<Float>, 
         let bits = format == .s24 ? 24 : 32
         for i in 0..<frameCount {
             let (l, r, m) = (left[i], right[i], (left[i] + right[i]) * 0.5)
-            for c in 0..<channels { out[i * channels + c] = pcm32(channels == 1 || c >= 2 ? m : c == 0 ? l : r, bits: bits) }
+            for c in 0..<channels {
+                out[i * channels + c] = pcm32(channels == 1 || c >= 2 ? m : c == 0 ? l : r, bits: bits)
+            }
         }
     case .f32:
         let out = output.assumingMemoryBound(to: Float.self)

@@ -135,8 +135,8 @@ struct Reverb {
         // their decay to `highShare` of the RT60 (set for the mean line at about 4 kHz).
         let seconds = max(design.seconds, 0.01)
         let meanLength = Double(Reverb.baseLengths.reduce(0, +)) / Double(Reverb.lineCount) * scale
-        let extraLoss = -3 * meanLength / (rate * seconds) * (1 / design.highShare - 1)   // in decades
-        let wanted = exp10(extraLoss)                                 // |H| at 4 kHz
+        let extraLoss = -3 * meanLength / (rate * seconds) * (1 / design.highShare - 1) // in decades
+        let wanted = exp10(extraLoss) // |H| at 4 kHz
         let w = 2 * 3.141_592_653_589_793 * 4_000 / rate
         // |H(w)| = c / sqrt(1 - 2(1-c) cos w + (1-c)^2): solve for c by bisection.
         var low = 0.0, high = 1.0
@@ -196,8 +196,10 @@ struct Reverb {
     /// back into the lines and out to the two sides. The recursions (the low-passes, the DC
     /// blocker) are unrolled over the 4 frames, so no vector has its lanes moved.
     @_noLocks
-    mutating func process(input: UnsafeMutablePointer<Float>, left: UnsafeMutablePointer<Float>,
-                          right: UnsafeMutablePointer<Float>, frameCount n: Int, inputIsSilent: Bool) {
+    mutating func process(
+        input: UnsafeMutablePointer<Float>, left: UnsafeMutablePointer<Float>,
+        right: UnsafeMutablePointer<Float>, frameCount n: Int, inputIsSilent: Bool
+    ) {
         if idle && inputIsSilent { return }
         idle = false
         // Every state that decays by itself (the low-passes, the diffusers, the DC blocker) is
@@ -246,8 +248,9 @@ struct Reverb {
         let chunk = work + (Reverb.inputPart &+ 4)
         var j = 0
         while j &+ 4 <= m {
-            UnsafeMutableRawPointer(chunk + j).storeBytes(of: UnsafeRawPointer(input + j).loadUnaligned(as: SIMD4<Float>.self),
-                                                         as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(chunk + j).storeBytes(
+                of: UnsafeRawPointer(input + j).loadUnaligned(as: SIMD4<Float>.self),
+                as: SIMD4<Float>.self)
             j &+= 4
         }
         while j < m {
@@ -278,7 +281,8 @@ struct Reverb {
         let saved = UnsafeMutableRawPointer(work + Reverb.savedPart)
         for i in 0..<Reverb.lineCount {
             let front = UnsafeMutableRawPointer(cursor(i) - 4)
-            saved.storeBytes(of: front.loadUnaligned(as: SIMD4<Float>.self), toByteOffset: 16 &* i, as: SIMD4<Float>.self)
+            saved.storeBytes(
+                of: front.loadUnaligned(as: SIMD4<Float>.self), toByteOffset: 16 &* i, as: SIMD4<Float>.self)
             front.storeBytes(of: history.load(fromByteOffset: 16 &* i, as: SIMD4<Float>.self), as: SIMD4<Float>.self)
         }
         // (Two copies of the loop: the one without the loudness is the one that runs while
@@ -294,10 +298,12 @@ struct Reverb {
         if watch {
             for j in (m & ~3)..<m { loudest[0] = max(loudest[0], highPassOut[j].magnitude) }
         }
-        UnsafeMutableRawPointer(highPassIn - 4).storeBytes(of: UnsafeRawPointer(highPassIn + (m &- 4)).loadUnaligned(as: SIMD4<Float>.self),
-                                                          as: SIMD4<Float>.self)
-        UnsafeMutableRawPointer(highPassOut - 4).storeBytes(of: UnsafeRawPointer(highPassOut + (m &- 4)).loadUnaligned(as: SIMD4<Float>.self),
-                                                           as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(highPassIn - 4).storeBytes(
+            of: UnsafeRawPointer(highPassIn + (m &- 4)).loadUnaligned(as: SIMD4<Float>.self),
+            as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(highPassOut - 4).storeBytes(
+            of: UnsafeRawPointer(highPassOut + (m &- 4)).loadUnaligned(as: SIMD4<Float>.self),
+            as: SIMD4<Float>.self)
         for i in 0..<Reverb.lineCount {
             let run = cursor(i), outputs = work + (Reverb.outputsPart &+ i &* Reverb.outputsStride)
             // The frames of a last group of 4 that are in the chunk.
@@ -306,12 +312,15 @@ struct Reverb {
             }
             // For the next chunk: the last 3 outputs of the line (before what was in front of it
             // goes back: with a chunk under 3 frames, some are from there), the last 4 ys.
-            history.storeBytes(of: UnsafeRawPointer(run + (m &- 4)).loadUnaligned(as: SIMD4<Float>.self),
-                              toByteOffset: 16 &* i, as: SIMD4<Float>.self)
-            UnsafeMutableRawPointer(run - 4).storeBytes(of: saved.load(fromByteOffset: 16 &* i, as: SIMD4<Float>.self),
-                                                       as: SIMD4<Float>.self)
-            UnsafeMutableRawPointer(outputs).storeBytes(of: UnsafeRawPointer(outputs + m).loadUnaligned(as: SIMD4<Float>.self),
-                                                        as: SIMD4<Float>.self)
+            history.storeBytes(
+                of: UnsafeRawPointer(run + (m &- 4)).loadUnaligned(as: SIMD4<Float>.self),
+                toByteOffset: 16 &* i, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(run - 4).storeBytes(
+                of: saved.load(fromByteOffset: 16 &* i, as: SIMD4<Float>.self),
+                as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(outputs).storeBytes(
+                of: UnsafeRawPointer(outputs + m).loadUnaligned(as: SIMD4<Float>.self),
+                as: SIMD4<Float>.self)
         }
     }
 
@@ -326,7 +335,8 @@ struct Reverb {
         let outputs = UnsafeMutableRawPointer(work + Reverb.outputsPart)
         let highPass = UnsafeRawPointer(work + Reverb.highPassPart)
         let a = highPass.load(as: SIMD4<Float>.self), aLess1 = highPass.load(fromByteOffset: 16, as: SIMD4<Float>.self)
-        let a3 = highPass.load(fromByteOffset: 32, as: SIMD4<Float>.self), a4 = highPass.load(fromByteOffset: 48, as: SIMD4<Float>.self)
+        let a3 = highPass.load(fromByteOffset: 32, as: SIMD4<Float>.self),
+            a4 = highPass.load(fromByteOffset: 48, as: SIMD4<Float>.self)
         let highPassIn = UnsafeRawPointer(work + (Reverb.inputPart &+ 4))
         let highPassOut = UnsafeMutableRawPointer(work + (Reverb.diffusedPart &+ 4))
         let run0 = cursor(0), run1 = cursor(1), run2 = cursor(2), run3 = cursor(3)
@@ -339,13 +349,15 @@ struct Reverb {
             func lowpass(_ i: Int, _ run: UnsafeMutablePointer<Float>, _ loudest: inout SIMD4<Float>) {
                 let x = UnsafeRawPointer(run + q)
                 let o = 4 &* (i &* Reverb.outputsStride &+ q)
-                var h = x.loadUnaligned(fromByteOffset: -12, as: SIMD4<Float>.self) * keep
+                var h =
+                    x.loadUnaligned(fromByteOffset: -12, as: SIMD4<Float>.self) * keep
                     + x.loadUnaligned(fromByteOffset: -8, as: SIMD4<Float>.self)
                 h = h * keep + x.loadUnaligned(fromByteOffset: -4, as: SIMD4<Float>.self)
                 h = h * keep + x.loadUnaligned(as: SIMD4<Float>.self)
-                var y = h * factors.load(fromByteOffset: 16 &* i, as: SIMD4<Float>.self)
+                var y =
+                    h * factors.load(fromByteOffset: 16 &* i, as: SIMD4<Float>.self)
                     + outputs.load(fromByteOffset: o, as: SIMD4<Float>.self) * keep4
-                y = (y + 1e-18) - 1e-18                            // flush, lane by lane
+                y = (y + 1e-18) - 1e-18 // flush, lane by lane
                 outputs.storeBytes(of: y, toByteOffset: o &+ 16, as: SIMD4<Float>.self)
                 if watch && whole { loudest = pointwiseLarger(loudest, magnitude(y)) }
             }
@@ -362,12 +374,14 @@ struct Reverb {
             // + (a - 1) ((x[j - 3] a + x[j - 2]) a + x[j - 1]) - a³ x[j - 4] + a⁴ y[j - 4].
             // (Here, where its steps from one group of frames to the next overlap the lines'.)
             let x = highPassIn + 4 &* q
-            var h = x.loadUnaligned(fromByteOffset: -12, as: SIMD4<Float>.self) * a
+            var h =
+                x.loadUnaligned(fromByteOffset: -12, as: SIMD4<Float>.self) * a
                 + x.loadUnaligned(fromByteOffset: -8, as: SIMD4<Float>.self)
             h = h * a + x.loadUnaligned(fromByteOffset: -4, as: SIMD4<Float>.self)
-            var y = (x.load(as: SIMD4<Float>.self) + h * aLess1)
+            var y =
+                (x.load(as: SIMD4<Float>.self) + h * aLess1)
                 + (x.load(fromByteOffset: -16, as: SIMD4<Float>.self) * a3
-                   + highPassOut.load(fromByteOffset: 4 &* q &- 16, as: SIMD4<Float>.self) * a4)
+                    + highPassOut.load(fromByteOffset: 4 &* q &- 16, as: SIMD4<Float>.self) * a4)
             y = (y + 1e-18) - 1e-18
             highPassOut.storeBytes(of: y, toByteOffset: 4 &* q, as: SIMD4<Float>.self)
             if watch && whole { loudest = pointwiseLarger(loudest, magnitude(y)) }
@@ -380,8 +394,10 @@ struct Reverb {
     /// into `left` and `right` (`frame`: where they are in the call, for the fade).
     @_noLocks
     @inline(__always)
-    func mixLines(frameCount m: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                  level out: Float, fading: Bool, frame: Int) {
+    func mixLines(
+        frameCount m: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+        level out: Float, fading: Bool, frame: Int
+    ) {
         // A last group of 4 frames writes past the chunk: what was there goes back after.
         let past = (4 &- m & 3) & 3, saved = work + Reverb.savedPart
         for i in 0..<Reverb.lineCount {
@@ -431,8 +447,9 @@ struct Reverb {
             var level = SIMD4<Float>(repeating: out)
             if fading {
                 let f = frame &+ q
-                level *= SIMD4(fadeStart.value(at: f), fadeStart.value(at: f &+ 1),
-                               fadeStart.value(at: f &+ 2), fadeStart.value(at: f &+ 3))
+                level *= SIMD4(
+                    fadeStart.value(at: f), fadeStart.value(at: f &+ 1),
+                    fadeStart.value(at: f &+ 2), fadeStart.value(at: f &+ 3))
             }
             let toLeft = level * (row1 + feed), toRight = level * (row2 - feed)
             if q &+ 4 <= m {
@@ -487,15 +504,17 @@ struct Reverb {
         var predelay = predelayPosition, position0 = diffuserPosition0, position1 = diffuserPosition1
         var j = 0
         while j < m {
-            let count = min(min(m &- j, predelayLength &- predelay),
-                            min(diffuserLength0 &- position0, diffuserLength1 &- position1))
+            let count = min(
+                min(m &- j, predelayLength &- predelay),
+                min(diffuserLength0 &- position0, diffuserLength1 &- position1))
             let x = chunk + j, before = predelayLine + predelay
             let line0 = diffusers + position0, line1 = diffusers + (diffuserLength0 &+ position1)
             var k = 0
             while k &+ 4 <= count {
                 let delayed = UnsafeRawPointer(before + k).loadUnaligned(as: SIMD4<Float>.self)
-                UnsafeMutableRawPointer(before + k).storeBytes(of: UnsafeRawPointer(x + k).loadUnaligned(as: SIMD4<Float>.self),
-                                                              as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(before + k).storeBytes(
+                    of: UnsafeRawPointer(x + k).loadUnaligned(as: SIMD4<Float>.self),
+                    as: SIMD4<Float>.self)
                 let a = allPass(delayed, line: line0 + k)
                 UnsafeMutableRawPointer(x + k).storeBytes(of: allPass(a, line: line1 + k), as: SIMD4<Float>.self)
                 k &+= 4
@@ -550,7 +569,7 @@ struct Reverb {
 @inline(__always)
 func allPass(_ x: SIMD4<Float>, line: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
     let delayed = UnsafeRawPointer(line).loadUnaligned(as: SIMD4<Float>.self)
-    let v = ((x + 0.6 * delayed) + 1e-18) - 1e-18                  // flush, lane by lane
+    let v = ((x + 0.6 * delayed) + 1e-18) - 1e-18 // flush, lane by lane
     UnsafeMutableRawPointer(line).storeBytes(of: v, as: SIMD4<Float>.self)
     return delayed - 0.6 * v
 }

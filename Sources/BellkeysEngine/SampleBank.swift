@@ -50,8 +50,10 @@ public final class SampleBank {
     /// Adds a sample whose frames `fill` writes straight into the bank as 16-bit values that
     /// mean `value × scale`; returns its index. `fill` may throw, and then nothing is added.
     @discardableResult
-    public func appendPCM16<E: Error>(frameCount: Int, scale: Float,
-                                      fill: (UnsafeMutableBufferPointer<Int16>) throws(E) -> Void) throws(E) -> Int {
+    public func appendPCM16<E: Error>(
+        frameCount: Int, scale: Float,
+        fill: (UnsafeMutableBufferPointer<Int16>) throws(E) -> Void
+    ) throws(E) -> Int {
         precondition(frameCount > 0, "a sample needs at least one frame")
         let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: frameCount)
         buffer.initialize(repeating: 0)

@@ -19,10 +19,11 @@ extension Engine {
         if freeCount == 0 { cutQuietestFadingVoice() }
         freeCount -= 1
         let slot = Int(free[freeCount])
-        voices[slot] = Voice(frames: key.frames, frameCount: key.frameCount,
-                             gain: Ramp(key.gain * velocityGains[velocity]), serial: nextSerial,
-                             releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
-                             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
+        voices[slot] = Voice(
+            frames: key.frames, frameCount: key.frameCount,
+            gain: Ramp(key.gain * velocityGains[velocity]), serial: nextSerial,
+            releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
+            channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         voices[slot].delay = delay
         if !key.isCentred {
             voices[slot].isPanned = true

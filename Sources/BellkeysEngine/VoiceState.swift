@@ -64,8 +64,10 @@ struct Voice {
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.
     @_noLocks
-    init(frames: UnsafePointer<Int16>, frameCount: Int, gain: Ramp, serial: UInt64, releaseFrames: Int,
-         chokeGroup: Int, channel: UInt8, note: UInt8, damp: Bool) {
+    init(
+        frames: UnsafePointer<Int16>, frameCount: Int, gain: Ramp, serial: UInt64, releaseFrames: Int,
+        chokeGroup: Int, channel: UInt8, note: UInt8, damp: Bool
+    ) {
         self.frames = frames
         self.frameCount = frameCount
         self.gain = gain
@@ -80,9 +82,9 @@ struct Voice {
 
 /// Per MIDI channel: controller state and the gain ramp of the channel's bus.
 struct ChannelState {
-    var volume = 100          // CC7, General MIDI default
-    var expression = 127      // CC11
-    var sustain = false       // CC64
+    var volume = 100 // CC7, General MIDI default
+    var expression = 127 // CC11
+    var sustain = false // CC64
     var bus = Ramp(0)
     /// The CC10 pan's gains on the left and the right (1 and 1 at the centre), ramped.
     var panLeft = Ramp(1), panRight = Ramp(1)

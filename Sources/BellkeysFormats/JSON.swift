@@ -41,7 +41,7 @@ public struct JSONSyntaxError: Error, Sendable {
 public func parseJSON(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONSyntaxError) -> JSONNode {
     var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
     var start = 0
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }   // UTF-8 byte order mark
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 } // UTF-8 byte order mark
     parser.index = start
     parser.skipWhitespace()
     let node = try parser.parseValue(depth: 0)
@@ -113,7 +113,8 @@ private struct JSONParser {
                 let (kl, kc) = (line, column)
                 let key = try parseString()
                 if members.contains(where: { $0.key == key }) {
-                    throw JSONSyntaxError(line: kl, column: kc, message: "member \"\(key)\" appears twice in one object")
+                    throw JSONSyntaxError(
+                        line: kl, column: kc, message: "member \"\(key)\" appears twice in one object")
                 }
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"), "':' after the member name")
@@ -212,7 +213,7 @@ private struct JSONParser {
     }
 
     mutating func parseString() throws(JSONSyntaxError) -> String {
-        index += 1   // opening quote
+        index += 1 // opening quote
         var scalars = String.UnicodeScalarView()
         var raw: [UInt8] = []
         func flush() {
@@ -246,12 +247,15 @@ private struct JSONParser {
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
                         guard current == UInt8(ascii: "\\"), index + 1 < bytes.count,
-                              bytes[index + 1] == UInt8(ascii: "u") else {
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw error("unpaired UTF-16 surrogate in \\u escape")
                         }
                         index += 2
                         let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired UTF-16 surrogate in \\u escape") }
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            throw error("unpaired UTF-16 surrogate in \\u escape")
+                        }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }

@@ -71,7 +71,9 @@ public struct MIDIFile: Sendable {
     public func scheduled(sampleRate: Int, startFrame: Int64 = 0) -> (events: [EngineEvent], endFrame: Int64) {
         var converter = TickConverter(file: self, sampleRate: sampleRate)
         let events = self.events.map {
-            EngineEvent(frame: startFrame + converter.frame(atTick: $0.tick), status: $0.status, data1: $0.data1, data2: $0.data2)
+            EngineEvent(
+                frame: startFrame + converter.frame(atTick: $0.tick), status: $0.status, data1: $0.data1,
+                data2: $0.data2)
         }
         return (events, startFrame + converter.frame(atTick: endTick))
     }
@@ -96,8 +98,10 @@ struct TickConverter {
         switch file.division {
         case .smpte(let fps, let ticksPerFrame):
             // seconds = tick / (fps × ticksPerFrame); 29 means 30000/1001 frames per second.
-            let (num, den): (Int128, Int128) = fps == 29 ? (1001, 30_000 * Int128(ticksPerFrame))
-                                                          : (1, Int128(fps * ticksPerFrame))
+            let (num, den): (Int128, Int128) =
+                fps == 29
+                ? (1001, 30_000 * Int128(ticksPerFrame))
+                : (1, Int128(fps * ticksPerFrame))
             return Int64(roundedDivision(Int128(tick) * rate * num, den))
         case .ticksPerQuarter(let ppq):
             if tick < segmentTick { self = TickConverter(file: file, sampleRate: Int(rate)) }
@@ -128,8 +132,10 @@ private struct MIDIReader {
     let file: String
     var position = 0
 
-    func fail(_ message: String, at offset: Int? = nil,
-              fix: String = "the file is damaged or incomplete: export or download it again") -> MIDIFileError {
+    func fail(
+        _ message: String, at offset: Int? = nil,
+        fix: String = "the file is damaged or incomplete: export or download it again"
+    ) -> MIDIFileError {
         MIDIFileError(file: file, offset: offset, message: message, fix: fix)
     }
 
@@ -150,15 +156,18 @@ private struct MIDIReader {
             // RIFF MIDI: the SMF is the payload of the "data" chunk.
             var offset = 12
             while offset + 8 <= bytes.count, tag(at: offset) != "data" {
-                offset += 8 + (Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
-                    | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24)
+                offset +=
+                    8
+                    + (Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
+                        | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24)
             }
             guard offset + 8 <= bytes.count else { throw fail("RIFF MIDI file without a data chunk") }
             start = offset + 8
         }
         guard tag(at: start) == "MThd" else {
-            throw fail(bytes.isEmpty ? "the file is empty" : "not a Standard MIDI File (it does not start with \"MThd\")",
-                       fix: "give a .mid file (a Standard MIDI File)")
+            throw fail(
+                bytes.isEmpty ? "the file is empty" : "not a Standard MIDI File (it does not start with \"MThd\")",
+                fix: "give a .mid file (a Standard MIDI File)")
         }
         guard start + 14 <= bytes.count else { throw fail("truncated in the header", at: bytes.count) }
         let headerLength = be(start + 4, 4)
@@ -167,8 +176,9 @@ private struct MIDIReader {
         }
         let format = be(start + 8, 2), declaredTracks = be(start + 10, 2), rawDivision = be(start + 12, 2)
         guard (0...2).contains(format) else {
-            throw fail("unknown format \(format) (Standard MIDI Files are format 0, 1 or 2)",
-                       at: start + 8, fix: "save the song as a format 0 or format 1 MIDI file")
+            throw fail(
+                "unknown format \(format) (Standard MIDI Files are format 0, 1 or 2)",
+                at: start + 8, fix: "save the song as a format 0 or format 1 MIDI file")
         }
         let division: MIDIDivision
         if rawDivision & 0x8000 != 0 {
@@ -194,8 +204,9 @@ private struct MIDIReader {
         var track = 0
         while track < declaredTracks {
             guard position + 8 <= bytes.count else {
-                throw fail("the header declares \(declaredTracks) tracks but the file ends after \(track)",
-                           at: position)
+                throw fail(
+                    "the header declares \(declaredTracks) tracks but the file ends after \(track)",
+                    at: position)
             }
             let chunk = tag(at: position)
             let length = be(position + 4, 4)
@@ -206,20 +217,23 @@ private struct MIDIReader {
             // bytes at least) and an End-of-Track (4 at least) cannot both hide in them, so
             // every note is there. Anything more missing is an error.
             let missing = end - bytes.count
-            let cutEnd = chunk == "MTrk" && track == declaredTracks - 1 && missing > 0
+            let cutEnd =
+                chunk == "MTrk" && track == declaredTracks - 1 && missing > 0
                 && missing <= MIDIReader.mostMissingBytes
-            let truncated = fail("\(chunk == "MTrk" ? "track \(track + 1)" : "a chunk") claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
-                                 at: position + 4)
+            let truncated = fail(
+                "\(chunk == "MTrk" ? "track \(track + 1)" : "a chunk") claims \(length) bytes but only \(bytes.count - body) remain (truncated file)",
+                at: position + 4)
             guard end <= bytes.count || cutEnd else { throw truncated }
             if cutEnd { end = bytes.count }
             position = end
-            guard chunk == "MTrk" else { continue }    // unknown chunks are skipped, as the spec says
+            guard chunk == "MTrk" else { continue } // unknown chunks are skipped, as the spec says
             let firstEvent = events.count, firstTempo = tempos.count
             let read: (tick: Int, endOfTrack: EndOfTrack)
             do {
-                read = try readTrack(from: body, to: end, number: track, missingBytes: cutEnd ? missing : 0,
-                                     events: &events, tempos: &tempos)
-            } catch where cutEnd {
+                read = try readTrack(
+                    from: body, to: end, number: track, missingBytes: cutEnd ? missing : 0,
+                    events: &events, tempos: &tempos)
+            } catch  where cutEnd {
                 // Not an End-of-Track cut short: a problem before the last 6 bytes (the most of a
                 // cut End-of-Track that can be there) is reported as itself, one at the cut as
                 // the truncation it is.
@@ -228,11 +242,14 @@ private struct MIDIReader {
             }
             if cutEnd {
                 let short = length - (end - body)
-                warnings.append("\(file): the file is cut short at byte \(end), \(short) byte\(short == 1 ? "" : "s") before the end its last track declares, "
-                                + (read.endOfTrack == .present ? "after" : "inside or before")
-                                + " that track's End-of-Track event; every note was read and is played")
+                warnings.append(
+                    "\(file): the file is cut short at byte \(end), \(short) byte\(short == 1 ? "" : "s") before the end its last track declares, "
+                        + (read.endOfTrack == .present ? "after" : "inside or before")
+                        + " that track's End-of-Track event; every note was read and is played")
             } else if read.endOfTrack == .missing {
-                warnings.append("\(file): track \(track + 1) has no End-of-Track event (at byte \(end)); it is played as if it ended after its last event")
+                warnings.append(
+                    "\(file): track \(track + 1) has no End-of-Track event (at byte \(end)); it is played as if it ended after its last event"
+                )
             }
             if format == 2 {
                 // Independent sequences, one after the other: this one starts where the ones
@@ -249,13 +266,15 @@ private struct MIDIReader {
         }
         events.sort { ($0.event.tick, $0.track, $0.order) < ($1.event.tick, $1.track, $1.order) }
         tempos.sort { ($0.tempo.tick, $0.track, $0.order) < ($1.tempo.tick, $1.track, $1.order) }
-        let result = MIDIFile(format: format, trackCount: declaredTracks, division: division,
-                              events: events.map(\.event), tempos: tempos.map(\.tempo), endTick: endTick,
-                              warnings: warnings)
+        let result = MIDIFile(
+            format: format, trackCount: declaredTracks, division: division,
+            events: events.map(\.event), tempos: tempos.map(\.tempo), endTick: endTick,
+            warnings: warnings)
         let seconds = Double(result.frame(atTick: endTick, sampleRate: 1_000)) / 1_000
         if seconds > Double(MIDIFile.maximumSeconds) {
-            throw fail("the file lasts \(Int(seconds / 3600)) hours; bellkeys renders at most 24 hours",
-                       fix: "check the file: such a length usually comes from a corrupt delta time")
+            throw fail(
+                "the file lasts \(Int(seconds / 3600)) hours; bellkeys renders at most 24 hours",
+                fix: "check the file: such a length usually comes from a corrupt delta time")
         }
         return result
     }
@@ -272,9 +291,11 @@ private struct MIDIReader {
     /// Reads one MTrk body; returns its last tick and how it ended. `missingBytes`: how many
     /// bytes the file lacks at `end`; if not 0, the bytes may stop inside a final End-of-Track
     /// event that lacks exactly those (any other cut is an error).
-    mutating func readTrack(from start: Int, to end: Int, number: Int, missingBytes: Int = 0,
-                            events: inout [(event: MIDITimedEvent, track: Int, order: Int)],
-                            tempos: inout [(tempo: MIDITempo, track: Int, order: Int)]) throws(MIDIFileError) -> (tick: Int, endOfTrack: EndOfTrack) {
+    mutating func readTrack(
+        from start: Int, to end: Int, number: Int, missingBytes: Int = 0,
+        events: inout [(event: MIDITimedEvent, track: Int, order: Int)],
+        tempos: inout [(tempo: MIDITempo, track: Int, order: Int)]
+    ) throws(MIDIFileError) -> (tick: Int, endOfTrack: EndOfTrack) {
         var p = start
         var tick = 0
         var runningStatus: UInt8 = 0
@@ -312,7 +333,7 @@ private struct MIDIReader {
                 let type = try byte()
                 let length = try quantity()
                 guard p + length <= end else { throw fail("\(name) ends inside a meta event (truncated)", at: p) }
-                if type == 0x2F { return (tick, .present) }       // end of track
+                if type == 0x2F { return (tick, .present) } // end of track
                 if type == 0x51 {
                     guard length == 3 else { throw fail("\(name) has a tempo event of length \(length), not 3", at: p) }
                     let tempo = be(p, 3)
@@ -322,7 +343,9 @@ private struct MIDIReader {
                 p += length
             case 0xF0, 0xF7:
                 let length = try quantity()
-                guard p + length <= end else { throw fail("\(name) ends inside a system exclusive message (truncated)", at: p) }
+                guard p + length <= end else {
+                    throw fail("\(name) ends inside a system exclusive message (truncated)", at: p)
+                }
                 p += length
             case 0x80...0xEF:
                 runningStatus = status
@@ -342,7 +365,9 @@ private struct MIDIReader {
         // least, a delta time and FF 2F 00), or it held something else.
         if missingBytes > 0 {
             guard missingBytes >= 4 else {
-                throw fail("\(name) ends \(missingBytes) byte\(missingBytes == 1 ? "" : "s") short of its length, too few for its End-of-Track (truncated)", at: end)
+                throw fail(
+                    "\(name) ends \(missingBytes) byte\(missingBytes == 1 ? "" : "s") short of its length, too few for its End-of-Track (truncated)",
+                    at: end)
             }
             return (tick, .cut)
         }
@@ -354,13 +379,16 @@ private struct MIDIReader {
     /// and a proper prefix of FF 2F 00 that lacks exactly `missing` bytes.
     func isCutEndOfTrack(from p: Int, to end: Int, missing: Int) -> Bool {
         var q = p, deltaBytes = 0
-        while q < end, bytes[q] & 0x80 != 0, deltaBytes < 4 { q += 1; deltaBytes += 1 }
+        while q < end, bytes[q] & 0x80 != 0, deltaBytes < 4 {
+            q += 1
+            deltaBytes += 1
+        }
         if q == end {
             // Cut inside the delta time: its last byte (and up to 4 in all) and FF 2F 00 missing.
             return deltaBytes < 4 && (4...(7 - deltaBytes)).contains(missing)
         }
         guard deltaBytes < 4 else { return false }
-        q += 1                                                       // the delta's last byte
+        q += 1 // the delta's last byte
         let rest = bytes[q..<end]
         return rest.count < 3 && rest.elementsEqual([0xFF, 0x2F, 0x00].prefix(rest.count))
             && missing == 3 - rest.count
@@ -369,8 +397,10 @@ private struct MIDIReader {
 
 /// Writes a format 1 Standard MIDI File (used by the sample generator and tests).
 /// `tracks` hold (tick, bytes) events in tick order; a tempo in µs per quarter goes first.
-public func makeMIDIFile(ticksPerQuarter: Int, microsecondsPerQuarter: Int = 500_000,
-                         tracks: [[(tick: Int, bytes: [UInt8])]], format: Int = 1) -> [UInt8] {
+public func makeMIDIFile(
+    ticksPerQuarter: Int, microsecondsPerQuarter: Int = 500_000,
+    tracks: [[(tick: Int, bytes: [UInt8])]], format: Int = 1
+) -> [UInt8] {
     func be(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).reversed().map { UInt8((v >> ($0 * 8)) & 0xFF) } }
     func vlq(_ v: Int) -> [UInt8] {
         var out = [UInt8(v & 0x7F)]

@@ -87,22 +87,28 @@ extension MapFile {
         precondition(sampleIndexForKey.count == keys.count)
         let settings = keys.enumerated().map { i, key in
             let (left, right) = panGains(key.pan)
-            return KeySettings(note: key.note, sampleIndex: sampleIndexForKey[i],
-                               gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
-                               chokeGroup: key.chokeGroup, leftGain: left, rightGain: right)
+            return KeySettings(
+                note: key.note, sampleIndex: sampleIndexForKey[i],
+                gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
+                chokeGroup: key.chokeGroup, leftGain: left, rightGain: right)
         }
-        var instrument = Instrument(keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
-                                    masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
+        var instrument = Instrument(
+            keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
+            masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
         instrument.velocityTimbre = velocityTimbre
         instrument.followsPanController = keys.contains { $0.pan != 0 }
         return instrument
     }
 }
 
-private let topFields = ["comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
-                         "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "keys"]
-private let keyFields = ["comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
-                         "releaseSeconds", "chokeGroup"]
+private let topFields = [
+    "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
+    "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "keys",
+]
+private let keyFields = [
+    "comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
+    "releaseSeconds", "chokeGroup",
+]
 
 /// Parses and validates a map file. Checks everything that can be checked without reading
 /// the sample files; problems are collected, not stopped at the first.
@@ -112,10 +118,13 @@ public func parseMapFile(_ bytes: [UInt8], file: String) throws(MapFileError) ->
     do {
         root = try parseJSON(bytes)
     } catch {
-        throw MapFileError([MapProblem(
-            file: file, line: error.line, column: error.column, path: "",
-            message: "not valid JSON: \(error.message)",
-            fix: "correct the JSON syntax at that position (man 5 bellkeys-map, or docs/map.md, has a full example)")])
+        throw MapFileError([
+            MapProblem(
+                file: file, line: error.line, column: error.column, path: "",
+                message: "not valid JSON: \(error.message)",
+                fix: "correct the JSON syntax at that position (man 5 bellkeys-map, or docs/map.md, has a full example)"
+            )
+        ])
     }
     var checker = MapChecker(file: file)
     let map = checker.check(root)
@@ -128,38 +137,45 @@ private struct MapChecker {
     var problems: [MapProblem] = []
 
     mutating func problem(_ node: JSONNode?, _ path: String, _ message: String, fix: String) {
-        problems.append(MapProblem(file: file, line: node?.line, column: node?.column, path: path,
-                                   message: message, fix: fix))
+        problems.append(
+            MapProblem(
+                file: file, line: node?.line, column: node?.column, path: path,
+                message: message, fix: fix))
     }
 
     mutating func check(_ root: JSONNode) -> MapFile? {
         guard case .object(let members) = root.value else {
-            problem(root, "", "the top level is \(root.kindName), not an object",
-                    fix: "write the map as { \"keys\": [ ... ] } (see man 5 bellkeys-map, or docs/map.md)")
+            problem(
+                root, "", "the top level is \(root.kindName), not an object",
+                fix: "write the map as { \"keys\": [ ... ] } (see man 5 bellkeys-map, or docs/map.md)")
             return nil
         }
         rejectUnknown(members, allowed: topFields, path: "")
         let master = number(members, "masterVolumeDecibels", path: "", range: MapFile.decibelRange) ?? 0
         let curve = choice(members, "velocityCurve", path: "", VelocityCurve.self) ?? .square
-        let polyphony = integer(members, "polyphony", path: "", range: MapFile.polyphonyRange)
+        let polyphony =
+            integer(members, "polyphony", path: "", range: MapFile.polyphonyRange)
             ?? MapFile.defaultPolyphony
         let unmapped = choice(members, "unmappedNotes", path: "", UnmappedNotes.self) ?? .ignore
         let room = choice(members, "reverb", path: "", ReverbPreset.self) ?? .off
         let roomMix = number(members, "reverbMix", path: "", range: MapFile.reverbMixRange) ?? ReverbSettings.defaultMix
         let timbre = number(members, "velocityTimbre", path: "", range: MapFile.velocityTimbreRange) ?? 0
         let defaultMode = noteOffWord(members, path: "") ?? "ring"
-        let defaultRelease = number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
+        let defaultRelease =
+            number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
             ?? MapFile.defaultReleaseSeconds
 
         var keys: [MapKey] = []
         guard let keysNode = member(members, "keys") else {
-            problem(root, "keys", "the map has no \"keys\" array",
-                    fix: "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
+            problem(
+                root, "keys", "the map has no \"keys\" array",
+                fix: "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
             return nil
         }
         guard case .array(let entries) = keysNode.value else {
-            problem(keysNode, "keys", "is \(keysNode.kindName), not an array",
-                    fix: "write \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
+            problem(
+                keysNode, "keys", "is \(keysNode.kindName), not an array",
+                fix: "write \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
             return nil
         }
         if entries.isEmpty {
@@ -169,8 +185,9 @@ private struct MapChecker {
         for (i, entry) in entries.enumerated() {
             let path = "keys[\(i)]"
             guard case .object(let fields) = entry.value else {
-                problem(entry, path, "is \(entry.kindName), not an object",
-                        fix: "write each key as { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }")
+                problem(
+                    entry, path, "is \(entry.kindName), not an object",
+                    fix: "write each key as { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }")
                 continue
             }
             rejectUnknown(fields, allowed: keyFields, path: path)
@@ -181,50 +198,62 @@ private struct MapChecker {
                 if case .string(let s) = sampleNode.value, !s.isEmpty {
                     sample = s
                 } else {
-                    problem(sampleNode, path + ".sample", "\(describe(sampleNode)) is not a file name",
-                            fix: "give the sample file's path, relative to the map file, e.g. \"bell-C4.wav\"")
+                    problem(
+                        sampleNode, path + ".sample", "\(describe(sampleNode)) is not a file name",
+                        fix: "give the sample file's path, relative to the map file, e.g. \"bell-C4.wav\"")
                 }
             } else {
-                problem(entry, path + ".sample", "the key has no \"sample\"",
-                        fix: "add \"sample\": \"FILE.wav\" (a path relative to the map file)")
+                problem(
+                    entry, path + ".sample", "the key has no \"sample\"",
+                    fix: "add \"sample\": \"FILE.wav\" (a path relative to the map file)")
             }
             let gain = number(fields, "gainDecibels", path: path, range: MapFile.decibelRange) ?? 0
             let mode = noteOffWord(fields, path: path) ?? defaultMode
-            let release = number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)
+            let release =
+                number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)
                 ?? defaultRelease
             let choke = integer(fields, "chokeGroup", path: path, range: MapFile.chokeGroupRange) ?? 0
             let pan = number(fields, "pan", path: path, range: MapFile.panRange) ?? 0
             guard let (midi, tag) = note, let sample, let sampleNode else { continue }
             if let first = firstPathForNote[midi] {
-                problem(entry, path, "\(noteName(midi)) (MIDI \(midi)) is already mapped by \(first)",
-                        fix: "map each note once: remove one of the two entries or change its note")
+                problem(
+                    entry, path, "\(noteName(midi)) (MIDI \(midi)) is already mapped by \(first)",
+                    fix: "map each note once: remove one of the two entries or change its note")
                 continue
             }
             firstPathForNote[midi] = path
-            keys.append(MapKey(note: midi, tag: tag, sample: sample, path: path,
-                               sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
-                               gainDecibels: gain,
-                               noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
-                               chokeGroup: choke, pan: pan))
+            keys.append(
+                MapKey(
+                    note: midi, tag: tag, sample: sample, path: path,
+                    sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
+                    gainDecibels: gain,
+                    noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
+                    chokeGroup: choke, pan: pan))
         }
-        return MapFile(masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
-                       unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
-                       velocityTimbre: timbre, keys: keys)
+        return MapFile(
+            masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
+            unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
+            velocityTimbre: timbre, keys: keys)
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.
-    mutating func keyNote(_ fields: [(key: String, value: JSONNode)], entry: JSONNode,
-                          path: String) -> (Int, Int?)? {
+    mutating func keyNote(
+        _ fields: [(key: String, value: JSONNode)], entry: JSONNode,
+        path: String
+    ) -> (Int, Int?)? {
         let noteNode = member(fields, "note"), tagNode = member(fields, "tag")
-        let nameFix = "write a note name like \"C4\", \"C#4\" or \"Db4\" (C4 is middle C, MIDI 60), a MIDI number 0-127, or use \"tag\": 100-112"
+        let nameFix =
+            "write a note name like \"C4\", \"C#4\" or \"Db4\" (C4 is middle C, MIDI 60), a MIDI number 0-127, or use \"tag\": 100-112"
         switch (noteNode, tagNode) {
         case (nil, nil):
-            problem(entry, path, "the key has neither \"note\" nor \"tag\"",
-                    fix: "add \"note\": \"C4\" (or a MIDI number), or \"tag\": 100 for the tutorial's first button")
+            problem(
+                entry, path, "the key has neither \"note\" nor \"tag\"",
+                fix: "add \"note\": \"C4\" (or a MIDI number), or \"tag\": 100 for the tutorial's first button")
             return nil
         case (.some, .some):
-            problem(tagNode, path + ".tag", "the key has both \"note\" and \"tag\"",
-                    fix: "keep one of them: a tag stands for a note (100 = C4 ... 112 = C5)")
+            problem(
+                tagNode, path + ".tag", "the key has both \"note\" and \"tag\"",
+                fix: "keep one of them: a tag stands for a note (100 = C4 ... 112 = C5)")
             return nil
         case (let node?, nil):
             switch node.value {
@@ -243,8 +272,9 @@ private struct MapChecker {
             if case .number(let n) = node.value, let tag = Int(exactly: n), let midi = midiNote(tag: tag) {
                 return (midi, tag)
             }
-            problem(node, path + ".tag", "\(describe(node)) is not a tutorial button tag",
-                    fix: "tags run from 100 (C4) to 112 (C5); for other notes use \"note\"")
+            problem(
+                node, path + ".tag", "\(describe(node)) is not a tutorial button tag",
+                fix: "tags run from 100 (C4) to 112 (C5); for other notes use \"note\"")
             return nil
         }
     }
@@ -257,38 +287,51 @@ private struct MapChecker {
             }
             let near = allowed.min { distance($0) < distance($1) }!
             let hint = key.count >= 3 && distance(near) <= max(2, key.count / 3) ? "did you mean \"\(near)\"? " : ""
-            problem(node, path.isEmpty ? key : path + "." + key, "unknown field \"\(key)\"",
-                    fix: "\(hint)fields here are: \(allowed.joined(separator: ", "))")
+            problem(
+                node, path.isEmpty ? key : path + "." + key, "unknown field \"\(key)\"",
+                fix: "\(hint)fields here are: \(allowed.joined(separator: ", "))")
         }
     }
 
-    mutating func number(_ members: [(key: String, value: JSONNode)], _ name: String, path: String,
-                         range: ClosedRange<Double>) -> Double? {
+    mutating func number(
+        _ members: [(key: String, value: JSONNode)], _ name: String, path: String,
+        range: ClosedRange<Double>
+    ) -> Double? {
         guard let node = member(members, name) else { return nil }
         let full = path.isEmpty ? name : path + "." + name
         guard case .number(let n) = node.value else {
-            let message = if case .string = node.value { "\(describe(node)) is a string, not a number" }
-                          else { "\(describe(node)) is not a number" }
-            problem(node, full, message,
-                    fix: "write a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)), without quotes")
+            let message =
+                if case .string = node.value { "\(describe(node)) is a string, not a number" } else {
+                    "\(describe(node)) is not a number"
+                }
+            problem(
+                node, full, message,
+                fix:
+                    "write a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)), without quotes"
+            )
             return nil
         }
         guard range.contains(n) else {
-            problem(node, full, "\(formatNumber(n)) is out of range",
-                    fix: "use a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound))")
+            problem(
+                node, full, "\(formatNumber(n)) is out of range",
+                fix: "use a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound))")
             return nil
         }
         return n
     }
 
-    mutating func integer(_ members: [(key: String, value: JSONNode)], _ name: String, path: String,
-                          range: ClosedRange<Int>) -> Int? {
+    mutating func integer(
+        _ members: [(key: String, value: JSONNode)], _ name: String, path: String,
+        range: ClosedRange<Int>
+    ) -> Int? {
         guard let node = member(members, name) else { return nil }
         let full = path.isEmpty ? name : path + "." + name
         guard case .number(let n) = node.value, n == n.rounded(), n >= Double(range.lowerBound),
-              n <= Double(range.upperBound) else {
-            problem(node, full, "\(describe(node)) is not a whole number from \(range.lowerBound) to \(range.upperBound)",
-                    fix: "write a whole number from \(range.lowerBound) to \(range.upperBound), without quotes")
+            n <= Double(range.upperBound)
+        else {
+            problem(
+                node, full, "\(describe(node)) is not a whole number from \(range.lowerBound) to \(range.upperBound)",
+                fix: "write a whole number from \(range.lowerBound) to \(range.upperBound), without quotes")
             return nil
         }
         return Int(n)
@@ -300,16 +343,20 @@ private struct MapChecker {
         guard let node = member(members, name) else { return nil }
         let words = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         if case .string(let s) = node.value, let value = T(rawValue: s) { return value }
-        problem(node, path.isEmpty ? name : path + "." + name, "\(describe(node)) is not one of \(words)",
-                fix: "use one of \(words)")
+        problem(
+            node, path.isEmpty ? name : path + "." + name, "\(describe(node)) is not one of \(words)",
+            fix: "use one of \(words)")
         return nil
     }
 
     mutating func noteOffWord(_ members: [(key: String, value: JSONNode)], path: String) -> String? {
         guard let node = member(members, "noteOff") else { return nil }
         if case .string(let s) = node.value, s == "ring" || s == "damp" { return s }
-        problem(node, path.isEmpty ? "noteOff" : path + ".noteOff", "\(describe(node)) is not \"ring\" or \"damp\"",
-                fix: "use \"ring\" (the bell rings out, note-off is ignored) or \"damp\" (note-off fades it over releaseSeconds)")
+        problem(
+            node, path.isEmpty ? "noteOff" : path + ".noteOff", "\(describe(node)) is not \"ring\" or \"damp\"",
+            fix:
+                "use \"ring\" (the bell rings out, note-off is ignored) or \"damp\" (note-off fades it over releaseSeconds)"
+        )
         return nil
     }
 

@@ -7,7 +7,8 @@ private let sharpNames = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", 
 public func midiNote(named name: String) -> Int? {
     var chars = Substring(name.trimmingWhitespace())
     guard let letter = chars.first.map({ Character($0.uppercased()) }),
-          let pitchClass = pitchClasses[letter] else { return nil }
+        let pitchClass = pitchClasses[letter]
+    else { return nil }
     chars = chars.dropFirst()
     var accidental = 0
     while let c = chars.first, c == "#" || c == "b" || c == "♯" || c == "♭" {

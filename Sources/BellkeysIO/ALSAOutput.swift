@@ -10,8 +10,9 @@ public final class ALSAOutput: AudioOutput {
 
     /// Opens `device` (wraps `snd_pcm_open` and the hardware and software settings).
     public init(device: String, sampleRate: Int, channels: Int, periodFrames: Int, periods: Int) throws(ALSAError) {
-        self.device = try PCMOutput(device: device, sampleRate: sampleRate, channels: channels,
-                                    periodFrames: periodFrames, periods: periods)
+        self.device = try PCMOutput(
+            device: device, sampleRate: sampleRate, channels: channels,
+            periodFrames: periodFrames, periods: periods)
     }
 
     public var configuration: OutputConfiguration { device.configuration }

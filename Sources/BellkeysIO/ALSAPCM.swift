@@ -30,14 +30,17 @@ public final class PCMOutput: @unchecked Sendable {
         var pcm: OpaquePointer?
         bellkeys_alsa_silence()
         // Non-blocking open: a device in use by another program fails at once instead of waiting.
-        try check(snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "open the sound device",
-                  device: device, fix: "check the name with `bellkeys list` (or `aplay -L`); "
-                       + "a device that is busy is used by another program; `bellkeys render` needs no sound card")
+        try check(
+            snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "open the sound device",
+            device: device,
+            fix: "check the name with `bellkeys list` (or `aplay -L`); "
+                + "a device that is busy is used by another program; `bellkeys render` needs no sound card")
         handle = pcm!
         do {
             try check(snd_pcm_nonblock(handle, 0), "set blocking mode", device: device)
-            configuration = try PCMOutput.configure(handle, device: device, sampleRate: sampleRate, channels: channels,
-                                                    periodFrames: periodFrames, periods: periods)
+            configuration = try PCMOutput.configure(
+                handle, device: device, sampleRate: sampleRate, channels: channels,
+                periodFrames: periodFrames, periods: periods)
         } catch {
             snd_pcm_close(handle)
             throw error
@@ -46,37 +49,45 @@ public final class PCMOutput: @unchecked Sendable {
 
     deinit { snd_pcm_close(handle) }
 
-    private static func configure(_ pcm: OpaquePointer, device: String, sampleRate: Int, channels: Int,
-                                  periodFrames: Int, periods: Int) throws(ALSAError) -> OutputConfiguration {
+    private static func configure(
+        _ pcm: OpaquePointer, device: String, sampleRate: Int, channels: Int,
+        periodFrames: Int, periods: Int
+    ) throws(ALSAError) -> OutputConfiguration {
         var hw: OpaquePointer?
         snd_pcm_hw_params_malloc(&hw)
         defer { snd_pcm_hw_params_free(hw) }
         try check(snd_pcm_hw_params_any(pcm, hw), "read the device's capabilities", device: device)
-        try check(snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "set interleaved access",
-                  device: device)
+        try check(
+            snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "set interleaved access",
+            device: device)
         let formats: [(OutputSampleFormat, snd_pcm_format_t)] =
             [(.s32, SND_PCM_FORMAT_S32_LE), (.s16, SND_PCM_FORMAT_S16_LE), (.f32, SND_PCM_FORMAT_FLOAT_LE)]
         guard let chosen = formats.first(where: { snd_pcm_hw_params_test_format(pcm, hw, $0.1) == 0 }) else {
-            throw ALSAError(operation: "find a sample format (it takes none of S32_LE, S16_LE, FLOAT_LE)",
-                            device: device, code: EINVAL, fix: "use the device through `plughw:` or `default`")
+            throw ALSAError(
+                operation: "find a sample format (it takes none of S32_LE, S16_LE, FLOAT_LE)",
+                device: device, code: EINVAL, fix: "use the device through `plughw:` or `default`")
         }
         try check(snd_pcm_hw_params_set_format(pcm, hw, chosen.1), "set the sample format", device: device)
         var channelCount = UInt32(channels)
-        try check(snd_pcm_hw_params_set_channels_near(pcm, hw, &channelCount), "set \(channels) channels", device: device)
+        try check(
+            snd_pcm_hw_params_set_channels_near(pcm, hw, &channelCount), "set \(channels) channels", device: device)
         snd_pcm_hw_params_set_rate_resample(pcm, hw, 0)
         var rate = UInt32(sampleRate)
         try check(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, nil), "set the rate \(sampleRate) Hz", device: device)
         var period = snd_pcm_uframes_t(periodFrames)
-        try check(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, nil), "set the period \(periodFrames) frames",
-                  device: device, fix: "try another --period")
+        try check(
+            snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, nil), "set the period \(periodFrames) frames",
+            device: device, fix: "try another --period")
         var periodCount = UInt32(periods)
         if snd_pcm_hw_params_set_periods_near(pcm, hw, &periodCount, nil) < 0 {
             var buffer = snd_pcm_uframes_t(Int(period) * periods)
-            try check(snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer), "set the buffer size", device: device,
-                      fix: "try other --period and --periods")
+            try check(
+                snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer), "set the buffer size", device: device,
+                fix: "try other --period and --periods")
         }
-        try check(snd_pcm_hw_params(pcm, hw), "apply the hardware settings", device: device,
-                  fix: "try other --period, --periods or --rate")
+        try check(
+            snd_pcm_hw_params(pcm, hw), "apply the hardware settings", device: device,
+            fix: "try other --period, --periods or --rate")
         var grantedPeriod: snd_pcm_uframes_t = 0, grantedBuffer: snd_pcm_uframes_t = 0
         var grantedRate: UInt32 = 0, grantedChannels: UInt32 = 0
         snd_pcm_hw_params_get_period_size(hw, &grantedPeriod, nil)
@@ -89,12 +100,14 @@ public final class PCMOutput: @unchecked Sendable {
         defer { snd_pcm_sw_params_free(sw) }
         try check(snd_pcm_sw_params_current(pcm, sw), "read the software settings", device: device)
         // Start once the buffer is full; wake the writer whenever a period is free.
-        try check(snd_pcm_sw_params_set_start_threshold(pcm, sw, grantedBuffer), "set the start threshold", device: device)
+        try check(
+            snd_pcm_sw_params_set_start_threshold(pcm, sw, grantedBuffer), "set the start threshold", device: device)
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, grantedPeriod), "set the wake-up size", device: device)
         try check(snd_pcm_sw_params(pcm, sw), "apply the software settings", device: device)
         try check(snd_pcm_prepare(pcm), "prepare the device", device: device)
-        return OutputConfiguration(device: device, sampleRate: Int(grantedRate), channels: Int(grantedChannels),
-                                format: chosen.0, periodFrames: Int(grantedPeriod), bufferFrames: Int(grantedBuffer))
+        return OutputConfiguration(
+            device: device, sampleRate: Int(grantedRate), channels: Int(grantedChannels),
+            format: chosen.0, periodFrames: Int(grantedPeriod), bufferFrames: Int(grantedBuffer))
     }
 
     /// Writes `frameCount` interleaved frames, waiting for room. Underruns and suspends are

@@ -11,12 +11,16 @@ public struct ALSAError: Error, Sendable, CustomStringConvertible {
     public var fix: String
 
     public var message: String { String(cString: snd_strerror(code)) }
-    public var description: String { "\(device): cannot \(operation): \(message)" + (fix.isEmpty ? "" : "\n    fix: \(fix)") }
+    public var description: String {
+        "\(device): cannot \(operation): \(message)" + (fix.isEmpty ? "" : "\n    fix: \(fix)")
+    }
 }
 
 /// Every ALSA call that can fail goes through here. Thread: any.
 @discardableResult
-func check(_ result: Int32, _ operation: @autoclosure () -> String, device: String, fix: @autoclosure () -> String = "") throws(ALSAError) -> Int32 {
+func check(_ result: Int32, _ operation: @autoclosure () -> String, device: String, fix: @autoclosure () -> String = "")
+    throws(ALSAError) -> Int32
+{
     if result < 0 { throw ALSAError(operation: operation(), device: device, code: -result, fix: fix()) }
     return result
 }
@@ -25,7 +29,10 @@ func check(_ result: Int32, _ operation: @autoclosure () -> String, device: Stri
 public struct SequencerAddress: Hashable, Sendable, CustomStringConvertible, Comparable {
     public var client: Int
     public var port: Int
-    public init(client: Int, port: Int) { self.client = client; self.port = port }
+    public init(client: Int, port: Int) {
+        self.client = client
+        self.port = port
+    }
     init(_ address: snd_seq_addr_t) { self.init(client: Int(address.client), port: Int(address.port)) }
     public var description: String { "\(client):\(port)" }
     /// One integer for the address (for `HeldNotes`).
@@ -41,8 +48,10 @@ public struct SequencerPort: Sendable {
     public var capability: UInt32
     public var type: UInt32
 
-    public init(address: SequencerAddress, clientName: String, portName: String, capability: UInt32 = 0,
-                type: UInt32 = 0) {
+    public init(
+        address: SequencerAddress, clientName: String, portName: String, capability: UInt32 = 0,
+        type: UInt32 = 0
+    ) {
         self.address = address
         self.clientName = clientName
         self.portName = portName
@@ -64,7 +73,8 @@ public struct SequencerPort: Sendable {
     public var isAutoConnectable: Bool {
         guard sendsMIDI, address.client != Int(SND_SEQ_CLIENT_SYSTEM) else { return false }
         if clientName == "Midi Through" || clientName.hasPrefix("Midi Through") { return false }
-        let midi = UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC) | UInt32(SND_SEQ_PORT_TYPE_APPLICATION)
+        let midi =
+            UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC) | UInt32(SND_SEQ_PORT_TYPE_APPLICATION)
             | UInt32(SND_SEQ_PORT_TYPE_HARDWARE) | UInt32(SND_SEQ_PORT_TYPE_SOFTWARE) | UInt32(SND_SEQ_PORT_TYPE_PORT)
         return type & midi != 0
     }
@@ -73,7 +83,9 @@ public struct SequencerPort: Sendable {
     /// ports), the client's name, or a case-insensitive part of "client name port name".
     public func matches(_ pattern: String) -> Bool {
         let parts = pattern.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 2, let c = Int(parts[0]), let p = Int(parts[1]) { return address == SequencerAddress(client: c, port: p) }
+        if parts.count == 2, let c = Int(parts[0]), let p = Int(parts[1]) {
+            return address == SequencerAddress(client: c, port: p)
+        }
         if parts.count == 2, let p = Int(parts[1]), clientName == parts[0] { return address.port == p }
         if let c = Int(pattern) { return address.client == c }
         if clientName == pattern || portName == pattern { return true }
@@ -84,11 +96,13 @@ public struct SequencerPort: Sendable {
 extension SequencerPort {
     /// The port described by alsa-lib's info records.
     init(_ clientInfo: OpaquePointer?, _ portInfo: OpaquePointer?) {
-        self.init(address: SequencerAddress(client: Int(snd_seq_port_info_get_client(portInfo)),
-                                            port: Int(snd_seq_port_info_get_port(portInfo))),
-                  clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
-                  portName: String(cString: snd_seq_port_info_get_name(portInfo)),
-                  capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo))
+        self.init(
+            address: SequencerAddress(
+                client: Int(snd_seq_port_info_get_client(portInfo)),
+                port: Int(snd_seq_port_info_get_port(portInfo))),
+            clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
+            portName: String(cString: snd_seq_port_info_get_name(portInfo)),
+            capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo))
     }
 }
 
@@ -137,10 +151,11 @@ public final class Sequencer {
     public init(name: String) throws(ALSAError) {
         var seq: OpaquePointer?
         bellkeys_alsa_silence()
-        try check(snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), Int32(SND_SEQ_NONBLOCK)),
-                  "open the ALSA sequencer", device: "/dev/snd/seq",
-                  fix: "load the sequencer (modprobe snd-seq) and check that /dev/snd/seq exists; "
-                       + "`bellkeys render` works without one")
+        try check(
+            snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), Int32(SND_SEQ_NONBLOCK)),
+            "open the ALSA sequencer", device: "/dev/snd/seq",
+            fix: "load the sequencer (modprobe snd-seq) and check that /dev/snd/seq exists; "
+                + "`bellkeys render` works without one")
         handle = seq!
         client = Int(snd_seq_client_id(handle))
         snd_seq_set_client_name(handle, name)
@@ -168,16 +183,19 @@ public final class Sequencer {
             try check(snd_seq_create_port(handle, portInfo), "create the sequencer port", device: "/dev/snd/seq")
             port = Int(snd_seq_port_info_get_port(portInfo))
             if let queue {
-                try check(snd_seq_control_queue(handle, Int32(queue), Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
-                          "start the sequencer queue", device: "/dev/snd/seq")
+                try check(
+                    snd_seq_control_queue(handle, Int32(queue), Int32(SND_SEQ_EVENT_START.rawValue), 0, nil),
+                    "start the sequencer queue", device: "/dev/snd/seq")
                 try check(snd_seq_drain_output(handle), "start the sequencer queue", device: "/dev/snd/seq")
                 snd_seq_queue_status_malloc(&queueStatus)
                 // A first read may be slow (cold caches); a few tries give a good measurement.
                 for _ in 0..<8 where delivery.offset == nil { measureQueue() }
             }
             // System Announce: clients and ports coming and going, connections made and removed.
-            try check(snd_seq_connect_from(handle, Int32(port), Int32(SND_SEQ_CLIENT_SYSTEM), Int32(SND_SEQ_PORT_SYSTEM_ANNOUNCE)),
-                      "listen to the System Announce port", device: "/dev/snd/seq")
+            try check(
+                snd_seq_connect_from(
+                    handle, Int32(port), Int32(SND_SEQ_CLIENT_SYSTEM), Int32(SND_SEQ_PORT_SYSTEM_ANNOUNCE)),
+                "listen to the System Announce port", device: "/dev/snd/seq")
         } catch {
             if let queueStatus { snd_seq_queue_status_free(queueStatus) }
             snd_seq_close(handle)
@@ -199,7 +217,6 @@ public final class Sequencer {
         guard let time = snd_seq_queue_status_get_real_time(queueStatus)?.pointee else { return }
         delivery.sample(before: before, queue: UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec), after: after)
     }
-
 
     /// Descriptors to poll for input.
     public func pollDescriptors() -> [pollfd] {
@@ -231,7 +248,7 @@ public final class Sequencer {
     public func port(at address: SequencerAddress) -> SequencerPort? {
         withInfo { clientInfo, portInfo in
             guard snd_seq_get_any_client_info(handle, Int32(address.client), clientInfo) >= 0,
-                  snd_seq_get_any_port_info(handle, Int32(address.client), Int32(address.port), portInfo) >= 0
+                snd_seq_get_any_port_info(handle, Int32(address.client), Int32(address.port), portInfo) >= 0
             else { return nil }
             return SequencerPort(clientInfo, portInfo)
         }
@@ -242,14 +259,18 @@ public final class Sequencer {
         var clientInfo: OpaquePointer?, portInfo: OpaquePointer?
         snd_seq_client_info_malloc(&clientInfo)
         snd_seq_port_info_malloc(&portInfo)
-        defer { snd_seq_client_info_free(clientInfo); snd_seq_port_info_free(portInfo) }
+        defer {
+            snd_seq_client_info_free(clientInfo)
+            snd_seq_port_info_free(portInfo)
+        }
         return body(clientInfo, portInfo)
     }
 
     /// Subscribes this client's port to what `source` sends.
     public func connect(from source: SequencerAddress) throws(ALSAError) {
-        try check(snd_seq_connect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
-                  "connect from \(source)", device: "sequencer")
+        try check(
+            snd_seq_connect_from(handle, Int32(port), Int32(source.client), Int32(source.port)),
+            "connect from \(source)", device: "sequencer")
     }
 
     /// The next event and the monotonic time it arrived, or nil when none is waiting. Wraps
@@ -293,15 +314,22 @@ public final class Sequencer {
         switch type {
         case Int32(SND_SEQ_EVENT_NOTEON.rawValue):
             let note = bellkeys_seq_event_note(event)
-            return .midi(source: source, message: .noteOn(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
+            return .midi(
+                source: source,
+                message: .noteOn(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
         case Int32(SND_SEQ_EVENT_NOTEOFF.rawValue):
             let note = bellkeys_seq_event_note(event)
-            return .midi(source: source, message: .noteOff(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
+            return .midi(
+                source: source,
+                message: .noteOff(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
         case Int32(SND_SEQ_EVENT_CONTROLLER.rawValue):
             let control = bellkeys_seq_event_control(event)
-            return .midi(source: source, message: .controlChange(channel: control.channel & 0x0F,
-                                                                 controller: UInt8(truncatingIfNeeded: control.param & 0x7F),
-                                                                 value: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))))
+            return .midi(
+                source: source,
+                message: .controlChange(
+                    channel: control.channel & 0x0F,
+                    controller: UInt8(truncatingIfNeeded: control.param & 0x7F),
+                    value: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))))
         case Int32(SND_SEQ_EVENT_PORT_START.rawValue):
             return .portStarted(SequencerAddress(bellkeys_seq_event_address(event)))
         case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):

@@ -46,7 +46,8 @@ public final class ClassroomLink: @unchecked Sendable {
         do {
             toServer = try nonBlockingPipe()
         } catch {
-            close(toControl.read); close(toControl.write)
+            close(toControl.read)
+            close(toControl.write)
             throw error
         }
     }
@@ -73,20 +74,29 @@ public final class ClassroomLink: @unchecked Sendable {
         }
         switch request {
         case .noteOn(let device, let note, let velocity, let arrival):
-            record[0] = 1; record[1] = UInt8(note & 0x7F); record[2] = UInt8(velocity & 0x7F)
-            put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4); put(arrival, at: 16, bytes: 8)
+            record[0] = 1
+            record[1] = UInt8(note & 0x7F)
+            record[2] = UInt8(velocity & 0x7F)
+            put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4)
+            put(arrival, at: 16, bytes: 8)
         case .noteOff(let device, let note, let arrival):
-            record[0] = 2; record[1] = UInt8(note & 0x7F)
-            put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4); put(arrival, at: 16, bytes: 8)
+            record[0] = 2
+            record[1] = UInt8(note & 0x7F)
+            put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4)
+            put(arrival, at: 16, bytes: 8)
         case .gone(let device, let arrival):
             record[0] = 3
-            put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4); put(arrival, at: 16, bytes: 8)
+            put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4)
+            put(arrival, at: 16, bytes: 8)
         case .dampAll(let arrival):
-            record[0] = 4; put(arrival, at: 16, bytes: 8)
+            record[0] = 4
+            put(arrival, at: 16, bytes: 8)
         case .volume(let decibels):
-            record[0] = 5; put(UInt64(bitPattern: Int64((decibels * 100).rounded())), at: 8, bytes: 8)
+            record[0] = 5
+            put(UInt64(bitPattern: Int64((decibels * 100).rounded())), at: 8, bytes: 8)
         case .reverb(let index):
-            record[0] = 6; put(UInt64(index), at: 8, bytes: 8)
+            record[0] = 6
+            put(UInt64(index), at: 8, bytes: 8)
         }
         return record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) } == 24
     }

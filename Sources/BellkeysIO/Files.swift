@@ -18,18 +18,22 @@ public func readFile(_ path: String, limit: Int = 64 << 20, what: String = "file
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 {
         let code = errno
-        throw FileError(path: path, operation: "open the \(what)", message: errnoMessage(code),
-                        fix: code == ENOENT ? "check the path (it is taken relative to the current folder)"
-                            : "check that the file is readable by this user")
+        throw FileError(
+            path: path, operation: "open the \(what)", message: errnoMessage(code),
+            fix: code == ENOENT
+                ? "check the path (it is taken relative to the current folder)"
+                : "check that the file is readable by this user")
     }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
-        throw FileError(path: path, operation: "inspect the \(what)", message: errnoMessage(errno), fix: "check the file")
+        throw FileError(
+            path: path, operation: "inspect the \(what)", message: errnoMessage(errno), fix: "check the file")
     }
     if (info.st_mode & S_IFMT) == S_IFDIR {
-        throw FileError(path: path, operation: "read the \(what)", message: "it is a folder",
-                        fix: "name a file, not a folder")
+        throw FileError(
+            path: path, operation: "read the \(what)", message: "it is a folder",
+            fix: "name a file, not a folder")
     }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -37,13 +41,15 @@ public func readFile(_ path: String, limit: Int = 64 << 20, what: String = "file
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EINTR { continue }
-            throw FileError(path: path, operation: "read the \(what)", message: errnoMessage(errno), fix: "check the file")
+            throw FileError(
+                path: path, operation: "read the \(what)", message: errnoMessage(errno), fix: "check the file")
         }
         if n == 0 { return bytes }
         bytes += chunk[0..<n]
         if bytes.count > limit {
-            throw FileError(path: path, operation: "read the \(what)", message: "it is larger than \(limit >> 20) MiB",
-                            fix: "check that this is the right file")
+            throw FileError(
+                path: path, operation: "read the \(what)", message: "it is larger than \(limit >> 20) MiB",
+                fix: "check that this is the right file")
         }
     }
 }

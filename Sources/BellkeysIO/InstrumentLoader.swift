@@ -30,8 +30,11 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
     do {
         bytes = try readFile(mapPath, limit: 4 << 20, what: "map file")
     } catch {
-        throw MapFileError([MapProblem(file: mapPath, line: nil, column: nil, path: "",
-                                       message: "cannot read the map file: \(error.message)", fix: error.fix)])
+        throw MapFileError([
+            MapProblem(
+                file: mapPath, line: nil, column: nil, path: "",
+                message: "cannot read the map file: \(error.message)", fix: error.fix)
+        ])
     }
     let map = try parseMapFile(bytes, file: mapPath)
     let folder = directoryName(mapPath)
@@ -58,18 +61,21 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
             indexForPath[path] = -1
             sampleIndexForKey.append(-1)
             let shown = path == key.sample ? "\"\(key.sample)\"" : "\"\(key.sample)\" (\(path))"
-            problems.append(MapProblem(file: mapPath, line: key.sampleLine, column: key.sampleColumn,
-                                       path: key.path + ".sample", message: "\(shown): \(error.message)",
-                                       fix: error.fix))
+            problems.append(
+                MapProblem(
+                    file: mapPath, line: key.sampleLine, column: key.sampleColumn,
+                    path: key.path + ".sample", message: "\(shown): \(error.message)",
+                    fix: error.fix))
         }
     }
     if !problems.isEmpty { throw MapFileError(problems) }
 
-    return LoadedInstrument(mapPath: mapPath, map: map, bank: bank,
-                            instrument: map.instrument(sampleIndexForKey: sampleIndexForKey), sampleRate: rate,
-                            samplePaths: paths, fileSampleRates: loaded.map(\.fileSampleRate),
-                            fadedEnds: loaded.map(\.fadedEnd),
-                            loadSeconds: monotonicSeconds() - start)
+    return LoadedInstrument(
+        mapPath: mapPath, map: map, bank: bank,
+        instrument: map.instrument(sampleIndexForKey: sampleIndexForKey), sampleRate: rate,
+        samplePaths: paths, fileSampleRates: loaded.map(\.fileSampleRate),
+        fadedEnds: loaded.map(\.fadedEnd),
+        loadSeconds: monotonicSeconds() - start)
 }
 
 /// The rate of the first sample file that opens (the bank's rate when none is asked for).

@@ -97,20 +97,24 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     public init(clientName: String = "bellkeys", channels: Int, filter: ChannelFilter = .all) throws(JACKError) {
         precondition(channels > 0)
         if let problem = loadJACK() {
-            throw JACKError(kind: .notInstalled, description: """
-                JACK is not installed: \(problem).
-                    fix: install it (Debian: `sudo apt install jackd2`, or `pipewire-jack` on a PipeWire desktop), \
-                or play through ALSA: --driver alsa
-                """)
+            throw JACKError(
+                kind: .notInstalled,
+                description: """
+                    JACK is not installed: \(problem).
+                        fix: install it (Debian: `sudo apt install jackd2`, or `pipewire-jack` on a PipeWire desktop), \
+                    or play through ALSA: --driver alsa
+                    """)
         }
         // PipeWire's libjack (under pw-jack) talks to PipeWire, whatever the server name says.
-        let server = bk_jack_is_pipewire() != 0
+        let server =
+            bk_jack_is_pipewire() != 0
             ? "PipeWire" : "'" + (getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default") + "'"
         serverName = server
         var status: Int32 = 0
         guard let opened = bk_jack_client_open(clientName, Int32(BK_JACK_NO_START_SERVER), &status) else {
-            throw JACKError(kind: status & Int32(BK_JACK_SERVER_FAILED) != 0 ? .noServer : .refused,
-                            description: Self.openFailure(status: status, server: server))
+            throw JACKError(
+                kind: status & Int32(BK_JACK_SERVER_FAILED) != 0 ? .noServer : .refused,
+                description: Self.openFailure(status: status, server: server))
         }
         client = opened
         self.clientName = String(cString: bk_jack_get_client_name(opened))
@@ -122,48 +126,83 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         for index in 0..<channels {
             guard let port = bk_jack_port_register(opened, "out_\(index + 1)", BK_JACK_AUDIO_TYPE, flagsOut, 0) else {
                 bk_jack_client_close(opened)
-                throw JACKError(kind: .refused, description: "the JACK server refused the audio port out_\(index + 1) (jack_port_register)")
+                throw JACKError(
+                    kind: .refused,
+                    description: "the JACK server refused the audio port out_\(index + 1) (jack_port_register)")
             }
             (outputPorts + index).initialize(to: port)
         }
-        guard let midi = bk_jack_port_register(opened, "midi_in", BK_JACK_MIDI_TYPE,
-                                               UInt(BK_JACK_PORT_IS_INPUT | BK_JACK_PORT_IS_TERMINAL), 0) else {
+        guard
+            let midi = bk_jack_port_register(
+                opened, "midi_in", BK_JACK_MIDI_TYPE,
+                UInt(BK_JACK_PORT_IS_INPUT | BK_JACK_PORT_IS_TERMINAL), 0)
+        else {
             bk_jack_client_close(opened)
-            throw JACKError(kind: .refused, description: "the JACK server refused the MIDI port midi_in (jack_port_register)")
+            throw JACKError(
+                kind: .refused, description: "the JACK server refused the MIDI port midi_in (jack_port_register)")
         }
         midiPort = midi
         let rate = Int(bk_jack_get_sample_rate(opened))
         let period = Int(bk_jack_get_buffer_size(opened))
-        configuration = OutputConfiguration(device: "JACK server \(server)", sampleRate: rate, channels: channels,
-                                            format: .f32, periodFrames: period, bufferFrames: period)
+        configuration = OutputConfiguration(
+            device: "JACK server \(server)", sampleRate: rate, channels: channels,
+            format: .f32, periodFrames: period, bufferFrames: period)
         bufferFrames.store(period, ordering: .relaxed)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        bk_jack_set_process_callback(opened, { frames, context in
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.process(frameCount: Int(frames)) }
-            return 0
-        }, context)
-        bk_jack_set_buffer_size_callback(opened, { frames, context in
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.bufferSizeChanged(to: Int(frames)) }
-            return 0
-        }, context)
-        bk_jack_set_xrun_callback(opened, { context in
-            _ = Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xruns.wrappingAdd(1, ordering: .relaxed) }
-            return 0
-        }, context)
-        bk_jack_on_info_shutdown(opened, { _, _, context in
-            // Like a signal handler: atomics only.
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverStopped.store(true, ordering: .releasing) }
-        }, context)
+        bk_jack_set_process_callback(
+            opened,
+            { frames, context in
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.process(frameCount: Int(frames))
+                }
+                return 0
+            }, context)
+        bk_jack_set_buffer_size_callback(
+            opened,
+            { frames, context in
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.bufferSizeChanged(to: Int(frames))
+                }
+                return 0
+            }, context)
+        bk_jack_set_xrun_callback(
+            opened,
+            { context in
+                _ = Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.xruns.wrappingAdd(1, ordering: .relaxed)
+                }
+                return 0
+            }, context)
+        bk_jack_on_info_shutdown(
+            opened,
+            { _, _, context in
+                // Like a signal handler: atomics only.
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.serverStopped.store(true, ordering: .releasing)
+                }
+            }, context)
         // Both: JACK calls only the info one when both are set; PipeWire's JACK may call either.
-        bk_jack_on_shutdown(opened, { context in
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverStopped.store(true, ordering: .releasing) }
-        }, context)
-        bk_jack_set_port_registration_callback(opened, { _, _, context in
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.graphChanged.store(true, ordering: .releasing) }
-        }, context)
-        bk_jack_set_port_connect_callback(opened, { a, b, connected, context in
-            Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.connectionChanged(a, b, connected: connected != 0) }
-        }, context)
+        bk_jack_on_shutdown(
+            opened,
+            { context in
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.serverStopped.store(true, ordering: .releasing)
+                }
+            }, context)
+        bk_jack_set_port_registration_callback(
+            opened,
+            { _, _, context in
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.graphChanged.store(true, ordering: .releasing)
+                }
+            }, context)
+        bk_jack_set_port_connect_callback(
+            opened,
+            { a, b, connected, context in
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                    $0.connectionChanged(a, b, connected: connected != 0)
+                }
+            }, context)
     }
 
     deinit {
@@ -182,9 +221,11 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
                 """
         }
         if status & Int32(BK_JACK_VERSION_ERROR) != 0 {
-            return "the JACK server \(server) speaks another protocol version than this libjack (jack_client_open); install matching JACK packages"
+            return
+                "the JACK server \(server) speaks another protocol version than this libjack (jack_client_open); install matching JACK packages"
         }
-        return "cannot open a client of the JACK server \(server) (jack_client_open status 0x\(String(status, radix: 16)))"
+        return
+            "cannot open a client of the JACK server \(server) (jack_client_open status 0x\(String(status, radix: 16)))"
     }
 
     // MARK: The process thread
@@ -199,7 +240,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         let began = monotonicNanoseconds()
         let frames = UInt32(frameCount)
         for channel in 0..<channelCount {
-            channelBuffers[channel] = bk_jack_port_get_buffer(outputPorts[channel], frames)!.assumingMemoryBound(to: Float.self)
+            channelBuffers[channel] = bk_jack_port_get_buffer(outputPorts[channel], frames)!.assumingMemoryBound(
+                to: Float.self)
         }
         guard let mixer else {
             silence(frameCount: frameCount)
@@ -207,21 +249,25 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         }
         var frameTime: UInt32 = 0, cycleMicroseconds: UInt64 = 0, nextMicroseconds: UInt64 = 0
         var periodMicroseconds: Float = 0
-        let timed = bk_jack_get_cycle_times(client, &frameTime, &cycleMicroseconds, &nextMicroseconds, &periodMicroseconds) == 0
+        let timed =
+            bk_jack_get_cycle_times(client, &frameTime, &cycleMicroseconds, &nextMicroseconds, &periodMicroseconds) == 0
         if !timed { frameTime = bk_jack_last_frame_time(client) }
         // JACK's clock and ours read back to back, so the cycle's start maps without a gap.
         let jackNow = timed ? bk_jack_get_time() : 0
         let now = monotonicNanoseconds()
-        let first = begin(frameCount: frameCount, frameTime: frameTime, began: now,
-                          sinceCycleStartMicroseconds: timed && jackNow >= cycleMicroseconds ? jackNow - cycleMicroseconds : 0,
-                          mixer: mixer)
+        let first = begin(
+            frameCount: frameCount, frameTime: frameTime, began: now,
+            sinceCycleStartMicroseconds: timed && jackNow >= cycleMicroseconds ? jackNow - cycleMicroseconds : 0,
+            mixer: mixer)
         if let buffer = bk_jack_port_get_buffer(midiPort, frames) {
             var event = bk_jack_midi_event()
             let count = bk_jack_midi_get_event_count(buffer)
             var index: UInt32 = 0
             while index < count {
                 if bk_jack_midi_event_get(&event, buffer, index) == 0, let bytes = event.buffer {
-                    play(bytes, count: event.size, offset: Int(event.time), first: first, frameCount: frameCount, mixer: mixer)
+                    play(
+                        bytes, count: event.size, offset: Int(event.time), first: first, frameCount: frameCount,
+                        mixer: mixer)
                 }
                 index += 1
             }
@@ -235,8 +281,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// wake-up does not move the line); a cycle that does not follow the last one restarts the
     /// line. Returns the cycle's first output frame. Thread: process. Real-time safe.
     @_noLocks
-    private func begin(frameCount: Int, frameTime: UInt32, began: UInt64, sinceCycleStartMicroseconds: UInt64,
-                       mixer: Unmanaged<LiveMixer>) -> Int64 {
+    private func begin(
+        frameCount: Int, frameTime: UInt32, began: UInt64, sinceCycleStartMicroseconds: UInt64,
+        mixer: Unmanaged<LiveMixer>
+    ) -> Int64 {
         if hasCycled, frameTime != expectedFrameTime {
             // JACK2 also moves its frame counter on by one old period when the buffer size
             // changes, though no cycle was missed: that is not counted, but the line restarts.
@@ -254,8 +302,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// that starts at output frame `first`, unless the engine does not play it or --channel
     /// filters it out. Thread: process. Real-time safe.
     @_noLocks
-    private func play(_ bytes: UnsafePointer<UInt8>, count: Int, offset: Int, first: Int64, frameCount: Int,
-                      mixer: Unmanaged<LiveMixer>) {
+    private func play(
+        _ bytes: UnsafePointer<UInt8>, count: Int, offset: Int, first: Int64, frameCount: Int,
+        mixer: Unmanaged<LiveMixer>
+    ) {
         let frame = first + Int64(min(max(offset, 0), frameCount - 1))
         // (two guards, not ||: the operator's autoclosure would retain self)
         guard let event = EngineEvent(midi: bytes, count: count, frame: frame) else {
@@ -290,7 +340,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     private func count(busy: UInt64) {
         cycles.wrappingAdd(1, ordering: .relaxed)
         busyNanoseconds.wrappingAdd(busy, ordering: .relaxed)
-        if busy > longestCycleNanoseconds.load(ordering: .relaxed) { longestCycleNanoseconds.store(busy, ordering: .relaxed) }
+        if busy > longestCycleNanoseconds.load(ordering: .relaxed) {
+            longestCycleNanoseconds.store(busy, ordering: .relaxed)
+        }
     }
 
     /// The server changed its buffer size. The process callback takes any size, so this only
@@ -334,8 +386,11 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     }
 
     public var failure: String? {
-        if activationStatus != 0 { return "the JACK server \(serverName) refused to start the client (jack_activate: \(activationStatus))" }
-        return serverStopped.load(ordering: .acquiring) ? "the JACK server \(serverName) went away (stopped or killed)" : nil
+        if activationStatus != 0 {
+            return "the JACK server \(serverName) refused to start the client (jack_activate: \(activationStatus))"
+        }
+        return serverStopped.load(ordering: .acquiring)
+            ? "the JACK server \(serverName) went away (stopped or killed)" : nil
     }
 
     public func stop() {
@@ -378,15 +433,20 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         case .none:
             return []
         case .physical:
-            let physical = ports(matching: nil, type: BK_JACK_AUDIO_TYPE,
-                                 flags: Int32(BK_JACK_PORT_IS_PHYSICAL | BK_JACK_PORT_IS_INPUT))
-            if physical.isEmpty { return ["no physical playback ports: connect \(ours.joined(separator: ", ")) yourself"] }
+            let physical = ports(
+                matching: nil, type: BK_JACK_AUDIO_TYPE,
+                flags: Int32(BK_JACK_PORT_IS_PHYSICAL | BK_JACK_PORT_IS_INPUT))
+            if physical.isEmpty {
+                return ["no physical playback ports: connect \(ours.joined(separator: ", ")) yourself"]
+            }
             if ours.count == 1 {
                 pairs = physical.prefix(2).map { (ours[0], $0) }
             } else {
                 pairs = Array(zip(ours, physical))
                 if ours.count > physical.count {
-                    notes.append("\(ours[physical.count...].joined(separator: ", ")) left unconnected: the server has \(physical.count) playback port\(physical.count == 1 ? "" : "s")")
+                    notes.append(
+                        "\(ours[physical.count...].joined(separator: ", ")) left unconnected: the server has \(physical.count) playback port\(physical.count == 1 ? "" : "s")"
+                    )
                 }
             }
         case .ports(let names):
@@ -395,9 +455,12 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
                 if name.contains(":") {
                     targets.append(name)
                 } else {
-                    let found = ports(matching: "^" + escapedPattern(name) + ":", type: BK_JACK_AUDIO_TYPE,
-                                      flags: Int32(BK_JACK_PORT_IS_INPUT))
-                    if found.isEmpty { notes.append("--jack-connect \(name): no client of that name has audio inputs (see `jack_lsp`)") }
+                    let found = ports(
+                        matching: "^" + escapedPattern(name) + ":", type: BK_JACK_AUDIO_TYPE,
+                        flags: Int32(BK_JACK_PORT_IS_INPUT))
+                    if found.isEmpty {
+                        notes.append("--jack-connect \(name): no client of that name has audio inputs (see `jack_lsp`)")
+                    }
                     targets += found
                 }
             }
@@ -406,7 +469,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         return pairs.map { from, to in
             let status = bk_jack_connect(client, from, to)
             // EEXIST: already connected (a session manager did it).
-            return status == 0 || status == EEXIST ? "\(from) → \(to)"
+            return status == 0 || status == EEXIST
+                ? "\(from) → \(to)"
                 : "cannot connect \(from) → \(to) (jack_connect: \(status); is there such a port? see `jack_lsp`)"
         } + notes
     }
@@ -415,8 +479,10 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// `midi_in`; connecting them is the caller's choice. Thread: control.
     public func unconnectedPhysicalMIDIPorts() -> [String] {
         let connected = Set(midiConnections)
-        return ports(matching: nil, type: BK_JACK_MIDI_TYPE, flags: Int32(BK_JACK_PORT_IS_PHYSICAL | BK_JACK_PORT_IS_OUTPUT))
-            .filter { !connected.contains($0) }
+        return ports(
+            matching: nil, type: BK_JACK_MIDI_TYPE, flags: Int32(BK_JACK_PORT_IS_PHYSICAL | BK_JACK_PORT_IS_OUTPUT)
+        )
+        .filter { !connected.contains($0) }
     }
 
     /// Connects `port` (a MIDI output) to `midi_in`. Returns nil, or why not. Thread: control.

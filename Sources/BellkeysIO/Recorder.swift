@@ -25,16 +25,20 @@ public final class Recorder: @unchecked Sendable {
 
     /// Creates `path` (refusing to replace a file that exists) with room for `bufferSeconds`
     /// of audio between the threads.
-    public init(path: String, sampleRate: Int, channels: Int, format: OutputSampleFormat,
-                bufferSeconds: Int = 10) throws(FileError) {
+    public init(
+        path: String, sampleRate: Int, channels: Int, format: OutputSampleFormat,
+        bufferSeconds: Int = 10
+    ) throws(FileError) {
         precondition(format != .s24, "devices are driven in s16, s32 or f32")
         self.path = path
         if access(path, F_OK) == 0 {
-            throw FileError(path: path, operation: "record", message: "the file exists, and recording would replace it",
-                            fix: "choose another name, or move the old recording away first")
+            throw FileError(
+                path: path, operation: "record", message: "the file exists, and recording would replace it",
+                fix: "choose another name, or move the old recording away first")
         }
-        file = try createWAV(at: path, reportedAs: path, operation: "create the recording",
-                             sampleRate: sampleRate, channelCount: channels, format: format)
+        file = try createWAV(
+            at: path, reportedAs: path, operation: "create the recording",
+            sampleRate: sampleRate, channelCount: channels, format: format)
         sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
         tap = AudioTap(frameCapacity: sampleRate * bufferSeconds, frameByteCount: channels * format.deviceByteCount)
     }
@@ -47,11 +51,13 @@ public final class Recorder: @unchecked Sendable {
     public func start() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var handle = pthread_t()
-        let status = pthread_create(&handle, nil, { context in
-            let recorder = Unmanaged<Recorder>.fromOpaque(context!).takeRetainedValue()
-            recorder.run()
-            return nil
-        }, context)
+        let status = pthread_create(
+            &handle, nil,
+            { context in
+                let recorder = Unmanaged<Recorder>.fromOpaque(context!).takeRetainedValue()
+                recorder.run()
+                return nil
+            }, context)
         precondition(status == 0, "cannot create the recording thread: \(String(cString: strerror(status)))")
         thread = handle
     }

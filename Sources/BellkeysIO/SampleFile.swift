@@ -30,37 +30,44 @@ public func loadSample(path: String, into bank: SampleBank) throws(SampleError) 
     guard let file = sf_open(path, Int32(SFM_READ), &info) else {
         let message = String(cString: sf_strerror(nil))
         if isFolder(path) {
-            throw SampleError(message: "it is a folder, not a sound file",
-                              fix: "name the sound file inside it, relative to the map file's folder")
+            throw SampleError(
+                message: "it is a folder, not a sound file",
+                fix: "name the sound file inside it, relative to the map file's folder")
         }
         let missing = !fileExists(path)
         throw SampleError(
             message: missing ? "no such file" : "libsndfile cannot read it: \(message)",
-            fix: missing ? "check the file name; sample paths are relative to the map file's folder"
+            fix: missing
+                ? "check the file name; sample paths are relative to the map file's folder"
                 : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)")
     }
     defer { sf_close(file) }
     guard info.frames > 0 else {
-        throw SampleError(message: "the file has no audio frames (zero length)",
-                          fix: "record or export the bell again; a sample needs at least one frame")
+        throw SampleError(
+            message: "the file has no audio frames (zero length)",
+            fix: "record or export the bell again; a sample needs at least one frame")
     }
     guard info.frames <= 48_000 * 600 else {
-        throw SampleError(message: "the file has \(info.frames) frames, more than the 28,800,000 (10 minutes at 48 kHz) a sample may have",
-                          fix: "trim the sample: a bell needs a few seconds")
+        throw SampleError(
+            message:
+                "the file has \(info.frames) frames, more than the 28,800,000 (10 minutes at 48 kHz) a sample may have",
+            fix: "trim the sample: a bell needs a few seconds")
     }
     let frameCount = Int(info.frames), channels = Int(info.channels), rate = Int(info.samplerate)
     let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
     let sixteenBitsOrFewer = [SF_FORMAT_PCM_16, SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8].map { Int32($0) }.contains(subtype)
     func readFailure() -> SampleError {
-        SampleError(message: "libsndfile could not read all frames: \(String(cString: sf_strerror(file)))",
-                    fix: "the file is damaged or truncated: export it again")
+        SampleError(
+            message: "libsndfile could not read all frames: \(String(cString: sf_strerror(file)))",
+            fix: "the file is damaged or truncated: export it again")
     }
 
     if channels == 1, rate == bank.sampleRate, sixteenBitsOrFewer {
         var faded = false
         let index = try bank.appendPCM16(frameCount: frameCount, scale: 1.0 / 32768) { (buffer) throws(SampleError) in
             guard sf_readf_short(file, buffer.baseAddress, info.frames) == info.frames else { throw readFailure() }
-            let fade = abruptEndFade(lastValue: Float(buffer[frameCount - 1]) / 32768, frameCount: frameCount, sampleRate: rate)
+            let fade = abruptEndFade(
+                lastValue: Float(buffer[frameCount - 1]) / 32768, frameCount: frameCount, sampleRate: rate)
             for (k, gain) in fade.enumerated() {
                 let i = frameCount - fade.count + k
                 buffer[i] = Int16((Float(buffer[i]) * gain).rounded())
@@ -86,8 +93,9 @@ public func loadSample(path: String, into bank: SampleBank) throws(SampleError) 
     }
     interleaved = []
     if let bad = mono.firstIndex(where: { !$0.isFinite }) {
-        throw SampleError(message: "frame \(bad) is not a finite number (NaN or infinity)",
-                          fix: "export the sample again from a sound editor")
+        throw SampleError(
+            message: "frame \(bad) is not a finite number (NaN or infinity)",
+            fix: "export the sample again from a sound editor")
     }
     mono = try resample(mono, from: rate, to: bank.sampleRate)
     let fade = abruptEndFade(lastValue: mono[mono.count - 1], frameCount: mono.count, sampleRate: bank.sampleRate)
@@ -119,8 +127,9 @@ public func resample(_ frames: [Float], from sourceRate: Int, to targetRate: Int
         }
     }
     guard status == 0 else {
-        throw SampleError(message: "libsamplerate failed: \(String(cString: src_strerror(status)))",
-                          fix: "convert the sample to \(targetRate) Hz with a sound editor")
+        throw SampleError(
+            message: "libsamplerate failed: \(String(cString: src_strerror(status)))",
+            fix: "convert the sample to \(targetRate) Hz with a sound editor")
     }
     return Array(output[0..<max(produced, 1)])
 }
@@ -149,15 +158,18 @@ extension OutputSampleFormat {
 }
 
 /// Creates a WAV file for writing (no PEAK chunk); errors name `reportedAs`.
-func createWAV(at path: String, reportedAs name: String, operation: String, sampleRate: Int, channelCount: Int,
-               format: OutputSampleFormat) throws(FileError) -> OpaquePointer {
+func createWAV(
+    at path: String, reportedAs name: String, operation: String, sampleRate: Int, channelCount: Int,
+    format: OutputSampleFormat
+) throws(FileError) -> OpaquePointer {
     var info = SF_INFO()
     info.samplerate = Int32(sampleRate)
     info.channels = Int32(channelCount)
     info.format = Int32(SF_FORMAT_WAV) | format.sndfileSubtype
     guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-        throw FileError(path: name, operation: operation, message: String(cString: sf_strerror(nil)),
-                        fix: "check that the folder exists and is writable")
+        throw FileError(
+            path: name, operation: operation, message: String(cString: sf_strerror(nil)),
+            fix: "check that the folder exists and is writable")
     }
     sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
     return file
@@ -185,8 +197,9 @@ public final class WAVWriter {
         self.channelCount = channelCount
         self.format = format
         partialPath = path + ".partial"
-        let file = try createWAV(at: partialPath, reportedAs: path, operation: "create the WAV file",
-                                 sampleRate: sampleRate, channelCount: channelCount, format: format)
+        let file = try createWAV(
+            at: partialPath, reportedAs: path, operation: "create the WAV file",
+            sampleRate: sampleRate, channelCount: channelCount, format: format)
         self.file = file
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
     }
@@ -215,13 +228,16 @@ public final class WAVWriter {
         precondition(left.count == right.count)
         let channels = channelCount
         try write(frameCount: left.count) { format, output in
-            interleave(left: left.baseAddress!, right: right.baseAddress!, frameCount: left.count, channels: channels,
-                       format: format, into: output)
+            interleave(
+                left: left.baseAddress!, right: right.baseAddress!, frameCount: left.count, channels: channels,
+                format: format, into: output)
         }
     }
 
     /// Converts `n` frames with `convert` (into the buffer of the file's sample type) and writes them.
-    private func write(frameCount n: Int, convert: (OutputSampleFormat, UnsafeMutableRawPointer) -> Void) throws(FileError) {
+    private func write(frameCount n: Int, convert: (OutputSampleFormat, UnsafeMutableRawPointer) -> Void)
+        throws(FileError)
+    {
         let channels = channelCount
         let written: sf_count_t
         if format == .s16 {
@@ -247,8 +263,9 @@ public final class WAVWriter {
             written = sf_writef_float(file, floats.baseAddress, sf_count_t(n))
         }
         guard written == n else {
-            throw FileError(path: path, operation: "write the WAV file", message: String(cString: sf_strerror(file)),
-                            fix: "check the free space on the disk")
+            throw FileError(
+                path: path, operation: "write the WAV file", message: String(cString: sf_strerror(file)),
+                fix: "check the free space on the disk")
         }
     }
 
@@ -260,8 +277,9 @@ public final class WAVWriter {
         guard status == 0, rename(partialPath, path) == 0 else {
             let message = status != 0 ? String(cString: sf_error_number(status)) : errnoMessage(errno)
             unlink(partialPath)
-            throw FileError(path: path, operation: "finish the WAV file", message: message,
-                            fix: "check the free space and permissions of the folder")
+            throw FileError(
+                path: path, operation: "finish the WAV file", message: message,
+                fix: "check the free space and permissions of the folder")
         }
     }
 }

@@ -83,7 +83,8 @@ public final class WebServer: @unchecked Sendable {
         let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
         hostNames = ["localhost", host, host + ".local"].filter { !$0.isEmpty && $0 != ".local" }
 
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError(operation: "socket", code: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -95,7 +96,9 @@ public final class WebServer: @unchecked Sendable {
             throw SystemError(operation: "listen on \(settings.listenAddress) (not an IPv4 address)", code: EINVAL)
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             let code = errno
@@ -215,7 +218,8 @@ public final class WebServer: @unchecked Sendable {
             descriptors.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
             descriptors.append(pollfd(fd: link.serverDescriptor, events: Int16(POLLIN), revents: 0))
             for c in connections {
-                descriptors.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
+                descriptors.append(
+                    pollfd(fd: c.fd, events: Int16(POLLIN) | (c.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
             _ = poll(&descriptors, nfds_t(descriptors.count), 20)
             let now = monotonicNanoseconds()
@@ -355,7 +359,9 @@ public final class WebServer: @unchecked Sendable {
     private func route(_ c: Connection, _ head: HTTPRequestHead, now: UInt64) {
         guard hostIsOurs(head) else {
             httpRefused.add(1, ordering: .relaxed)
-            respond(c, status: 421, text: "This server answers to its IP address; open the address the teacher's screen shows.")
+            respond(
+                c, status: 421,
+                text: "This server answers to its IP address; open the address the teacher's screen shows.")
             return
         }
         let omit = head.method == "HEAD"
@@ -382,8 +388,9 @@ public final class WebServer: @unchecked Sendable {
                 accept = try webSocketAccept(for: head)
             } catch {
                 httpRefused.add(1, ordering: .relaxed)
-                respond(c, status: error.status, text: error.reason,
-                        headers: error.status == 426 ? [HTTPHeader(name: "Sec-WebSocket-Version", value: "13")] : [])
+                respond(
+                    c, status: error.status, text: error.reason,
+                    headers: error.status == 426 ? [HTTPHeader(name: "Sec-WebSocket-Version", value: "13")] : [])
                 return
             }
             c.role = teacher ? .teacher : .pupil
@@ -427,7 +434,11 @@ public final class WebServer: @unchecked Sendable {
                     closeWebSocket(c, code: WebSocketClose.normal, reason: "", now: now)
                     return
                 default:
-                    if c.role == .teacher { teacherMessage(c, payload, now: now) } else { pupilMessage(c, payload, now: now) }
+                    if c.role == .teacher {
+                        teacherMessage(c, payload, now: now)
+                    } else {
+                        pupilMessage(c, payload, now: now)
+                    }
                 }
             }
         }
@@ -447,15 +458,18 @@ public final class WebServer: @unchecked Sendable {
         }
         switch message {
         case .join(let code, let name, let resume):
-            switch classroom.join(connection: c.id, address: c.peer, code: code, name: name, resume: resume,
-                                  trusted: c.peer == c.local, at: now) {
+            switch classroom.join(
+                connection: c.id, address: c.peer, code: code, name: name, resume: resume,
+                trusted: c.peer == c.local, at: now)
+            {
             case .joined(_, let welcome, let replaced):
                 send(c, text: welcome)
                 send(c, text: Classroom.litJSON(lastLit))
                 joinedNow.store(classroom.devices.count, ordering: .relaxed)
                 // The device came back on a new connection: the old one goes, the device stays.
                 if let replaced, let old = connections.first(where: { $0.id == replaced }) {
-                    closeWebSocket(old, code: WebSocketClose.policy, reason: "this device joined again", now: now, leave: false)
+                    closeWebSocket(
+                        old, code: WebSocketClose.policy, reason: "this device joined again", now: now, leave: false)
                 }
             case .refused(let reply):
                 send(c, text: reply)
@@ -480,7 +494,11 @@ public final class WebServer: @unchecked Sendable {
                     var tap = now
                     if let at, abs(at * 1e6 - Double(now)) <= 1e9 { tap = UInt64(at * 1e6) }
                     if let (result, ms, _) = follow.judge(device: device.id, note: note, at: tap) {
-                        send(c, text: "{\"type\":\"judged\",\"note\":\(note),\"result\":\"\(result.rawValue)\",\"ms\":\(Int(ms.rounded()))}")
+                        send(
+                            c,
+                            text:
+                                "{\"type\":\"judged\",\"note\":\(note),\"result\":\"\(result.rawValue)\",\"ms\":\(Int(ms.rounded()))}"
+                        )
                     }
                 }
             case .off(let note)?:
@@ -510,10 +528,12 @@ public final class WebServer: @unchecked Sendable {
             classroom.freePlay()
             sendBells()
         case .remove(let id):
-            if let connection = classroom.remove(id: id), let pupil = connections.first(where: { $0.id == connection }) {
+            if let connection = classroom.remove(id: id), let pupil = connections.first(where: { $0.id == connection })
+            {
                 send(pupil, text: "{\"type\":\"removed\",\"text\":\"The teacher took this device out of the room.\"}")
                 hand(.gone(device: id, arrival: now))
-                closeWebSocket(pupil, code: WebSocketClose.policy, reason: "removed by the teacher", now: now, leave: false)
+                closeWebSocket(
+                    pupil, code: WebSocketClose.policy, reason: "removed by the teacher", now: now, leave: false)
             }
         case .volume(let decibels):
             hand(.volume(decibels: decibels))
@@ -526,14 +546,19 @@ public final class WebServer: @unchecked Sendable {
             sendBells()
         case .follow(let index, let tempo):
             guard index < tunes.count else {
-                send(c, text: "{\"type\":\"error\",\"text\":\"tune: there is no tune \(index); give 0 to \(tunes.count - 1)\"}")
+                send(
+                    c,
+                    text:
+                        "{\"type\":\"error\",\"text\":\"tune: there is no tune \(index); give 0 to \(tunes.count - 1)\"}"
+                )
                 return
             }
             // A lead-in of 3 s: the pages count the first bells in.
             let started = FollowAlong(tune: tunes[index], tempo: tempo, start: now + 3_000_000_000)
             follow = started
             followRunning = true
-            let text = "{\"type\":\"follow\",\"state\":\"started\",\"name\":\(jsonQuoted(started.tune.name)),\"tempo\":\(tempo)"
+            let text =
+                "{\"type\":\"follow\",\"state\":\"started\",\"name\":\(jsonQuoted(started.tune.name)),\"tempo\":\(tempo)"
                 + ",\"startsAt\":\(Double(started.start) / 1e6)}"
             for p in connections where p.role == .pupil { send(p, text: text) }
         case .stopFollow:
@@ -545,18 +570,25 @@ public final class WebServer: @unchecked Sendable {
     /// Sends the cues coming due to the devices that hold their bells, and counts the misses.
     private func followTick(now: UInt64) {
         guard followRunning, let follow else { return }
-        for cue in follow.cuesToSend(at: now, holders: { note in
-            classroom.devices.filter { classroom.held(by: $0).contains(note) }.map(\.id)
-        }) {
+        for cue in follow.cuesToSend(
+            at: now,
+            holders: { note in
+                classroom.devices.filter { classroom.held(by: $0).contains(note) }.map(\.id)
+            })
+        {
             let text = "{\"type\":\"cue\",\"note\":\(cue.note),\"at\":\(Double(cue.at) / 1e6),\"i\":\(cue.index)}"
             for id in cue.expected {
-                if let d = classroom.device(id: id), let c = connections.first(where: { $0.id == d.connection }) { send(c, text: text) }
+                if let d = classroom.device(id: id), let c = connections.first(where: { $0.id == d.connection }) {
+                    send(c, text: text)
+                }
             }
         }
         for (id, index) in follow.closeWindows(at: now) {
             teacherDirty = true
             if let d = classroom.device(id: id), let c = connections.first(where: { $0.id == d.connection }) {
-                send(c, text: "{\"type\":\"judged\",\"note\":\(follow.cues[index].note),\"result\":\"missed\",\"ms\":null}")
+                send(
+                    c,
+                    text: "{\"type\":\"judged\",\"note\":\(follow.cues[index].note),\"result\":\"missed\",\"ms\":null}")
             }
         }
         if follow.isOver { stopFollow() }
@@ -603,7 +635,8 @@ public final class WebServer: @unchecked Sendable {
     /// Answers each phone whose strike the control thread has queued.
     private func answerQueued(now: UInt64) {
         for (device, note, arrival) in link.takeQueued() {
-            guard let d = classroom.device(id: device), let c = connections.first(where: { $0.id == d.connection }) else { continue }
+            guard let d = classroom.device(id: device), let c = connections.first(where: { $0.id == d.connection })
+            else { continue }
             let ms = Double(now &- arrival) / 1e6
             send(c, text: "{\"type\":\"rang\",\"note\":\(note),\"queuedAfter\":\(ms)}")
         }
@@ -633,14 +666,25 @@ public final class WebServer: @unchecked Sendable {
             ("httpRefused", String(httpRefused.load(ordering: .relaxed))),
             ("floodClosed", String(floodClosed.load(ordering: .relaxed))),
             ("droppedToControl", String(link.droppedToControl.load(ordering: .relaxed))),
-            ("tunes", "[" + tunes.map { "{\"name\":\(jsonQuoted($0.name)),\"cues\":\($0.cues.count),\"leftOut\":\($0.leftOut)}" }.joined(separator: ",") + "]"),
-            ("follow", follow.map { f in
-                "{\"running\":\(followRunning),\"name\":\(jsonQuoted(f.tune.name)),\"tempo\":\(f.tempo),\"cues\":\(f.cues.count)"
-                    + ",\"onTimeMs\":\(Int(FollowAlong.onTimeMilliseconds)),\"windowMs\":\(Int(FollowAlong.windowMilliseconds))}"
-            } ?? "null"),
+            (
+                "tunes",
+                "["
+                    + tunes.map {
+                        "{\"name\":\(jsonQuoted($0.name)),\"cues\":\($0.cues.count),\"leftOut\":\($0.leftOut)}"
+                    }.joined(separator: ",") + "]"
+            ),
+            (
+                "follow",
+                follow.map { f in
+                    "{\"running\":\(followRunning),\"name\":\(jsonQuoted(f.tune.name)),\"tempo\":\(f.tempo),\"cues\":\(f.cues.count)"
+                        + ",\"onTimeMs\":\(Int(FollowAlong.onTimeMilliseconds)),\"windowMs\":\(Int(FollowAlong.windowMilliseconds))}"
+                } ?? "null"
+            ),
         ]
         let follow = follow
-        let frame = webSocketFrame(.text, Array(classroom.teacherJSON(extra: extra, device: { id in follow.map { $0.tallyJSON(device: id) } }).utf8))
+        let frame = webSocketFrame(
+            .text,
+            Array(classroom.teacherJSON(extra: extra, device: { id in follow.map { $0.tallyJSON(device: id) } }).utf8))
         // A teacher's page still behind on the last one gets the next instead (never a pile).
         for c in teachers where c.output.count < 64 * 1024 { send(c, frame) }
     }
@@ -656,7 +700,9 @@ public final class WebServer: @unchecked Sendable {
             case .pupil, .teacher:
                 if now &- c.lastHeard > Self.silenceTimeout {
                     closeWebSocket(c, code: WebSocketClose.goingAway, reason: "silent for 30 s", now: now)
-                } else if c.role == .pupil, now &- c.upgraded > Self.silenceTimeout, classroom.device(connection: c.id) == nil {
+                } else if c.role == .pupil, now &- c.upgraded > Self.silenceTimeout,
+                    classroom.device(connection: c.id) == nil
+                {
                     // A socket that never joins would hold a place for ever (the browser answers
                     // our pings by itself).
                     closeWebSocket(c, code: WebSocketClose.policy, reason: "join within 30 s", now: now)
@@ -682,11 +728,16 @@ public final class WebServer: @unchecked Sendable {
 
     // MARK: Writing and closing
 
-    private func respond(_ c: Connection, status: Int, text: String, headers: [HTTPHeader] = [], omitBody: Bool = false) {
-        respond(c, status: status, type: "text/plain; charset=utf-8", body: Array((text + "\n").utf8), headers: headers, omitBody: omitBody)
+    private func respond(_ c: Connection, status: Int, text: String, headers: [HTTPHeader] = [], omitBody: Bool = false)
+    {
+        respond(
+            c, status: status, type: "text/plain; charset=utf-8", body: Array((text + "\n").utf8), headers: headers,
+            omitBody: omitBody)
     }
 
-    private func respond(_ c: Connection, status: Int, type: String, body: [UInt8], headers: [HTTPHeader] = [], omitBody: Bool = false) {
+    private func respond(
+        _ c: Connection, status: Int, type: String, body: [UInt8], headers: [HTTPHeader] = [], omitBody: Bool = false
+    ) {
         send(c, httpResponse(status: status, contentType: type, body: body, extraHeaders: headers, omitBody: omitBody))
         c.closeAfterWrite = true
         c.input.removeAll()
@@ -700,7 +751,9 @@ public final class WebServer: @unchecked Sendable {
         // Nothing after our close frame or response (RFC 6455 5.5.1).
         guard c.fd >= 0, !c.closeAfterWrite else { return }
         if c.output.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(c.fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
             if n == bytes.count { return }
             c.output = Array(bytes[max(0, n)...])
         } else {
@@ -711,8 +764,14 @@ public final class WebServer: @unchecked Sendable {
 
     private func flush(_ c: Connection) {
         guard c.fd >= 0, !c.output.isEmpty else { return }
-        let n = c.output.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, c.output.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-        if n > 0 { c.output.removeFirst(n) } else if n < 0, errno != EAGAIN, errno != EINTR { drop(c, now: monotonicNanoseconds()) }
+        let n = c.output.withUnsafeBytes {
+            Glibc.send(c.fd, $0.baseAddress, c.output.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        if n > 0 {
+            c.output.removeFirst(n)
+        } else if n < 0, errno != EAGAIN, errno != EINTR {
+            drop(c, now: monotonicNanoseconds())
+        }
     }
 
     private func malformed(_ c: Connection, code: UInt16, reason: String, now: UInt64) {
@@ -771,7 +830,8 @@ public func localIPv4Addresses() -> [(interface: String, address: String)] {
     while let entry = p {
         defer { p = entry.pointee.ifa_next }
         guard let addr = entry.pointee.ifa_addr, addr.pointee.sa_family == sa_family_t(AF_INET),
-              entry.pointee.ifa_flags & UInt32(IFF_UP) != 0 else { continue }
+            entry.pointee.ifa_flags & UInt32(IFF_UP) != 0
+        else { continue }
         let address = addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4Text($0.pointee.sin_addr) }
         out.append((String(cString: entry.pointee.ifa_name), address))
     }

@@ -39,7 +39,9 @@ public enum PianoView {
             pad + whiteOffsets.map(part).joined()
         }
         let key = { (offset: Int) in String(TerminalKeyboard.noteKeys[offset]) }
-        let label = { (offset: Int) in offset == 12 ? "C5" : names[offset].count == 1 ? names[offset] + "4" : names[offset] }
+        let label = { (offset: Int) in
+            offset == 12 ? "C5" : names[offset].count == 1 ? names[offset] + "4" : names[offset]
+        }
         return [
             blackRow { _ in "┌──┐" },
             blackRow { box($0, label($0)) },

@@ -46,7 +46,7 @@ public struct TerminalInputParser: Sendable {
         var out: [TerminalInput] = []
         var i = 0
         while i < pending.count {
-            guard let (input, length) = decode(at: i) else { break }   // unfinished: wait
+            guard let (input, length) = decode(at: i) else { break } // unfinished: wait
             if let input { out.append(input) }
             i += length
         }
@@ -72,17 +72,18 @@ public struct TerminalInputParser: Sendable {
             if next == UInt8(ascii: "[") { return decodeCSI(at: i) }
             if next == UInt8(ascii: "O") {
                 guard i + 2 < pending.count else { return nil }
-                let key: Key? = switch pending[i + 2] {
-                case UInt8(ascii: "A"): .up
-                case UInt8(ascii: "B"): .down
-                case UInt8(ascii: "C"): .right
-                case UInt8(ascii: "D"): .left
-                default: nil
-                }
+                let key: Key? =
+                    switch pending[i + 2] {
+                    case UInt8(ascii: "A"): .up
+                    case UInt8(ascii: "B"): .down
+                    case UInt8(ascii: "C"): .right
+                    case UInt8(ascii: "D"): .left
+                    default: nil
+                    }
                 return (key.map { .key($0, .press) }, 3)
             }
             if next == 0x1B { return (.key(.escape, .press), 1) }
-            return (nil, 2)          // Alt+key: not used
+            return (nil, 2) // Alt+key: not used
         case 0x0D, 0x0A: return (.key(.enter, .press), 1)
         case 0x7F, 0x08: return (.key(.backspace, .press), 1)
         case 0x09: return (.key(.tab, .press), 1)
@@ -113,13 +114,15 @@ public struct TerminalInputParser: Sendable {
         // Fields separated by ';', sub-fields by ':'.
         let fields = body.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
         let first = fields.first.map { $0.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) } ?? []
-        let modifierField = fields.count > 1 ? fields[1].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) : []
+        let modifierField =
+            fields.count > 1 ? fields[1].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) : []
         let modifiers = (modifierField.first.flatMap { number($0) } ?? 1) - 1
-        let action: KeyAction = switch modifierField.count > 1 ? number(modifierField[1]) ?? 1 : 1 {
-        case 2: .repeat
-        case 3: .release
-        default: .press
-        }
+        let action: KeyAction =
+            switch modifierField.count > 1 ? number(modifierField[1]) ?? 1 : 1 {
+            case 2: .repeat
+            case 3: .release
+            default: .press
+            }
         let key: Key?
         switch final {
         case UInt8(ascii: "A"): key = .up
@@ -129,7 +132,7 @@ public struct TerminalInputParser: Sendable {
         case UInt8(ascii: "u"):
             guard let code = first.first.flatMap({ number($0) }) else { return (nil, length) }
             key = Self.key(code: code, control: modifiers & 4 != 0)
-        default: key = nil            // function keys, Home, End…: not used
+        default: key = nil // function keys, Home, End…: not used
         }
         return (key.map { .key($0, action) }, length)
     }
@@ -148,7 +151,7 @@ public struct TerminalInputParser: Sendable {
                 return .control(c)
             }
             return .character(c)
-        default: return nil       // modifier keys on their own, keypad, media keys
+        default: return nil // modifier keys on their own, keypad, media keys
         }
     }
 

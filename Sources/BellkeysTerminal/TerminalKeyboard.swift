@@ -54,7 +54,9 @@ public struct TerminalKeyboard: Sendable {
 
     /// The note a key plays, if any (letters in either case).
     public static func note(for key: Key) -> Int? {
-        guard case .character(let c) = key, let i = noteKeys.firstIndex(of: Character(c.lowercased())) else { return nil }
+        guard case .character(let c) = key, let i = noteKeys.firstIndex(of: Character(c.lowercased())) else {
+            return nil
+        }
         return lowestNote + i
     }
 
@@ -95,7 +97,7 @@ public struct TerminalKeyboard: Sendable {
             pedalDown = false
             return [.pedal(down: false)]
         case (.up, .press), (.up, .repeat), (.character("="), .press), (.character("="), .repeat),
-             (.character("+"), .press), (.character("+"), .repeat):
+            (.character("+"), .press), (.character("+"), .repeat):
             return [.volume(stepDecibels: Self.volumeStepDecibels)]
         case (.down, .press), (.down, .repeat), (.character("-"), .press), (.character("-"), .repeat):
             return [.volume(stepDecibels: -Self.volumeStepDecibels)]

@@ -24,16 +24,21 @@ struct Bellkeys: ParsableCommand {
 
 /// Options shared by every command that loads an instrument.
 struct MapOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The map file (JSON) that names the bells.",
-                                            discussion: "Default: the bundled bells' tags.json (/usr/share/bellkeys when installed, Samples/ in a checkout).",
-                                            valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The map file (JSON) that names the bells.",
+            discussion:
+                "Default: the bundled bells' tags.json (/usr/share/bellkeys when installed, Samples/ in a checkout).",
+            valueName: "file"))
     var map: String?
 
     func mapPath() throws -> String {
         if let map { return map }
         guard let found = findDefaultMap() else {
-            throw Failure("cannot find the bundled map; looked at:\n    " + defaultMapCandidates().joined(separator: "\n    ")
-                          + "\n    fix: pass --map FILE, or set BELLKEYS_SAMPLES to the folder that holds tags.json")
+            throw Failure(
+                "cannot find the bundled map; looked at:\n    " + defaultMapCandidates().joined(separator: "\n    ")
+                    + "\n    fix: pass --map FILE, or set BELLKEYS_SAMPLES to the folder that holds tags.json")
         }
         return found
     }
@@ -50,17 +55,26 @@ struct MapOptions: ParsableArguments {
 
 /// Polyphony and master volume, shared by the commands that play.
 struct VoiceOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
-                               valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
+            valueName: "n"))
     var polyphony: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
-                               valueName: "db"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
+            valueName: "db"))
     var volume: Double?
 
-    @Option(help: ArgumentHelp("The room the bells ring in: off, room, hall or church, in place of the map's reverb.",
-                               discussion: "The reverb's level is the map's reverbMix (0.3 if it says none); MIDI CC91 sets each channel's send.",
-                               valueName: "preset"))
+    @Option(
+        help: ArgumentHelp(
+            "The room the bells ring in: off, room, hall or church, in place of the map's reverb.",
+            discussion:
+                "The reverb's level is the map's reverbMix (0.3 if it says none); MIDI CC91 sets each channel's send.",
+            valueName: "preset"))
     var reverb: ReverbPreset?
 
     func validate() throws {
@@ -76,13 +90,16 @@ struct VoiceOptions: ParsableArguments {
     /// volume, `unmapped` (`--unmapped`) in place of its unmappedNotes, and `room` (the room
     /// chosen live), else `--reverb`, in place of its reverb.
     /// `maxBlockFrames`: the engine's largest block, if not the live default.
-    func makeEngine(_ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
-                    maxBlockFrames: Int? = nil) -> Engine {
+    func makeEngine(
+        _ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
+        maxBlockFrames: Int? = nil
+    ) -> Engine {
         var instrument = loaded.instrument
         if let volume { instrument.masterVolumeDecibels = volume }
         if let unmapped { instrument.unmappedNotes = unmapped }
         if let preset = room ?? reverb { instrument.reverb.preset = preset }
-        var configuration = EngineConfiguration(sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
+        var configuration = EngineConfiguration(
+            sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         configuration.wideMixing = wideMixingAvailable()
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)

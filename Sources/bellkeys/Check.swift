@@ -10,8 +10,11 @@ struct Check: ParsableCommand {
 
     @OptionGroup var mapOptions: MapOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Prepare the bank for this output rate in Hz (default: the samples' rate).",
-                               valueName: "hz"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Prepare the bank for this output rate in Hz (default: the samples' rate).",
+            valueName: "hz"))
     var rate: Int?
 
     func validate() throws {
@@ -31,14 +34,19 @@ func describe(_ loaded: LoadedInstrument) -> String {
     let map = loaded.map
     var lines: [String] = []
     lines.append("map: \(loaded.mapPath)")
-    lines.append("  \(map.keys.count) keys, \(loaded.bank.count) sample files, \(loaded.sampleRate) Hz, "
-                 + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
-                 + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
-    lines.append("  master volume \(decibelsText(map.masterVolumeDecibels)), velocity curve \(map.velocityCurve.rawValue), "
-                 + "polyphony \(map.polyphony), unmapped notes: \(map.unmappedNotes.rawValue)")
-    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-    lines.append("  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
-                 + pad("choke", 6) + pad("length", 8) + "sample")
+    lines.append(
+        "  \(map.keys.count) keys, \(loaded.bank.count) sample files, \(loaded.sampleRate) Hz, "
+            + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+            + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+    lines.append(
+        "  master volume \(decibelsText(map.masterVolumeDecibels)), velocity curve \(map.velocityCurve.rawValue), "
+            + "polyphony \(map.polyphony), unmapped notes: \(map.unmappedNotes.rawValue)")
+    func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count)
+    }
+    lines.append(
+        "  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
+            + pad("choke", 6) + pad("length", 8) + "sample")
     for (i, key) in map.keys.enumerated() {
         let sampleIndex = loaded.instrument.keys[i].sampleIndex
         let seconds = Double(loaded.bank.frameCounts[sampleIndex]) / Double(loaded.sampleRate)
@@ -52,16 +60,20 @@ func describe(_ loaded: LoadedInstrument) -> String {
             notes.append("resampled from \(loaded.fileSampleRates[sampleIndex]) Hz")
         }
         if loaded.fadedEnds[sampleIndex] { notes.append("abrupt end faded over 2 ms") }
-        lines.append("  " + pad(noteName(key.note), 5) + pad("\(key.note)", 5) + pad(key.tag.map { "\($0)" } ?? "-", 4)
-                     + pad(decibelsText(key.gainDecibels), 9) + pad(noteOff, 16)
-                     + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
-                     + pad(secondsText(seconds) + " s", 8) + loaded.samplePaths[sampleIndex]
-                     + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"))
+        lines.append(
+            "  " + pad(noteName(key.note), 5) + pad("\(key.note)", 5) + pad(key.tag.map { "\($0)" } ?? "-", 4)
+                + pad(decibelsText(key.gainDecibels), 9) + pad(noteOff, 16)
+                + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
+                + pad(secondsText(seconds) + " s", 8) + loaded.samplePaths[sampleIndex]
+                + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"))
     }
     let mapped = Set(map.keys.map(\.note))
-    let folded = loaded.instrument.keyIndexForEveryNote().enumerated().filter { $0.element != nil && !mapped.contains($0.offset) }
+    let folded = loaded.instrument.keyIndexForEveryNote().enumerated().filter {
+        $0.element != nil && !mapped.contains($0.offset)
+    }
     if !folded.isEmpty {
-        lines.append("  other notes fold onto these keys: \(noteName(folded.first!.offset)) to \(noteName(folded.last!.offset))")
+        lines.append(
+            "  other notes fold onto these keys: \(noteName(folded.first!.offset)) to \(noteName(folded.last!.offset))")
     }
     return lines.joined(separator: "\n")
 }

@@ -17,11 +17,15 @@ struct Demo: ParsableCommand {
             when installed, Samples/demo.mid in a checkout).
             """)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Render to this WAV file instead of playing (no sound card needed).",
-                                                    valueName: "out.wav"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "Render to this WAV file instead of playing (no sound card needed).",
+            valueName: "out.wav"))
     var output: String?
 
-    @Option(help: ArgumentHelp("With -o: sample format s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
+    @Option(
+        help: ArgumentHelp("With -o: sample format s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
     var format: String = "s16"
 
     @OptionGroup var mapOptions: MapOptions
@@ -42,15 +46,17 @@ struct Demo: ParsableCommand {
             let tune = westminsterQuarters()
             if let output {
                 let loaded = try mapOptions.load(sampleRate: outputOptions.rate)
-                try renderToWAV(tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions,
-                                noteOptions: noteOptions, output: output,
-                                format: OutputSampleFormat(rawValue: format)!, channels: outputOptions.channels,
-                                quiet: sessionOptions.quiet)
+                try renderToWAV(
+                    tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions,
+                    noteOptions: noteOptions, output: output,
+                    format: OutputSampleFormat(rawValue: format)!, channels: outputOptions.channels,
+                    quiet: sessionOptions.quiet)
                 return
             }
-            let session = try LiveSession(settings: LiveSettings(
-                map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
-                notes: noteOptions, tune: tune))
+            let session = try LiveSession(
+                settings: LiveSettings(
+                    map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
+                    notes: noteOptions, tune: tune))
             Glibc.exit(session.run())
         }
     }

@@ -34,8 +34,9 @@ final class JACKMIDIInput: LiveInput {
 
     var startupLine: String {
         "  JACK MIDI input: \(output.midiPortName), events played at their frame in the cycle"
-            + (connectsPhysicalPorts ? "; connecting every physical MIDI port, now and when it appears"
-                                     : "; keyboards come through the ALSA sequencer (connect JACK senders here yourself)")
+            + (connectsPhysicalPorts
+                ? "; connecting every physical MIDI port, now and when it appears"
+                : "; keyboards come through the ALSA sequencer (connect JACK senders here yourself)")
     }
 
     /// Connects what should be and reports what is connected. Call after the output started.
@@ -51,7 +52,9 @@ final class JACKMIDIInput: LiveInput {
     func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         player.notePlayedNow(source: LivePlayer.renderThreadSource) { event in
             eventsReceived += 1
-            if verbose, let message = MIDIMessage(event) { console.line(describeEvent(source: "jack", message: message)) }
+            if verbose, let message = MIDIMessage(event) {
+                console.line(describeEvent(source: "jack", message: message))
+            }
         }
         if output.takeGraphChanged() { look(player: player) }
         return .carryOn
@@ -62,7 +65,9 @@ final class JACKMIDIInput: LiveInput {
         if connectsPhysicalPorts {
             for port in output.unconnectedPhysicalMIDIPorts() where !autoConnected.contains(port) {
                 autoConnected.insert(port)
-                if let problem = output.connectMIDI(from: port) { console.line("cannot connect JACK MIDI \(port): \(problem)") }
+                if let problem = output.connectMIDI(from: port) {
+                    console.line("cannot connect JACK MIDI \(port): \(problem)")
+                }
             }
         }
         let now = output.midiConnections
@@ -76,7 +81,9 @@ final class JACKMIDIInput: LiveInput {
             let notes = player?.release(source: LivePlayer.renderThreadSource, arrival: monotonicNanoseconds()) ?? 0
             let names = gone.isEmpty ? ["a sender"] : gone
             for port in names {
-                console.line("disconnected JACK MIDI \(port)" + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
+                console.line(
+                    "disconnected JACK MIDI \(port)"
+                        + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
             }
         }
         connected = now

@@ -67,11 +67,14 @@ final class KeyboardInput: LiveInput {
     private func perform(_ command: KeyboardCommand, player: LivePlayer) -> String? {
         let now = monotonicNanoseconds()
         switch command {
-        case .noteOn(let note): player.play(.noteOn(channel: channel, note: UInt8(note), velocity: 100), from: nil, arrival: now)
-        case .noteOff(let note): player.play(.noteOff(channel: channel, note: UInt8(note), velocity: 64), from: nil, arrival: now)
+        case .noteOn(let note):
+            player.play(.noteOn(channel: channel, note: UInt8(note), velocity: 100), from: nil, arrival: now)
+        case .noteOff(let note):
+            player.play(.noteOff(channel: channel, note: UInt8(note), velocity: 64), from: nil, arrival: now)
         case .pedal(let down):
-            player.play(.controlChange(channel: channel, controller: MIDIMessage.Controller.sustain, value: down ? 127 : 0),
-                        from: nil, arrival: now)
+            player.play(
+                .controlChange(channel: channel, controller: MIDIMessage.Controller.sustain, value: down ? 127 : 0),
+                from: nil, arrival: now)
         case .damp:
             player.dampAll(arrival: now)
         case .volume(let step):
@@ -81,8 +84,11 @@ final class KeyboardInput: LiveInput {
             case .started: console.line("loop: recording (Enter closes the loop)")
             case .closed(let length, let notes):
                 let looper = player.looper
-                console.line("loop: \(notes) notes, repeating every \(secondsText(Double(length) / Double(player.sampleRate), digits: 3)) s"
-                             + " (\(length) frames)" + (looper.overflowed > 0 ? "; \(looper.overflowed) events past the first \(looper.capacity) were not kept" : ""))
+                console.line(
+                    "loop: \(notes) notes, repeating every \(secondsText(Double(length) / Double(player.sampleRate), digits: 3)) s"
+                        + " (\(length) frames)"
+                        + (looper.overflowed > 0
+                            ? "; \(looper.overflowed) events past the first \(looper.capacity) were not kept" : ""))
             case .discarded: console.line("loop: nothing to repeat (no note, or under a quarter second); not kept")
             case .busy: console.line("loop: a loop is playing; Backspace clears it first")
             }

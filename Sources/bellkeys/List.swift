@@ -16,8 +16,9 @@ struct List: ParsableCommand {
                 let ports = sequencer.ports().filter { $0.sendsMIDI && $0.address.client != sequencer.client }
                 if ports.isEmpty { print("  none (plug in a keyboard; bellkeys connects it when it appears)") }
                 for port in ports {
-                    print("  \(port.isAutoConnectable ? "*" : " ") " + pad("\(port.address)", 8)
-                          + pad(port.portName, 28) + port.clientName)
+                    print(
+                        "  \(port.isAutoConnectable ? "*" : " ") " + pad("\(port.address)", 8)
+                            + pad(port.portName, 28) + port.clientName)
                 }
             } catch {
                 print("  none: \(String(describing: error).split(separator: "\n").first ?? "")")
@@ -35,8 +36,9 @@ struct List: ParsableCommand {
                 missing.append("sound card")
             }
             if !missing.isEmpty {
-                throw Failure("this machine has no \(missing.joined(separator: " and no ")); live playing needs a sequencer and a sound card.\n"
-                              + "    What works without them: `bellkeys render FILE.mid -o out.wav` and `bellkeys check`.")
+                throw Failure(
+                    "this machine has no \(missing.joined(separator: " and no ")); live playing needs a sequencer and a sound card.\n"
+                        + "    What works without them: `bellkeys render FILE.mid -o out.wav` and `bellkeys check`.")
             }
         }
     }

@@ -12,38 +12,62 @@ enum Driver: String, ExpressibleByArgument, CaseIterable {
 
 /// The sound output and its real-time side, shared by the commands that play live.
 struct OutputOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Sound driver: auto, alsa or jack.",
-                               discussion: "auto (the default) plays through JACK when a JACK server is running (jackd, or PipeWire's under pw-jack) and no ALSA-only option (--device, --rate, --period, --periods, --priority) is given, else through ALSA; with --jack-connect it needs JACK. bellkeys never starts a JACK server and never changes its rate or buffer size.",
-                               valueName: "driver"))
+    @Option(
+        help: ArgumentHelp(
+            "Sound driver: auto, alsa or jack.",
+            discussion:
+                "auto (the default) plays through JACK when a JACK server is running (jackd, or PipeWire's under pw-jack) and no ALSA-only option (--device, --rate, --period, --periods, --priority) is given, else through ALSA; with --jack-connect it needs JACK. bellkeys never starts a JACK server and never changes its rate or buffer size.",
+            valueName: "driver"))
     var driver: Driver = .auto
 
     @Option(help: ArgumentHelp("ALSA playback device (see `bellkeys list`; default: default).", valueName: "name"))
     var device: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("ALSA output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
-                               discussion: "A device that refuses it gets its nearest rate, and the bells are resampled to that once, at load. With JACK the server's rate is used.",
-                               valueName: "hz"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "ALSA output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+            discussion:
+                "A device that refuses it gets its nearest rate, and the bells are resampled to that once, at load. With JACK the server's rate is used.",
+            valueName: "hz"))
     var rate: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("ALSA frames per period: how often the render thread writes to the device (default: 64).",
-                               discussion: "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises. With JACK the server's buffer size is used (jack_bufsize).",
-                               valueName: "frames"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "ALSA frames per period: how often the render thread writes to the device (default: 64).",
+            discussion:
+                "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises. With JACK the server's buffer size is used (jack_bufsize).",
+            valueName: "frames"))
     var period: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("ALSA periods in the device buffer; the buffer latency is period × periods (default: 2).",
-                               discussion: "2 × 64 frames is 2.7 ms at 48 kHz. Use 3 if the card underruns with 2.",
-                               valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "ALSA periods in the device buffer; the buffer latency is period × periods (default: 2).",
+            discussion: "2 × 64 frames is 2.7 ms at 48 kHz. Use 3 if the card underruns with 2.",
+            valueName: "n"))
     var periods: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix. With JACK, one output port each.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix. With JACK, one output port each.",
+            valueName: "n"))
     var channels = 2
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.",
+            valueName: "n"))
     var priority: Int32?
 
-    @Option(name: .customLong("jack-connect"),
-            help: ArgumentHelp("With JACK: connect the output ports to this port (repeatable, in order: out_1 to the first), or to this client's inputs; `none` connects nothing (default: the physical playback ports).",
-                               valueName: "port"))
+    @Option(
+        name: .customLong("jack-connect"),
+        help: ArgumentHelp(
+            "With JACK: connect the output ports to this port (repeatable, in order: out_1 to the first), or to this client's inputs; `none` connects nothing (default: the physical playback ports).",
+            valueName: "port"))
     var jackConnect: [String] = []
 
     var deviceName: String { device ?? "default" }
@@ -53,8 +77,10 @@ struct OutputOptions: ParsableArguments {
 
     /// The ALSA-only options given, as typed.
     var alsaOnlyOptions: [String] {
-        [device.map { _ in "--device" }, rate.map { _ in "--rate" }, period.map { _ in "--period" },
-         periods.map { _ in "--periods" }, priority.map { _ in "--priority" }].compactMap { $0 }
+        [
+            device.map { _ in "--device" }, rate.map { _ in "--rate" }, period.map { _ in "--period" },
+            periods.map { _ in "--periods" }, priority.map { _ in "--priority" },
+        ].compactMap { $0 }
     }
 
     /// Where the JACK output ports go.
@@ -66,14 +92,21 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         try validateRate(rate)
-        if let period, !(16...8192).contains(period) { throw ValidationError("--period \(period) is out of range; use 16 to 8192 frames") }
-        if let periods, !(2...32).contains(periods) { throw ValidationError("--periods \(periods) is out of range; use 2 to 32") }
+        if let period, !(16...8192).contains(period) {
+            throw ValidationError("--period \(period) is out of range; use 16 to 8192 frames")
+        }
+        if let periods, !(2...32).contains(periods) {
+            throw ValidationError("--periods \(periods) is out of range; use 2 to 32")
+        }
         try validateChannels(channels)
-        if let priority, !(1...99).contains(priority) { throw ValidationError("--priority \(priority) is out of range; use 1 to 99") }
+        if let priority, !(1...99).contains(priority) {
+            throw ValidationError("--priority \(priority) is out of range; use 1 to 99")
+        }
         if driver == .jack, let option = alsaOnlyOptions.first {
-            throw ValidationError("\(option) is an ALSA option; with --driver jack the JACK server sets the device, rate, buffer size and "
-                                  + "priority (change them there: jack_bufsize 128, qjackctl), and bellkeys follows them. "
-                                  + "Drop \(option), or play through ALSA: --driver alsa")
+            throw ValidationError(
+                "\(option) is an ALSA option; with --driver jack the JACK server sets the device, rate, buffer size and "
+                    + "priority (change them there: jack_bufsize 128, qjackctl), and bellkeys follows them. "
+                    + "Drop \(option), or play through ALSA: --driver alsa")
         }
         if !jackConnect.isEmpty, driver == .alsa {
             throw ValidationError("--jack-connect is a JACK option; drop it, or use --driver jack")
@@ -89,14 +122,19 @@ struct OutputOptions: ParsableArguments {
 
 /// The screen, the computer keyboard and recording, shared by `play` and `demo`.
 struct SessionOptions: ParsableArguments {
-    @Flag(name: .customLong("no-ui"),
-          help: ArgumentHelp("No keyboard UI: the computer keyboard does not play and no piano is drawn (for services).",
-                             discussion: "The UI is also off when standard input or output is not a terminal."))
+    @Flag(
+        name: .customLong("no-ui"),
+        help: ArgumentHelp(
+            "No keyboard UI: the computer keyboard does not play and no piano is drawn (for services).",
+            discussion: "The UI is also off when standard input or output is not a terminal."))
     var noUI = false
 
-    @Option(help: ArgumentHelp("Record what is played to this WAV file (in the device's format, bit for bit); an existing file is not replaced.",
-                               discussion: "The file is valid at any moment (its header is rewritten every second), and complete after Ctrl-C, SIGTERM or a device error.",
-                               valueName: "file.wav"))
+    @Option(
+        help: ArgumentHelp(
+            "Record what is played to this WAV file (in the device's format, bit for bit); an existing file is not replaced.",
+            discussion:
+                "The file is valid at any moment (its header is rewritten every second), and complete after Ctrl-C, SIGTERM or a device error.",
+            valueName: "file.wav"))
     var record: String?
 
     @Flag(name: .shortAndLong, help: "No live status (the start-up report and connection changes are still printed).")

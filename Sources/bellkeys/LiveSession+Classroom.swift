@@ -9,8 +9,10 @@ import Glibc
 extension LiveSession {
     /// Starts the classroom for `loaded`'s bells, or throws a `Failure` that says why not (a
     /// taken port, an address not this machine's).
-    static func startClassroom(_ options: ClassroomOptions, loaded: LoadedInstrument, channel: UInt8,
-                               console: Console) throws -> WebInput {
+    static func startClassroom(
+        _ options: ClassroomOptions, loaded: LoadedInstrument, channel: UInt8,
+        console: Console
+    ) throws -> WebInput {
         let bells = loaded.map.keys.sorted { $0.note < $1.note }.map { key in
             let damps: Bool
             if case .damp = key.noteOff { damps = true } else { damps = false }
@@ -31,12 +33,15 @@ extension LiveSession {
                 throw Failure("--web-tune: \(error)")
             }
             if tunes.last!.cues.isEmpty {
-                throw Failure("--web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto C4..C5)")
+                throw Failure(
+                    "--web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto C4..C5)"
+                )
             }
         }
         let addresses = localIPv4Addresses()
         // The QR code carries the address given, else the first that is not loopback.
-        let joinAddress = options.webAddress ?? addresses.first { !$0.address.hasPrefix("127.") }?.address ?? "127.0.0.1"
+        let joinAddress =
+            options.webAddress ?? addresses.first { !$0.address.hasPrefix("127.") }?.address ?? "127.0.0.1"
         var settings = WebServer.Settings()
         settings.listenAddress = options.webAddress ?? "0.0.0.0"
         settings.port = options.webPort
@@ -51,28 +56,38 @@ extension LiveSession {
             server.joinURL = "http://\(joinAddress):\(server.port)/"
             server.tunes = tunes
             qr = try QRCode(server.joinURL)
-            server.pages = WebServer.Pages(pupil: Array(pupilPageHTML.utf8), teacher: Array(teacherPageHTML.utf8),
-                                           qrSVG: Array(qrSVG(width: qr.width, dark: qr.dark).utf8), notTeacher: Array(notTeacherPageHTML.utf8))
+            server.pages = WebServer.Pages(
+                pupil: Array(pupilPageHTML.utf8), teacher: Array(teacherPageHTML.utf8),
+                qrSVG: Array(qrSVG(width: qr.width, dark: qr.dark).utf8), notTeacher: Array(notTeacherPageHTML.utf8))
         } catch {
-            let fix = error.code == EADDRINUSE ? "another program has port \(settings.port); choose another with --web-port"
-                : error.code == EADDRNOTAVAIL ? "\(settings.listenAddress) is not an address of this machine; `ip -4 addr` lists them"
-                : error.code == EACCES ? "ports under 1024 need root; use --web-port 8080" : "check --web-address and --web-port"
+            let fix =
+                error.code == EADDRINUSE
+                ? "another program has port \(settings.port); choose another with --web-port"
+                : error.code == EADDRNOTAVAIL
+                    ? "\(settings.listenAddress) is not an address of this machine; `ip -4 addr` lists them"
+                    : error.code == EACCES
+                        ? "ports under 1024 need root; use --web-port 8080" : "check --web-address and --web-port"
             throw Failure("cannot serve the classroom: \(error)\n    fix: \(fix)")
         }
         server.start()
         let url = server.joinURL, port = server.port
-        console.line("  classroom: join at \(url) with room code \(classroom.code) (up to \(options.webDevices) devices)")
+        console.line(
+            "  classroom: join at \(url) with room code \(classroom.code) (up to \(options.webDevices) devices)")
         if console.live {
             for line in qrTerminalLines(width: qr.width, dark: qr.dark) { console.line("    " + line) }
         }
         // Other addresses pupils might reach (loopback is this computer only).
-        let others = addresses.map(\.address).filter { $0 != joinAddress && !$0.hasPrefix("127.") && options.webAddress == nil }
-        if !others.isEmpty {
-            console.line("    the QR code carries \(joinAddress); pupils on another network use "
-                         + others.map { "http://\($0):\(port)/" }.joined(separator: ", ") + " (--web-address picks one)")
+        let others = addresses.map(\.address).filter {
+            $0 != joinAddress && !$0.hasPrefix("127.") && options.webAddress == nil
         }
-        console.line("    teacher: http://\(joinAddress):\(port)/teacher on this computer, or from another one "
-                     + "http://\(joinAddress):\(port)/teacher?key=\(settings.teacherKey)")
+        if !others.isEmpty {
+            console.line(
+                "    the QR code carries \(joinAddress); pupils on another network use "
+                    + others.map { "http://\($0):\(port)/" }.joined(separator: ", ") + " (--web-address picks one)")
+        }
+        console.line(
+            "    teacher: http://\(joinAddress):\(port)/teacher on this computer, or from another one "
+                + "http://\(joinAddress):\(port)/teacher?key=\(settings.teacherKey)")
         return WebInput(link: link, server: server, classroom: classroom, channel: channel)
     }
 }

@@ -12,22 +12,31 @@ extension LiveSession {
     func statusLines() -> [String] {
         let voices = player.voiceCount
         let names = (midi?.portNames ?? []) + (jackMIDI?.connected ?? [])
-        let ports = names.isEmpty ? (midi == nil && jackMIDI == nil ? "no MIDI input" : "waiting for a keyboard") : names.joined(separator: ", ")
+        let ports =
+            names.isEmpty
+            ? (midi == nil && jackMIDI == nil ? "no MIDI input" : "waiting for a keyboard")
+            : names.joined(separator: ", ")
         let underruns = underrunText
         guard let keyboard = keys?.keyboard else {
-            return ["♪ voices \(voices) · \(underruns) · ports \(names.count)"
+            return [
+                "♪ voices \(voices) · \(underruns) · ports \(names.count)"
                     + (names.isEmpty ? (web == nil ? " (waiting for a keyboard)" : "") : ": " + ports)
-                    + (web.map { " · " + $0.statusText } ?? "")]
+                    + (web.map { " · " + $0.statusText } ?? "")
+            ]
         }
         let sounding = (60...72).filter { player.isSounding(note: $0) }
         var lines = PianoView.lines { sounding.contains(60 + $0) }
         lines.append("  sounding: " + (sounding.isEmpty ? "-" : sounding.map { noteName($0) }.joined(separator: " ")))
-        lines.append("  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
-                     + " · \(underruns)")
+        lines.append(
+            "  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
+                + " · \(underruns)")
         lines.append("  loop: " + loopText() + " · x damps all · r room: \(wantedRoom.rawValue) · Esc quits")
         if let web { lines.append("  " + web.statusText) }
-        lines.append("  MIDI: \(ports) · " + (keyboard.reportsReleases ? "key releases on: damped keys stop on release"
-                                                                            : "no key releases: bells ring out"))
+        lines.append(
+            "  MIDI: \(ports) · "
+                + (keyboard.reportsReleases
+                    ? "key releases on: damped keys stop on release"
+                    : "no key releases: bells ring out"))
         return lines
     }
 
@@ -58,7 +67,8 @@ extension LiveSession {
             let seconds = Double(max(0, player.frame(arrival: monotonicNanoseconds()) - start)) / rate
             return "recording \(secondsText(seconds, digits: 1)) s, \(looper.noteCount) notes (Enter closes)"
         case .looping(_, let length):
-            return "playing \(secondsText(Double(length) / rate, digits: 2)) s, \(looper.noteCount) notes (Backspace clears)"
+            return
+                "playing \(secondsText(Double(length) / rate, digits: 2)) s, \(looper.noteCount) notes (Backspace clears)"
         }
     }
 }

@@ -87,23 +87,26 @@ final class LiveSession {
         do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
         if output == nil {
             do {
-                output = try ALSAOutput(device: options.deviceName, sampleRate: loaded.sampleRate, channels: options.channels,
-                                        periodFrames: options.periodFrames, periods: options.periodCount)
+                output = try ALSAOutput(
+                    device: options.deviceName, sampleRate: loaded.sampleRate, channels: options.channels,
+                    periodFrames: options.periodFrames, periods: options.periodCount)
             } catch { outputProblem = error.description }
         }
         // Without MIDI input the computer keyboard or the tune still plays; JACK brings its own.
         let needsSequencer = !wantsUI && settings.tune == nil && jack == nil && !settings.classroom.web
         guard let output, sequencer != nil || !needsSequencer else {
             let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
-            let lacking = sequencer == nil && needsSequencer ? (output == nil ? "both" : "the sequencer") : "the sound device"
+            let lacking =
+                sequencer == nil && needsSequencer ? (output == nil ? "both" : "the sequencer") : "the sound device"
             let needs = needsSequencer ? "an ALSA sequencer (MIDI in) and a sound device (audio out)" : "a sound device"
-            throw Failure(problems.joined(separator: "\n") + """
+            throw Failure(
+                problems.joined(separator: "\n") + """
 
-                bellkeys plays live with \(needs); this machine lacks \(lacking).
-                What works without: `bellkeys render FILE.mid -o out.wav` renders a MIDI file \
-                with the same bells, `bellkeys demo -o demo.wav` renders the demo tune, and \
-                `bellkeys check` checks a map.
-                """)
+                    bellkeys plays live with \(needs); this machine lacks \(lacking).
+                    What works without: `bellkeys render FILE.mid -o out.wav` renders a MIDI file \
+                    with the same bells, `bellkeys demo -o demo.wav` renders the demo tune, and \
+                    `bellkeys check` checks a map.
+                    """)
         }
         self.output = output
         let granted = output.configuration
@@ -113,7 +116,9 @@ final class LiveSession {
             notes.append("no ALSA sequencer: " + sequencerProblem.replacingFirstLine())
         }
         if granted.sampleRate != loaded.sampleRate {
-            notes.append("\(granted.device) refuses \(loaded.sampleRate) Hz: bells resampled to \(granted.sampleRate) Hz at load")
+            notes.append(
+                "\(granted.device) refuses \(loaded.sampleRate) Hz: bells resampled to \(granted.sampleRate) Hz at load"
+            )
             loaded = try settings.map.load(sampleRate: granted.sampleRate)
         }
         self.loaded = loaded
@@ -121,8 +126,9 @@ final class LiveSession {
 
         if let path = settings.session.record {
             do {
-                recorder = try Recorder(path: path, sampleRate: granted.sampleRate, channels: granted.channels,
-                                        format: granted.format)
+                recorder = try Recorder(
+                    path: path, sampleRate: granted.sampleRate, channels: granted.channels,
+                    format: granted.format)
             } catch {
                 throw Failure(error.description)
             }
@@ -131,17 +137,25 @@ final class LiveSession {
         }
 
         let engine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped)
-        let mixer = LiveMixer(engine: engine, channels: granted.channels, format: granted.format,
-                              maximumPeriodFrames: output.maximumPeriodFrames)
-        player = LivePlayer(mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
-                            masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
+        let mixer = LiveMixer(
+            engine: engine, channels: granted.channels, format: granted.format,
+            maximumPeriodFrames: output.maximumPeriodFrames)
+        player = LivePlayer(
+            mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
+            masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
         let console = console
-        midi = sequencer.map { SequencerInput(sequencer: $0, console: console, patterns: settings.connect,
-                                              filter: settings.notes.filter, verbose: settings.verbose) }
+        midi = sequencer.map {
+            SequencerInput(
+                sequencer: $0, console: console, patterns: settings.connect,
+                filter: settings.notes.filter, verbose: settings.verbose)
+        }
         // Keyboards come through the ALSA sequencer when it is there, else JACK's physical MIDI
         // ports: never both, so no keyboard is connected twice.
-        jackMIDI = jack.map { JACKMIDIInput(output: $0, console: console, connectsPhysicalPorts: sequencer == nil,
-                                            verbose: settings.verbose) }
+        jackMIDI = jack.map {
+            JACKMIDIInput(
+                output: $0, console: console, connectsPhysicalPorts: sequencer == nil,
+                verbose: settings.verbose)
+        }
 
         let lockError = lockMemory()
         recorder?.start()
@@ -150,36 +164,48 @@ final class LiveSession {
 
         let map = loaded.map
         let lowest = map.keys.map(\.note).min() ?? 0, highest = map.keys.map(\.note).max() ?? 0
-        console.line("bellkeys: \(map.keys.count) bells (\(noteName(lowest))..\(noteName(highest))) from \(loaded.mapPath), "
-                     + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
+        console.line(
+            "bellkeys: \(map.keys.count) bells (\(noteName(lowest))..\(noteName(highest))) from \(loaded.mapPath), "
+                + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
         for note in notes { console.line("  " + note) }
         if let jack {
-            console.line("  output \(jack.clientName) on \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) port\(granted.channels == 1 ? "" : "s"), "
-                         + "buffer \(granted.periodFrames) frames (\(secondsText(granted.bufferMilliseconds, digits: 2)) ms), as the server sets it")
-            console.line("  connected " + (connections.isEmpty ? "nothing" + (options.jackConnection == .none ? " (--jack-connect none)" : "")
-                                                                : connections.joined(separator: ", ")))
+            console.line(
+                "  output \(jack.clientName) on \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) port\(granted.channels == 1 ? "" : "s"), "
+                    + "buffer \(granted.periodFrames) frames (\(secondsText(granted.bufferMilliseconds, digits: 2)) ms), as the server sets it"
+            )
+            console.line(
+                "  connected "
+                    + (connections.isEmpty
+                        ? "nothing" + (options.jackConnection == .none ? " (--jack-connect none)" : "")
+                        : connections.joined(separator: ", ")))
             switch scheduling {
             case .realTime(let priority) where priority > 0:
                 console.line("  process thread: JACK's, real-time (SCHED_FIFO, priority \(priority))")
             case .realTime: console.line("  process thread: JACK's, real-time")
-            case .normal: console.line("  notice: the JACK server runs without real-time scheduling; start it with -R (jackd -R ...)")
+            case .normal:
+                console.line(
+                    "  notice: the JACK server runs without real-time scheduling; start it with -R (jackd -R ...)")
             }
         } else {
-            console.line("  output \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) ch, \(granted.format.rawValue), "
-                         + "period \(granted.periodFrames) frames × \(granted.periods) = buffer \(granted.bufferFrames) frames "
-                         + "(\(secondsText(granted.bufferMilliseconds, digits: 2)) ms)")
+            console.line(
+                "  output \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) ch, \(granted.format.rawValue), "
+                    + "period \(granted.periodFrames) frames × \(granted.periods) = buffer \(granted.bufferFrames) frames "
+                    + "(\(secondsText(granted.bufferMilliseconds, digits: 2)) ms)")
             switch scheduling {
             case .realTime(let priority):
                 console.line("  render thread: real-time (SCHED_FIFO, priority \(priority))")
             case .normal(let code):
-                console.line("  notice: render thread at normal priority: real-time scheduling was refused (\(String(cString: strerror(code)))).\n"
-                             + "    fix: add yourself to the audio group with an rtprio limit (Debian: `sudo usermod -aG audio $USER` and a line "
-                             + "`@audio - rtprio 95` in /etc/security/limits.d/audio.conf), then log in again")
+                console.line(
+                    "  notice: render thread at normal priority: real-time scheduling was refused (\(String(cString: strerror(code)))).\n"
+                        + "    fix: add yourself to the audio group with an rtprio limit (Debian: `sudo usermod -aG audio $USER` and a line "
+                        + "`@audio - rtprio 95` in /etc/security/limits.d/audio.conf), then log in again")
             }
         }
         if let lockError {
-            console.line("  notice: sample memory not locked (\(String(cString: strerror(lockError)))); it may be paged out.\n"
-                         + "    fix: raise the memlock limit (`@audio - memlock unlimited` in /etc/security/limits.d/audio.conf)")
+            console.line(
+                "  notice: sample memory not locked (\(String(cString: strerror(lockError)))); it may be paged out.\n"
+                    + "    fix: raise the memlock limit (`@audio - memlock unlimited` in /etc/security/limits.d/audio.conf)"
+            )
         } else {
             console.line("  memory locked (\(loaded.bank.byteCount / 1024) KiB of samples)")
         }
@@ -195,14 +221,18 @@ final class LiveSession {
                 console.line("  notice: no keyboard UI (\(error))")
             }
         }
-        keys = terminal.map { KeyboardInput(terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1)) }
+        keys = terminal.map {
+            KeyboardInput(terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1))
+        }
         if let terminal {
             console.columns = terminal.columns
             console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
         }
         if settings.classroom.web {
             do {
-                web = try Self.startClassroom(settings.classroom, loaded: loaded, channel: UInt8((settings.notes.channel ?? 1) - 1), console: console)
+                web = try Self.startClassroom(
+                    settings.classroom, loaded: loaded, channel: UInt8((settings.notes.channel ?? 1) - 1),
+                    console: console)
             } catch {
                 output.stop()
                 keys?.terminal.restore()
@@ -235,7 +265,9 @@ final class LiveSession {
         }
         if let tune = settings.tune {
             let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
-            player.startTune(settings.notes.filter.apply(schedule.events), endFrame: schedule.endFrame, arrival: monotonicNanoseconds())
+            player.startTune(
+                settings.notes.filter.apply(schedule.events), endFrame: schedule.endFrame,
+                arrival: monotonicNanoseconds())
         }
         var nextStatus = 0.0
         while true {
@@ -249,8 +281,9 @@ final class LiveSession {
                     return shutDown(reason)
                 case .failed(let reason, let message):
                     // The sound still works: the bells fade out as on quitting, and the status says why.
-                    console.line("bellkeys: error: \(message); stopping."
-                                 + "\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
+                    console.line(
+                        "bellkeys: error: \(message); stopping."
+                            + "\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
                     return shutDown(reason, status: 1)
                 }
             }
@@ -264,7 +297,8 @@ final class LiveSession {
                 if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
             }
             if let failure = output.failure {
-                return fail(jack == nil ? "the sound device \(output.configuration.device) failed: \(failure)" : failure)
+                return fail(
+                    jack == nil ? "the sound device \(output.configuration.device) failed: \(failure)" : failure)
             }
             if player.tuneHasRungOut { return shutDown("the tune has rung out") }
             let now = monotonicSeconds()
@@ -291,7 +325,8 @@ final class LiveSession {
         do {
             fresh = try loadInstrument(mapPath: loaded.mapPath, sampleRate: output.configuration.sampleRate)
         } catch {
-            console.line("reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
+            console.line(
+                "reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
         let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: roomOverride)
@@ -301,7 +336,9 @@ final class LiveSession {
         // The map's own room, unless --reverb or `r` chose one.
         room = roomOverride ?? fresh.instrument.reverb.preset
         wantedRoom = room
-        console.line("reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms")
+        console.line(
+            "reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms"
+        )
     }
 
     /// Hands `engine` to the player, as a reload or a room change does: the bells sounding ring
@@ -347,7 +384,8 @@ final class LiveSession {
     func finishRecording() {
         guard let recorder else { return }
         let (frames, dropped, failure) = recorder.finish()
-        var text = "recorded \(recorder.path): \(secondsText(Double(frames) / Double(output.configuration.sampleRate), digits: 3)) s, \(frames) frames"
+        var text =
+            "recorded \(recorder.path): \(secondsText(Double(frames) / Double(output.configuration.sampleRate), digits: 3)) s, \(frames) frames"
         if dropped > 0 { text += "; \(dropped) frames lost (the disk was too slow)" }
         if let failure { text += "; writing stopped early: \(failure)" }
         console.line(text)
@@ -358,7 +396,9 @@ final class LiveSession {
     func fail(_ what: String) -> Int32 {
         output.stop()
         finishScreen()
-        console.line("bellkeys: error: \(what); stopping.\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
+        console.line(
+            "bellkeys: error: \(what); stopping.\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys."
+        )
         finishRecording()
         return 1
     }
@@ -383,30 +423,35 @@ final class LiveSession {
         var outputCounts = "underruns: \(output.underrunCount)"
         if let jack {
             let cycles = jack.cycles.load(ordering: .relaxed), busy = jack.busyNanoseconds.load(ordering: .relaxed)
-            let periodNanoseconds = Double(jack.bufferFrames.load(ordering: .relaxed)) * 1e9 / Double(output.configuration.sampleRate)
+            let periodNanoseconds =
+                Double(jack.bufferFrames.load(ordering: .relaxed)) * 1e9 / Double(output.configuration.sampleRate)
             let mean = cycles > 0 ? Double(busy) / Double(cycles) / periodNanoseconds * 100 : 0
             let longest = Double(jack.longestCycleNanoseconds.load(ordering: .relaxed)) / periodNanoseconds * 100
-            outputCounts = "JACK xruns: \(jack.xruns.load(ordering: .relaxed)), cycles \(cycles), skipped \(jack.skippedCycles.load(ordering: .relaxed))"
+            outputCounts =
+                "JACK xruns: \(jack.xruns.load(ordering: .relaxed)), cycles \(cycles), skipped \(jack.skippedCycles.load(ordering: .relaxed))"
                 + ", buffer size changes \(jack.bufferSizeChanges.load(ordering: .relaxed))"
                 + ", DSP mean \(secondsText(mean, digits: 2))% longest \(secondsText(longest, digits: 1))% of a cycle"
                 + "; JACK MIDI messages \(jack.midiEventsPlayed.load(ordering: .relaxed)) (not played \(jack.midiEventsIgnored.load(ordering: .relaxed)))"
                 + (mixer.unreportedPlays.load(ordering: .relaxed) > 0
-                   ? ", \(mixer.unreportedPlays.load(ordering: .relaxed)) not kept for the loop (the control thread fell behind)" : "")
+                    ? ", \(mixer.unreportedPlays.load(ordering: .relaxed)) not kept for the loop (the control thread fell behind)"
+                    : "")
         }
-        console.line("bellkeys: stopped (\(reason)); \(outputCounts)"
-                     + "; MIDI messages: \(midi?.eventsReceived ?? 0), input overflows \(midi?.sequencer.inputOverflows ?? 0)"
-                     + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed)), late \(e.lateEvents.load(ordering: .relaxed))"
-                     + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
-                     + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
-                     + (midi?.sequencer.readLag.milliseconds.map {
-                        "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms" } ?? "")
-                     + (web.map { web in
-                        let s = web.server, c = web.classroom.counters
-                        return "; classroom: strikes \(web.strikes), devices \(devicesAtEnd) at the end"
-                            + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
-                            + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
-                            + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"
-                     } ?? ""))
+        console.line(
+            "bellkeys: stopped (\(reason)); \(outputCounts)"
+                + "; MIDI messages: \(midi?.eventsReceived ?? 0), input overflows \(midi?.sequencer.inputOverflows ?? 0)"
+                + ", dropped (queue full) \(e.droppedEvents.load(ordering: .relaxed)), late \(e.lateEvents.load(ordering: .relaxed))"
+                + "; voices: peak \(e.peakVoiceCount.load(ordering: .relaxed)), stolen \(e.stolenVoices.load(ordering: .relaxed))"
+                + "; clock line resets \(mixer.clock.slips.load(ordering: .relaxed))"
+                + (midi?.sequencer.readLag.milliseconds.map {
+                    "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms"
+                } ?? "")
+                + (web.map { web in
+                    let s = web.server, c = web.classroom.counters
+                    return "; classroom: strikes \(web.strikes), devices \(devicesAtEnd) at the end"
+                        + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
+                        + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
+                        + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"
+                } ?? ""))
         return status
     }
 }

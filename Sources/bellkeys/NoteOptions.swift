@@ -5,17 +5,25 @@ import BellkeysFormats
 /// Which notes are played, shared by every command that plays (play, demo, render): the same
 /// words and the same rules for a live keyboard and a file.
 struct NoteOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Play only MIDI channel n (1 to 16); default: all channels.",
-                               discussion: "Not to be confused with --channels, the number of audio channels.",
-                               valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Play only MIDI channel n (1 to 16); default: all channels.",
+            discussion: "Not to be confused with --channels, the number of audio channels.",
+            valueName: "n"))
     var channel: Int?
 
-    @Flag(help: "Leave out MIDI channel 10, where General MIDI files put the drums (by default every channel rings as bells).")
+    @Flag(
+        help:
+            "Leave out MIDI channel 10, where General MIDI files put the drums (by default every channel rings as bells)."
+    )
     var skipDrums = false
 
-    @Option(help: ArgumentHelp("Notes outside the map's keys: ignore (drop them) or fold (move them by octaves onto the bells), in place of the map's unmappedNotes.",
-                               discussion: "Most songs reach beyond the 13 bells of C4..C5; with fold every note rings.",
-                               valueName: "ignore|fold"))
+    @Option(
+        help: ArgumentHelp(
+            "Notes outside the map's keys: ignore (drop them) or fold (move them by octaves onto the bells), in place of the map's unmappedNotes.",
+            discussion: "Most songs reach beyond the 13 bells of C4..C5; with fold every note rings.",
+            valueName: "ignore|fold"))
     var unmapped: UnmappedNotes?
 
     func validate() throws {
@@ -43,7 +51,8 @@ func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrume
         return "\(what) no bell in the map (its keys: \(range)) and \(count == 1 ? "was" : "were") left out\n"
             + "    fix: add --unmapped fold to move notes outside \(range) by octaves onto the bells (or set \"unmappedNotes\": \"fold\" in the map)"
     case .fold:
-        return "\(what) no bell in the map (its keys: \(range)), even folded by octaves, and \(count == 1 ? "was" : "were") left out\n"
+        return
+            "\(what) no bell in the map (its keys: \(range)), even folded by octaves, and \(count == 1 ? "was" : "were") left out\n"
             + "    fix: give the map a key for every note of the octave, or play those notes elsewhere"
     }
 }

@@ -28,9 +28,11 @@ struct Play: ParsableCommand {
     @OptionGroup var mapOptions: MapOptions
     @OptionGroup var outputOptions: OutputOptions
 
-    @Option(help: ArgumentHelp("Connect only this MIDI port (repeatable; turns auto-connect off): client:port, a client number, a client name, or part of a port name.",
-                               discussion: "A port that is not there yet is connected when it appears.",
-                               valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            "Connect only this MIDI port (repeatable; turns auto-connect off): client:port, a client number, a client name, or part of a port name.",
+            discussion: "A port that is not there yet is connected when it appears.",
+            valueName: "port"))
     var connect: [String] = []
 
     @OptionGroup var noteOptions: NoteOptions
@@ -43,9 +45,10 @@ struct Play: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let session = try LiveSession(settings: LiveSettings(
-                map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
-                notes: noteOptions, connect: connect, verbose: verbose, classroom: classroomOptions))
+            let session = try LiveSession(
+                settings: LiveSettings(
+                    map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
+                    notes: noteOptions, connect: connect, verbose: verbose, classroom: classroomOptions))
             let status = session.run()
             Glibc.exit(status)
         }
@@ -58,8 +61,10 @@ func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(
 func describeEvent(source: String, message: MIDIMessage) -> String {
     let text: String
     switch message {
-    case .noteOn(let channel, let note, let velocity): text = pad("Note on", 24) + "\(channel), note \(note), velocity \(velocity)"
-    case .noteOff(let channel, let note, let velocity): text = pad("Note off", 24) + "\(channel), note \(note), velocity \(velocity)"
+    case .noteOn(let channel, let note, let velocity):
+        text = pad("Note on", 24) + "\(channel), note \(note), velocity \(velocity)"
+    case .noteOff(let channel, let note, let velocity):
+        text = pad("Note off", 24) + "\(channel), note \(note), velocity \(velocity)"
     case .controlChange(let channel, let controller, let value):
         text = pad("Control change", 24) + "\(channel), controller \(controller), value \(value)"
     }

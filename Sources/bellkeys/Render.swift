@@ -33,30 +33,42 @@ struct Render: ParsableCommand {
     @OptionGroup var mapOptions: MapOptions
     @OptionGroup var noteOptions: NoteOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
-                               discussion: "Samples at another rate are resampled once at load (libsamplerate).",
-                               valueName: "hz"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+            discussion: "Samples at another rate are resampled once at load (libsamplerate).",
+            valueName: "hz"))
     var rate: Int?
 
     @Option(help: ArgumentHelp("Sample format: s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
     var format: String = "s16"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix.",
+            valueName: "n"))
     var channels: Int = 2
 
     @OptionGroup var voiceOptions: VoiceOptions
 
-    @Option(name: .customLong("block"), parsing: .unconditional,
-            help: ArgumentHelp("Frames the engine mixes at most at once.",
-                               discussion: "The notes land on the same frames whatever the block; only the last bits of ramps and sums move with it. 64 renders bit for bit what the live engine plays (the JACK tests compare a live recording with such a render).",
-                               valueName: "frames"))
+    @Option(
+        name: .customLong("block"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Frames the engine mixes at most at once.",
+            discussion:
+                "The notes land on the same frames whatever the block; only the last bits of ramps and sums move with it. 64 renders bit for bit what the live engine plays (the JACK tests compare a live recording with such a render).",
+            valueName: "frames"))
     var blockFrames = 1_024
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
     func validate() throws {
-        if !(16...8192).contains(blockFrames) { throw ValidationError("--block \(blockFrames) is out of range; use 16 to 8192 frames") }
+        if !(16...8192).contains(blockFrames) {
+            throw ValidationError("--block \(blockFrames) is out of range; use 16 to 8192 frames")
+        }
         try validateRate(rate)
         try validateFormat(format)
         try validateChannels(channels)
@@ -75,10 +87,11 @@ struct Render: ParsableCommand {
                 throw Failure(error.description)
             }
             let loaded = try mapOptions.load(sampleRate: rate)
-            let sampleFormat = OutputSampleFormat(rawValue: format)!   // checked in validate()
-            try renderToWAV(midi, named: input, loaded: loaded, voiceOptions: voiceOptions,
-                            noteOptions: noteOptions, output: output,
-                            format: sampleFormat, channels: channels, blockFrames: blockFrames, quiet: quiet)
+            let sampleFormat = OutputSampleFormat(rawValue: format)! // checked in validate()
+            try renderToWAV(
+                midi, named: input, loaded: loaded, voiceOptions: voiceOptions,
+                noteOptions: noteOptions, output: output,
+                format: sampleFormat, channels: channels, blockFrames: blockFrames, quiet: quiet)
         }
     }
 }
@@ -86,9 +99,11 @@ struct Render: ParsableCommand {
 /// Renders `midi` with the bells of `loaded` into the WAV file `output`, and reports it
 /// (unless `quiet`). Warnings go to standard error, also when `quiet`. Shared by `render` and
 /// `demo -o`. Exits with status 3 when the file is written but no note struck a bell.
-func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
-                 noteOptions: NoteOptions, output: String, format sampleFormat: OutputSampleFormat, channels: Int,
-                 blockFrames: Int = 1_024, quiet: Bool) throws {
+func renderToWAV(
+    _ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
+    noteOptions: NoteOptions, output: String, format sampleFormat: OutputSampleFormat, channels: Int,
+    blockFrames: Int = 1_024, quiet: Bool
+) throws {
     for warning in midi.warnings { printError("bellkeys: warning: \(warning)") }
     // Offline there is no latency to keep low: long blocks amortise per-voice work.
     // Events still take effect at their exact frames.
@@ -101,15 +116,17 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     let longestSample = loaded.bank.frameCounts.max() ?? 0
     let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount
     if maximumBytes >= (1 << 32) - 1024 {
-        throw Failure("\(output): the render would pass the 4 GiB limit of a WAV file "
-                      + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
-                      + "    fix: render fewer channels (--channels 1), a smaller --format, or a shorter MIDI file")
+        throw Failure(
+            "\(output): the render would pass the 4 GiB limit of a WAV file "
+                + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
+                + "    fix: render fewer channels (--channels 1), a smaller --format, or a shorter MIDI file")
     }
     let writer: WAVWriter
     let frames: Int64
     do {
-        writer = try WAVWriter(path: output, sampleRate: loaded.sampleRate, channelCount: channels,
-                               format: sampleFormat)
+        writer = try WAVWriter(
+            path: output, sampleRate: loaded.sampleRate, channelCount: channels,
+            format: sampleFormat)
         // Left and right for every file: a mono one gets their average (see `interleave`).
         frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
             (left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) throws(FileError) in
@@ -129,23 +146,29 @@ func renderToWAV(_ midi: MIDIFile, named input: String, loaded: LoadedInstrument
     }
     if played == 0 {
         let filtered = allEvents.count(where: \.strikes) - notes
-        let why = notes > 0 ? "none of its \(notes) notes has a bell in the map"
-            : filtered > 0 ? "--channel or --skip-drums left out all its \(filtered) notes"
-            : "it has no notes"
-        printError("bellkeys: warning: \(output) is written but silent: no note struck a bell, because \(why) (exit status 3)")
+        let why =
+            notes > 0
+            ? "none of its \(notes) notes has a bell in the map"
+            : filtered > 0
+                ? "--channel or --skip-drums left out all its \(filtered) notes"
+                : "it has no notes"
+        printError(
+            "bellkeys: warning: \(output) is written but silent: no note struck a bell, because \(why) (exit status 3)")
     }
     if !quiet {
         let seconds = Double(frames) / Double(loaded.sampleRate)
         let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
-        print("rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
-              + "\(loaded.sampleRate) Hz, \(channels) ch, \(sampleFormat.rawValue)")
-        print("  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
-              + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
-              + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
-              + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
-              + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
-              + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
-              + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+        print(
+            "rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
+                + "\(loaded.sampleRate) Hz, \(channels) ch, \(sampleFormat.rawValue)")
+        print(
+            "  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
+                + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "
+                + "\(engine.ignoredNotes.load(ordering: .relaxed)) unmapped notes ignored; "
+                + "limiter active \(secondsText(limitedMs, digits: 1)) ms, "
+                + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
+                + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+                + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
     }
     if played == 0 { throw ExitCode(3) }
 }

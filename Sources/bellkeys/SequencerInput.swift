@@ -30,12 +30,15 @@ final class SequencerInput: LiveInput {
 
     /// The start-up report's line.
     var startupLine: String {
-        var line = "  MIDI input: port \(sequencer.address) \"bellkeys\", "
-            + (patterns.isEmpty ? "connecting every keyboard, now and when plugged in"
-                                : "connecting " + patterns.map { "'\($0)'" }.joined(separator: ", "))
+        var line =
+            "  MIDI input: port \(sequencer.address) \"bellkeys\", "
+            + (patterns.isEmpty
+                ? "connecting every keyboard, now and when plugged in"
+                : "connecting " + patterns.map { "'\($0)'" }.joined(separator: ", "))
         if let channel = filter.channel { line += ", channel \(channel + 1) only" }
         if filter.skipsDrums { line += ", channel 10 (drums) left out" }
-        line += sequencer.queue.map { "; events stamped on delivery (queue \($0))" }
+        line +=
+            sequencer.queue.map { "; events stamped on delivery (queue \($0))" }
             ?? "; events stamped when read (no sequencer queue free)"
         return line
     }
@@ -60,8 +63,9 @@ final class SequencerInput: LiveInput {
         while let received = sequencer.read() { arrived.append(received) }
         for (event, arrival) in arrived { handle(event, arrival: arrival, player: player) }
         if let code = sequencer.readFailure {
-            return .failed(reason: "the MIDI input failed",
-                           message: "the MIDI input (ALSA sequencer) failed: \(alsaMessage(code))")
+            return .failed(
+                reason: "the MIDI input failed",
+                message: "the MIDI input (ALSA sequencer) failed: \(alsaMessage(code))")
         }
         return .carryOn
     }
@@ -86,13 +90,16 @@ final class SequencerInput: LiveInput {
         case .subscribed(let sender, let destination):
             // Our own subscription to System Announce (client 0) is not a keyboard.
             guard destination == sequencer.address, sender.client != 0, connected[sender] == nil else { return }
-            noteConnected(sequencer.port(at: sender)
-                          ?? SequencerPort(address: sender, clientName: "?", portName: "\(sender)"))
+            noteConnected(
+                sequencer.port(at: sender)
+                    ?? SequencerPort(address: sender, clientName: "?", portName: "\(sender)"))
         case .unsubscribed(let sender, let destination):
             if destination == sequencer.address { noteDisconnected(sender, why: "connection removed", player: player) }
         case .other(let source, let type):
             if source.client != 0 { eventsReceived += 1 }
-            if verbose, source.client != 0 { console.line(String(pad("\(source)", 7)) + "sequencer event type \(type)") }
+            if verbose, source.client != 0 {
+                console.line(String(pad("\(source)", 7)) + "sequencer event type \(type)")
+            }
         }
     }
 
@@ -122,7 +129,9 @@ final class SequencerInput: LiveInput {
     private func noteDisconnected(_ address: SequencerAddress, why: String, player: LivePlayer) {
         guard let port = connected.removeValue(forKey: address) else { return }
         let notes = player.release(source: address.key, arrival: monotonicNanoseconds())
-        console.line("disconnected \(port.description): \(why)" + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
+        console.line(
+            "disconnected \(port.description): \(why)"
+                + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
     }
 
     /// The connected ports' names, for the status line, in address order.

@@ -53,11 +53,15 @@ final class WebInput: LiveInput {
         for request in link.takeRequests() {
             switch request {
             case .noteOn(let device, let note, let velocity, let arrival):
-                player.play(.noteOn(channel: channel, note: UInt8(note), velocity: UInt8(velocity)), from: Self.sourceBase + device, arrival: arrival)
+                player.play(
+                    .noteOn(channel: channel, note: UInt8(note), velocity: UInt8(velocity)),
+                    from: Self.sourceBase + device, arrival: arrival)
                 link.queued(device: device, note: note, arrival: arrival)
                 strikes += 1
             case .noteOff(let device, let note, let arrival):
-                player.play(.noteOff(channel: channel, note: UInt8(note), velocity: 64), from: Self.sourceBase + device, arrival: arrival)
+                player.play(
+                    .noteOff(channel: channel, note: UInt8(note), velocity: 64), from: Self.sourceBase + device,
+                    arrival: arrival)
             case .gone(let device, let arrival):
                 player.release(source: Self.sourceBase + device, arrival: arrival)
             case .dampAll(let arrival):

@@ -13,7 +13,9 @@ import Testing
         #expect(tune.cues.allSatisfy { bells.contains($0.note) })
         #expect(zip(tune.cues, tune.cues.dropFirst()).allSatisfy { $0.milliseconds <= $1.milliseconds })
         // Three octaves down and two up land on the bells; with only C4..E4, an F# has no bell.
-        let low = FollowTune(name: "x", file: try! parseMIDIFile(midi([(0, 36), (480, 96), (960, 66)]), file: "x.mid"), bells: [60, 62, 64])
+        let low = FollowTune(
+            name: "x", file: try! parseMIDIFile(midi([(0, 36), (480, 96), (960, 66)]), file: "x.mid"),
+            bells: [60, 62, 64])
         #expect(low.cues.map(\.note) == [60, 60] && low.leftOut == 1)
         #expect(low.cues.map(\.milliseconds) == [0, 500])
     }
@@ -66,7 +68,10 @@ import Testing
     func vlq(_ value: Int) -> [UInt8] {
         var bytes = [UInt8(value & 0x7F)]
         var v = value >> 7
-        while v > 0 { bytes.insert(UInt8(v & 0x7F | 0x80), at: 0); v >>= 7 }
+        while v > 0 {
+            bytes.insert(UInt8(v & 0x7F | 0x80), at: 0)
+            v >>= 7
+        }
         return bytes
     }
 }

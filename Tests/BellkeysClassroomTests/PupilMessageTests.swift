@@ -4,7 +4,10 @@ import Testing
 func read(_ text: String) throws(PupilMessageError) -> PupilMessage { try readPupilMessage(Array(text.utf8)) }
 
 func refusal(_ text: String) -> PupilMessageError? {
-    do { _ = try read(text); return nil } catch { return error }
+    do {
+        _ = try read(text)
+        return nil
+    } catch { return error }
 }
 
 @Suite struct PupilMessages {
@@ -12,14 +15,22 @@ func refusal(_ text: String) -> PupilMessageError? {
         #expect(try read(#"{"type":"join","code":"0481","name":"Ada"}"#) == .join(code: "0481", name: "Ada"))
         #expect(try read(#"{"note":60,"velocity":100,"type":"strike"}"#) == .strike(note: 60, velocity: 100))
         #expect(try read(#"{"type":"strike","note":127,"velocity":1}"#) == .strike(note: 127, velocity: 1))
-        #expect(try read(#"{"type":"strike","note":62,"velocity":90,"at":1234.5}"#) == .strike(note: 62, velocity: 90, at: 1234.5))
+        #expect(
+            try read(#"{"type":"strike","note":62,"velocity":90,"at":1234.5}"#)
+                == .strike(note: 62, velocity: 90, at: 1234.5))
         #expect(try read(#"{"type":"release","note":0}"#) == .release(note: 0))
         #expect(try read(#"{"type":"damp","note":72}"#) == .damp(note: 72))
         #expect(try read(#"{"type":"ping","sent":1234.5}"#) == .ping(sent: 1234.5))
-        #expect(try read(#"{"type":"join","code":"9999","name":"Zoë Müller-Łukasz"}"#) == .join(code: "9999", name: "Zoë Müller-Łukasz"))
+        #expect(
+            try read(#"{"type":"join","code":"9999","name":"Zoë Müller-Łukasz"}"#)
+                == .join(code: "9999", name: "Zoë Müller-Łukasz"))
         // Emoji sequences and names in many scripts need the zero-width joiners.
-        #expect(try read("{\"type\":\"join\",\"code\":\"1111\",\"name\":\"Mia \u{1F469}\u{200D}\u{1F4BB}\"}") == .join(code: "1111", name: "Mia \u{1F469}\u{200D}\u{1F4BB}"))
-        #expect(try read(#"{"type":"join","code":"1111","name":"A","resume":"0123456789abcdef"}"#) == .join(code: "1111", name: "A", resume: "0123456789abcdef"))
+        #expect(
+            try read("{\"type\":\"join\",\"code\":\"1111\",\"name\":\"Mia \u{1F469}\u{200D}\u{1F4BB}\"}")
+                == .join(code: "1111", name: "Mia \u{1F469}\u{200D}\u{1F4BB}"))
+        #expect(
+            try read(#"{"type":"join","code":"1111","name":"A","resume":"0123456789abcdef"}"#)
+                == .join(code: "1111", name: "A", resume: "0123456789abcdef"))
     }
 
     /// Each refusal names the field and says what to send instead.
@@ -50,8 +61,8 @@ func refusal(_ text: String) -> PupilMessageError? {
             (#"{"type":{"deep":{"deeper":1}}}"#, "message"),
             (#"{"type":"strike","note":60,"note":61,"velocity":1}"#, "message"),
             ("", "message"),
-            (#"{"type":"strike","":6}"#, #""""#),               // found by the fuzzer: an empty field name
-            ("{\"type\":\"strike\"\u{0}}", "message"),          // a NUL in the text
+            (#"{"type":"strike","":6}"#, #""""#), // found by the fuzzer: an empty field name
+            ("{\"type\":\"strike\"\u{0}}", "message"), // a NUL in the text
         ]
         for (text, field) in cases {
             let error = refusal(text)
@@ -83,7 +94,10 @@ func refusal(_ text: String) -> PupilMessageError? {
 @Suite struct RoomGuards {
     struct Counter: RandomNumberGenerator {
         var state: UInt64
-        mutating func next() -> UInt64 { state &+= 0x9E37_79B9_7F4A_7C15; return state }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            return state
+        }
     }
 
     @Test func roomCodesAreFourDigitsAndMatchOnlyThemselves() {
@@ -93,7 +107,8 @@ func refusal(_ text: String) -> PupilMessageError? {
             let code = RoomCode(using: &generator)
             #expect(code.digits.count == 4 && code.digits.allSatisfy(\.isNumber))
             #expect(code.matches(code.digits))
-            #expect(!code.matches(code.digits + "0") && !code.matches("") && !code.matches(String(code.digits.dropLast())))
+            #expect(
+                !code.matches(code.digits + "0") && !code.matches("") && !code.matches(String(code.digits.dropLast())))
             seen.insert(code.digits)
         }
         #expect(seen.count > 150)

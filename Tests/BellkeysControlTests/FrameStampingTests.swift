@@ -18,7 +18,7 @@ import Testing
 
     @Test func lateWakeUpsDoNotMoveTheLine() {
         let clock = FrameClock(sampleRate: 48_000)
-        let period: UInt64 = 1_333_333              // 64 frames at 48 kHz
+        let period: UInt64 = 1_333_333 // 64 frames at 48 kHz
         clock.publish(frame: 0, nanoseconds: 10 * second)
         clock.publish(frame: 64, nanoseconds: 10 * second + period)
         // The third wake-up comes 3 ms late; the line stays on the earliest pairs.
@@ -104,4 +104,3 @@ import Testing
         #expect(stamper.frame(arrivalNanoseconds: 5, clock: clock.read()) == 0)
     }
 }
-

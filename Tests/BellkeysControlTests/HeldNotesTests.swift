@@ -8,13 +8,16 @@ import Testing
         held.track(source: 1, .noteOn(channel: 0, note: 60, velocity: 100))
         held.track(source: 1, .noteOn(channel: 1, note: 72, velocity: 90))
         held.track(source: 1, .noteOn(channel: 0, note: 64, velocity: 100))
-        held.track(source: 1, .noteOff(channel: 0, note: 64, velocity: 0))         // let go already
-        held.track(source: 1, .noteOn(channel: 0, note: 67, velocity: 0))         // velocity 0 is a note-off
+        held.track(source: 1, .noteOff(channel: 0, note: 64, velocity: 0)) // let go already
+        held.track(source: 1, .noteOn(channel: 0, note: 67, velocity: 0)) // velocity 0 is a note-off
         held.track(source: 1, .controlChange(channel: 0, controller: 64, value: 127))
         #expect(held.noteCount(source: 1) == 2)
         let messages = held.release(source: 1)
-        #expect(messages == [.noteOff(channel: 0, note: 60, velocity: 0), .controlChange(channel: 0, controller: 64, value: 0),
-                             .noteOff(channel: 1, note: 72, velocity: 0)])
+        #expect(
+            messages == [
+                .noteOff(channel: 0, note: 60, velocity: 0), .controlChange(channel: 0, controller: 64, value: 0),
+                .noteOff(channel: 1, note: 72, velocity: 0),
+            ])
         #expect(held.release(source: 1).isEmpty)
     }
 

@@ -45,13 +45,16 @@ final class Rig {
 
     /// A reloaded map's engine as the program builds one: nothing queued (CC7 at its default).
     func freshBells(_ values: [Float]) -> Engine {
-        makeEngine(samples: values.map { constant($0, 30_000) },
-                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) }, unityVolume: false)
+        makeEngine(
+            samples: values.map { constant($0, 30_000) },
+            keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) },
+            unityVolume: false)
     }
 
     func longBells(_ values: [Float], damp: Bool = true) -> Engine {
-        makeEngine(samples: values.map { constant($0, 30_000) },
-                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: damp ? release48 : .ring) })
+        makeEngine(
+            samples: values.map { constant($0, 30_000) },
+            keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: damp ? release48 : .ring) })
     }
 
     @Test func aMessagePlaysOnePeriodAfterTheFrameOfItsArrival() {
@@ -124,7 +127,8 @@ final class Rig {
         // Live at 1,564 and 2,066; repeats every 12,000 frames from 1,064, on the loop's channel
         // (16, at the default CC7 100, where the player's channel 1 is at 127).
         #expect(rig.sounding(0..<40_000) == [1_564, 2_066, 13_564, 14_066, 25_564, 26_066, 37_564, 38_066])
-        #expect(abs(rig.out[1_564] - 1) < 1e-6 && abs(rig.out[13_564] - VelocityCurve.square.gain(velocity: 100)) < 1e-6)
+        #expect(
+            abs(rig.out[1_564] - 1) < 1e-6 && abs(rig.out[13_564] - VelocityCurve.square.gain(velocity: 100)) < 1e-6)
         #expect(rig.player.clearLoop(arrival: rig.at(40_000)))
         _ = rig.at(60_000)
         #expect(rig.sounding(40_000..<60_000).isEmpty)
@@ -134,12 +138,13 @@ final class Rig {
     @Test func aTuneStartsAFifthOfASecondLaterAndEndsWhenItHasRungOut() {
         let (samples, keys) = impulseKeys()
         let rig = Rig(makeEngine(samples: samples, keys: keys))
-        rig.player.startTune([.noteOn(frame: 0, note: 60, velocity: 127), .noteOn(frame: 4_800, note: 61, velocity: 127)],
-                             endFrame: 9_600, arrival: rig.at(1_000))
+        rig.player.startTune(
+            [.noteOn(frame: 0, note: 60, velocity: 127), .noteOn(frame: 4_800, note: 61, velocity: 127)],
+            endFrame: 9_600, arrival: rig.at(1_000))
         _ = rig.at(20_000)
         // 1,000 + 64 + 9,600 (a fifth of a second); the second 4,800 frames later, plus 1.
         #expect(rig.sounding(0..<20_000) == [10_664, 15_465])
-        #expect(!rig.player.tuneHasRungOut)             // its end, 10,664 + 9,600, is still ahead
+        #expect(!rig.player.tuneHasRungOut) // its end, 10,664 + 9,600, is still ahead
         _ = rig.at(20_400)
         #expect(rig.player.tuneHasRungOut)
     }
@@ -148,16 +153,19 @@ final class Rig {
         // A bell of 30,000 frames struck at the tune's last frame rings 30,000 frames past its end.
         let rig = Rig(makeEngine(samples: [constant(1, 30_000)], keys: [KeySettings(note: 60, sampleIndex: 0)]))
         rig.player.startTune([.noteOn(frame: 4_800, note: 60, velocity: 64)], endFrame: 4_800, arrival: rig.at(0))
-        _ = rig.at(30_000)                              // struck at 64 + 9,600 + 4,800 = 14,464
+        _ = rig.at(30_000) // struck at 64 + 9,600 + 4,800 = 14,464
         #expect(!rig.player.tuneHasRungOut && rig.player.voiceCount == 1)
         _ = rig.at(14_464 + 30_000 + 64)
         #expect(rig.player.tuneHasRungOut && rig.player.isSilent)
     }
 
     @Test func dampAllReleasesTheDampedBellsAndTheRingingOnesRingOn() {
-        let engine = makeEngine(samples: [constant(1, 30_000), constant(1, 30_000)],
-                                keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48),
-                                       KeySettings(note: 61, sampleIndex: 1, noteOff: .ring)])
+        let engine = makeEngine(
+            samples: [constant(1, 30_000), constant(1, 30_000)],
+            keys: [
+                KeySettings(note: 60, sampleIndex: 0, noteOff: release48),
+                KeySettings(note: 61, sampleIndex: 1, noteOff: .ring),
+            ])
         let rig = Rig(engine)
         rig.player.play(.noteOn(channel: 0, note: 60, velocity: 64), from: nil, arrival: rig.at(100))
         rig.player.play(.noteOn(channel: 0, note: 61, velocity: 64), from: nil, arrival: rig.at(100))
@@ -179,10 +187,12 @@ final class Rig {
     }
 
     @Test func silenceFadesEveryBellAndDropsWhatIsScheduled() {
-        let engine = makeEngine(samples: [constant(1, 30_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .ring)])
+        let engine = makeEngine(
+            samples: [constant(1, 30_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .ring)])
         let rig = Rig(engine)
-        rig.player.startTune([.noteOn(frame: 0, note: 60, velocity: 64), .noteOn(frame: 9_600, note: 60, velocity: 64)],
-                             endFrame: 9_600, arrival: rig.at(0))
+        rig.player.startTune(
+            [.noteOn(frame: 0, note: 60, velocity: 64), .noteOn(frame: 9_600, note: 60, velocity: 64)],
+            endFrame: 9_600, arrival: rig.at(0))
         _ = rig.at(12_000)
         #expect(rig.out[11_000] != 0 && !rig.player.isSilent)
         rig.player.silence(arrival: rig.at(12_000))

@@ -10,12 +10,12 @@ import Testing
         let e = makeEngine(samples: samples, keys: keys)
         e.enqueue(.control(frame: 0, channel: 15, controller: 7, value: 127))
         var looper = PhraseLooper(minimumFrames: 1_000)
-        let start: Int64 = 1_000, length: Int64 = 30_011   // an odd length: no rounding hides
+        let start: Int64 = 1_000, length: Int64 = 30_011 // an odd length: no rounding hides
         #expect(looper.toggle(atFrame: start) == .started)
         let played: [EngineEvent] = [
             .noteOn(frame: 1_500, note: 60, velocity: 127), .noteOff(frame: 2_000, note: 60),
             .noteOn(frame: 11_000, note: 64, velocity: 127),
-            .noteOn(frame: 30_500, note: 67, velocity: 127),      // still held at the close
+            .noteOn(frame: 30_500, note: 67, velocity: 127), // still held at the close
         ]
         for event in played {
             looper.record(event)
@@ -47,21 +47,24 @@ import Testing
     @Test func closingEmptyOrTooShortDiscardsAndClearForgets() {
         var looper = PhraseLooper(minimumFrames: 12_000)
         #expect(looper.toggle(atFrame: 0) == .started)
-        #expect(looper.toggle(atFrame: 50_000) == .discarded)       // no note
+        #expect(looper.toggle(atFrame: 50_000) == .discarded) // no note
         #expect(looper.state == .empty)
         #expect(looper.toggle(atFrame: 0) == .started)
         looper.record(.noteOn(frame: 10, note: 60, velocity: 100))
-        #expect(looper.toggle(atFrame: 11_999) == .discarded)       // too short
+        #expect(looper.toggle(atFrame: 11_999) == .discarded) // too short
         #expect(looper.toggle(atFrame: 0) == .started)
         looper.record(.noteOn(frame: 10, note: 60, velocity: 100))
-        looper.record(.control(frame: 20, controller: 7, value: 10))   // not recorded
+        looper.record(.control(frame: 20, controller: 7, value: 10)) // not recorded
         looper.record(.control(frame: 30, controller: 64, value: 127))
         #expect(looper.toggle(atFrame: 20_000) == .closed(lengthFrames: 20_000, noteCount: 1))
         // Note-on on the loop's channel, the pedal, then the held note's and the pedal's ends.
-        #expect(looper.phrase == [EngineEvent(frame: 10, status: 0x9F, data1: 60, data2: 100),
-                                  EngineEvent(frame: 30, status: 0xBF, data1: 64, data2: 127),
-                                  EngineEvent(frame: 20_000, status: 0x8F, data1: 60, data2: 0),
-                                  EngineEvent(frame: 20_000, status: 0xBF, data1: 64, data2: 0)])
+        #expect(
+            looper.phrase == [
+                EngineEvent(frame: 10, status: 0x9F, data1: 60, data2: 100),
+                EngineEvent(frame: 30, status: 0xBF, data1: 64, data2: 127),
+                EngineEvent(frame: 20_000, status: 0x8F, data1: 60, data2: 0),
+                EngineEvent(frame: 20_000, status: 0xBF, data1: 64, data2: 0),
+            ])
         #expect(looper.toggle(atFrame: 30_000) == .busy)
         #expect(looper.peek(through: 20_009) == nil)
         #expect(looper.peek(through: 20_010) == EngineEvent(frame: 20_010, status: 0x9F, data1: 60, data2: 100))

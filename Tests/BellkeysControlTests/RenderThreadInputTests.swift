@@ -48,20 +48,27 @@ final class CycleRig {
 
     /// A reloaded map's engine as the program builds one: nothing queued (CC7 at its default).
     func freshBells(_ values: [Float]) -> Engine {
-        makeEngine(samples: values.map { constant($0, 30_000) },
-                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) }, unityVolume: false)
+        makeEngine(
+            samples: values.map { constant($0, 30_000) },
+            keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) },
+            unityVolume: false)
     }
 
     func longBells(_ values: [Float]) -> Engine {
-        makeEngine(samples: values.map { constant($0, 30_000) },
-                   keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) })
+        makeEngine(
+            samples: values.map { constant($0, 30_000) },
+            keys: values.indices.map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) })
     }
 
     @Test func whatTheRenderThreadPlayedIsHeldAndReleasedWhenItsSourceGoesAway() {
         let rig = CycleRig(longBells([0.5, 0.25]))
         _ = rig.at(100)
-        rig.cycle(64, [(10, .noteOn(channel: 0, note: 60, velocity: 127)), (20, .noteOn(channel: 0, note: 61, velocity: 127)),
-                       (30, .noteOff(channel: 0, note: 61, velocity: 0))])
+        rig.cycle(
+            64,
+            [
+                (10, .noteOn(channel: 0, note: 60, velocity: 127)), (20, .noteOn(channel: 0, note: 61, velocity: 127)),
+                (30, .noteOff(channel: 0, note: 61, velocity: 0)),
+            ])
         // Struck at frames 138 and 148 exactly (no latency); the second let go at 158.
         #expect(rig.out[137] == 0 && rig.out[138] == 0.5 && rig.out[148] == 0.75)
         // The sender disconnects at frame 1,000: its held C4 is released one period later.
@@ -126,7 +133,8 @@ final class CycleRig {
     /// A struck bell on the new map, let go at once: with the pedal up it is damped (48 frames),
     /// with it down it rings on. Returns whether it still sounds 1,000 frames later.
     func ringsOn(_ rig: CycleRig) -> Bool {
-        rig.cycle(64, [(0, .noteOn(channel: 0, note: 60, velocity: 127)), (1, .noteOff(channel: 0, note: 60, velocity: 0))])
+        rig.cycle(
+            64, [(0, .noteOn(channel: 0, note: 60, velocity: 127)), (1, .noteOff(channel: 0, note: 60, velocity: 0))])
         let struck = rig.out.count - 64
         _ = rig.at(rig.out.count + 1_000)
         return rig.out[struck + 1_000] != 0
@@ -165,7 +173,7 @@ final class CycleRig {
             var pointer = b.baseAddress!
             withUnsafePointer(to: &pointer) { rig.mixer.render(frameCount: 64, into: $0, tap: nil) }
         }
-        rig.cycle(64)    // the new engine starts; the player then learns of the lift
+        rig.cycle(64) // the new engine starts; the player then learns of the lift
         #expect(rig.player.engine === new)
         #expect(!ringsOn(rig))
     }

@@ -1,7 +1,7 @@
-import Glibc
-import Synchronization
 import BellkeysControl
 import BellkeysEngine
+import Glibc
+import Synchronization
 import Testing
 
 /// The parts that two threads share, run with both threads really running. Exact results here;
@@ -22,7 +22,10 @@ import Testing
         var expected = 0
         var outOfOrder = 0
         while expected < count {
-            guard let event = queue.value.peek() else { sched_yield(); continue }
+            guard let event = queue.value.peek() else {
+                sched_yield()
+                continue
+            }
             if event.frame != Int64(expected) || Int(event.data2) != 1 + expected % 127 { outOfOrder += 1 }
             queue.value.pop()
             expected += 1
@@ -40,7 +43,8 @@ import Testing
     @Test func notesVolumeAndAReloadCrossThreadsWithoutLoss() {
         let impulse: [Float] = [1.0 / 1024]
         let old = makeEngine(samples: [impulse], keys: [KeySettings(note: 60, sampleIndex: 0)], polyphony: 64)
-        let new = makeEngine(samples: [impulse.map { $0 * 2 }], keys: [KeySettings(note: 60, sampleIndex: 0)], polyphony: 64)
+        let new = makeEngine(
+            samples: [impulse.map { $0 * 2 }], keys: [KeySettings(note: 60, sampleIndex: 0)], polyphony: 64)
         let mixer = LiveMixer(engine: old, channels: 1, format: .f32, maximumPeriodFrames: 64)
         let periods = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
@@ -74,7 +78,8 @@ import Testing
                     // Four notes a period: far below the polyphony, so no voice is stolen.
                     let seen = periods.load(ordering: .acquiring)
                     for _ in 0..<4 where i < notesPerMap {
-                        let frame = stamper.frame(arrivalNanoseconds: UInt64(seen) * 1_333_333, clock: mixer.clock.read())
+                        let frame = stamper.frame(
+                            arrivalNanoseconds: UInt64(seen) * 1_333_333, clock: mixer.clock.read())
                         if engine.enqueue(.noteOn(frame: frame, note: 60, velocity: 127)) {
                             if isNew { sent.value.new += 1 } else { sent.value.old += 1 }
                         }
@@ -147,11 +152,13 @@ final class Box<Value: ~Copyable>: @unchecked Sendable {
 func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     let context = Unmanaged.passRetained(Box(body)).toOpaque()
     var thread = pthread_t()
-    let status = pthread_create(&thread, nil, { context in
-        let box = Unmanaged<Box<@Sendable () -> Void>>.fromOpaque(context!).takeRetainedValue()
-        box.value()
-        return nil
-    }, context)
+    let status = pthread_create(
+        &thread, nil,
+        { context in
+            let box = Unmanaged<Box<@Sendable () -> Void>>.fromOpaque(context!).takeRetainedValue()
+            box.value()
+            return nil
+        }, context)
     precondition(status == 0, "pthread_create: \(status)")
     return thread
 }

@@ -7,13 +7,17 @@ import Testing
     func ramp(_ count: Int, scale: Float = 0.5) -> [Float] { (0..<count).map { Float($0 % 100) / 100 * scale } }
 
     @Test func aPeriodIsTheEngineMixInterleavedAsInt16() {
-        let engine = makeEngine(samples: [[0.5, -0.25, 1, -1, 0.000_015]], keys: [KeySettings(note: 60, sampleIndex: 0)])
+        let engine = makeEngine(
+            samples: [[0.5, -0.25, 1, -1, 0.000_015]], keys: [KeySettings(note: 60, sampleIndex: 0)])
         let mixer = LiveMixer(engine: engine, channels: 2, format: .s16, maximumPeriodFrames: 8)
         engine.enqueue(.noteOn(frame: 2, note: 60, velocity: 127))
         mixer.renderPeriod(frameCount: 8, nanoseconds: 1)
         let out = mixer.output.assumingMemoryBound(to: Int16.self)
         // 0.5 × 32767 = 16383.5 rounds to even; 0.000015 × 32767 = 0.49 rounds to 0.
-        #expect((0..<16).map { out[$0] } == [0, 0, 0, 0, 16384, 16384, -8192, -8192, 32767, 32767, -32767, -32767, 0, 0, 0, 0])
+        #expect(
+            (0..<16).map { out[$0] } == [
+                0, 0, 0, 0, 16384, 16384, -8192, -8192, 32767, 32767, -32767, -32767, 0, 0, 0, 0,
+            ])
         #expect(mixer.frame == 8)
         #expect(mixer.clock.read()! == (0, 1))
         #expect(mixer.frameByteCount == 4)
@@ -39,7 +43,8 @@ import Testing
 
     @Test(arguments: [OutputSampleFormat.f32, .s16])
     func aStereoDeviceGetsLeftAndRightAndTheMixOnItsOtherChannels(format: OutputSampleFormat) {
-        let engine = makeEngine(samples: [[0.5, -0.25]], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
+        let engine = makeEngine(
+            samples: [[0.5, -0.25]], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
         let mixer = LiveMixer(engine: engine, channels: 4, format: format, maximumPeriodFrames: 4)
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         mixer.renderPeriod(frameCount: 2, nanoseconds: 1)
@@ -56,7 +61,8 @@ import Testing
     }
 
     @Test func onAStereoDeviceTheOldMapRingsOutOnBothSides() {
-        let old = makeEngine(samples: [constant(0.25, 100)], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
+        let old = makeEngine(
+            samples: [constant(0.25, 100)], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
         let new = makeEngine(samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)])
         let mixer = LiveMixer(engine: old, channels: 2, format: .f32, maximumPeriodFrames: 64)
         let out = mixer.output.assumingMemoryBound(to: Float.self)
@@ -78,13 +84,13 @@ import Testing
         old.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         mixer.renderPeriod(frameCount: 64, nanoseconds: 1)
         #expect(mixer.install(new))
-        #expect(!mixer.install(new))                       // one hand-over at a time
+        #expect(!mixer.install(new)) // one hand-over at a time
         new.enqueue(.noteOn(frame: 64 + 10, note: 60, velocity: 127))
         mixer.renderPeriod(frameCount: 64, nanoseconds: 2)
-        #expect(new.currentFrame == 128)                   // started at the mixer's frame
+        #expect(new.currentFrame == 128) // started at the mixer's frame
         // Old bell (frames 64...99 of its 100) plus the new one from frame 10 of the period.
         #expect(out[0] == 0.25 && out[9] == 0.25 && out[10] == 0.75 && out[35] == 0.75 && out[36] == 0.5)
-        #expect(mixer.takeRetired() === old)               // silent after this period: handed back
+        #expect(mixer.takeRetired() === old) // silent after this period: handed back
         mixer.renderPeriod(frameCount: 64, nanoseconds: 3)
         // The new bell started at frame 74 and has 100 frames: it ends at 174, offset 46 here.
         #expect(out[0] == 0.5 && out[45] == 0.5 && out[46] == 0)

@@ -32,18 +32,21 @@ import Testing
     /// A bell of five partials (hum, prime, tierce, nominal, upper octave), decaying, starting at
     /// 0, its last 20 ms faded to 0 (as the loader fades a sample that stops short).
     func bell(_ frequency: Double, seconds: Double = 1.5) -> [Float] {
-        let partials: [(Double, Double, Double)] = [(0.5, 0.3, 1.0), (1, 0.25, 1.5), (1.2, 0.15, 2.5), (2, 0.2, 2.0), (4, 0.1, 4.0)]
+        let partials: [(Double, Double, Double)] = [
+            (0.5, 0.3, 1.0), (1, 0.25, 1.5), (1.2, 0.15, 2.5), (2, 0.2, 2.0), (4, 0.1, 4.0),
+        ]
         let count = Int(seconds * 48_000)
         return (0..<count).map { i in
             let t = Double(i) / 48_000
             let fade = min(1, Double(count - 1 - i) / 960)
-            return Float(fade * partials.reduce(0.0) { $0 + $1.1 * sin(2 * .pi * frequency * $1.0 * t) * exp(-$1.2 * t) })
+            return Float(
+                fade * partials.reduce(0.0) { $0 + $1.1 * sin(2 * .pi * frequency * $1.0 * t) * exp(-$1.2 * t) })
         }
     }
 
     @Test func theDetectorFindsACut() {
         var x = bell(440)
-        for i in 20_000..<x.count { x[i] = 0 }          // cut, as a voice ended without a fade
+        for i in 20_000..<x.count { x[i] = 0 } // cut, as a voice ended without a fade
         let found = clicks(x, strikes: [0])
         #expect(found.contains { abs($0 - 20_000) <= 1 }, "\(found.prefix(5))")
         // And nothing on the whole bell, or the same bell faded over 5 ms instead.
@@ -72,18 +75,22 @@ import Testing
     }
 
     /// Renders the performance; the clicks found on each side, stolen voices, limited frames.
-    func busyPerformance(room: ReverbPreset, release: Double) -> (left: [Int], right: [Int], stolen: Int, limited: Int) {
+    func busyPerformance(room: ReverbPreset, release: Double) -> (left: [Int], right: [Int], stolen: Int, limited: Int)
+    {
         var samples: [[Float]] = []
         var keys: [KeySettings] = []
         for k in 0..<13 {
             samples.append(bell(262 * pow(2, Double(k) / 12)))
             let (l, r) = panGains(Double(k - 6) / 10)
-            keys.append(KeySettings(note: 60 + k, sampleIndex: k, gain: 0.5,
-                                    noteOff: k % 3 == 0 ? .ring : .damp(releaseSeconds: release),
-                                    chokeGroup: k == 12 || k == 11 ? 1 : 0, leftGain: l, rightGain: r))
+            keys.append(
+                KeySettings(
+                    note: 60 + k, sampleIndex: k, gain: 0.5,
+                    noteOff: k % 3 == 0 ? .ring : .damp(releaseSeconds: release),
+                    chokeGroup: k == 12 || k == 11 ? 1 : 0, leftGain: l, rightGain: r))
         }
-        let engine = makeEngine(samples: samples, keys: keys, polyphony: 4,
-                                reverb: ReverbSettings(preset: room, mix: 0.3), velocityTimbre: 0.8)
+        let engine = makeEngine(
+            samples: samples, keys: keys, polyphony: 4,
+            reverb: ReverbSettings(preset: room, mix: 0.3), velocityTimbre: 0.8)
         var strikes: [Int] = []
         for k in 0..<60 {
             let frame = 1_000 + k * 1_700 + (k * 37) % 300
@@ -93,14 +100,22 @@ import Testing
             if k % 10 == 3 { engine.enqueue(.control(frame: Int64(frame + 400), controller: 64, value: 127)) }
             if k % 10 == 7 { engine.enqueue(.control(frame: Int64(frame + 400), controller: 64, value: 0)) }
             if k % 6 == 2 { engine.enqueue(.control(frame: Int64(frame + 700), controller: 10, value: (k * 41) % 128)) }
-            if k % 7 == 4 { engine.enqueue(.control(frame: Int64(frame + 300), controller: 7, value: 40 + (k * 13) % 88)) }
-            if k % 9 == 5 { engine.enqueue(.control(frame: Int64(frame + 200), controller: 11, value: 50 + (k * 7) % 78)) }
+            if k % 7 == 4 {
+                engine.enqueue(.control(frame: Int64(frame + 300), controller: 7, value: 40 + (k * 13) % 88))
+            }
+            if k % 9 == 5 {
+                engine.enqueue(.control(frame: Int64(frame + 200), controller: 11, value: 50 + (k * 7) % 78))
+            }
             if k % 15 == 14 { engine.enqueue(.control(frame: Int64(frame + 600), controller: 123, value: 0)) }
-            if k % 11 == 10 { engine.enqueue(.control(frame: Int64(frame + 500), controller: 91, value: (k * 17) % 128)) }
+            if k % 11 == 10 {
+                engine.enqueue(.control(frame: Int64(frame + 500), controller: 91, value: (k * 17) % 128))
+            }
         }
         let frames = 1_000 + 60 * 1_700 + 96_000
         let (left, right) = renderStereo(engine, frames, block: 64)
-        return (clicks(left, strikes: strikes), clicks(right, strikes: strikes),
-                engine.stolenVoices.load(ordering: .relaxed), engine.limitedFrames.load(ordering: .relaxed))
+        return (
+            clicks(left, strikes: strikes), clicks(right, strikes: strikes),
+            engine.stolenVoices.load(ordering: .relaxed), engine.limitedFrames.load(ordering: .relaxed)
+        )
     }
 }

@@ -1,11 +1,12 @@
-import Synchronization
 import BellkeysEngine
+import Synchronization
 import Testing
 
 @Suite struct NoteOff {
     @Test func dampedVoiceFadesToZeroOverItsReleaseAndFreesItsSlot() {
-        let e = makeEngine(samples: [constant(1, 10_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let e = makeEngine(
+            samples: [constant(1, 10_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOff(frame: 200, note: 60))
         let out = render(e, 400)
@@ -25,8 +26,9 @@ import Testing
     }
 
     @Test func sustainPedalHoldsDampingUntilReleased() {
-        let e = makeEngine(samples: [constant(1, 10_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let e = makeEngine(
+            samples: [constant(1, 10_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
         e.enqueue(.control(frame: 0, controller: 64, value: 127))
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOff(frame: 100, note: 60))
@@ -38,8 +40,9 @@ import Testing
     }
 
     @Test func keyHeldThroughPedalReleaseKeepsSounding() {
-        let e = makeEngine(samples: [constant(1, 10_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let e = makeEngine(
+            samples: [constant(1, 10_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
         e.enqueue(.control(frame: 0, controller: 64, value: 127))
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.control(frame: 100, controller: 64, value: 0))
@@ -47,9 +50,12 @@ import Testing
     }
 
     @Test func allNotesOffReleasesDampedKeysEvenSustainedAndLetsBellsRing() {
-        let e = makeEngine(samples: [constant(0.5, 10_000), constant(0.25, 10_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48),
-                                  KeySettings(note: 62, sampleIndex: 1, noteOff: .ring)])
+        let e = makeEngine(
+            samples: [constant(0.5, 10_000), constant(0.25, 10_000)],
+            keys: [
+                KeySettings(note: 60, sampleIndex: 0, noteOff: release48),
+                KeySettings(note: 62, sampleIndex: 1, noteOff: .ring),
+            ])
         e.enqueue(.control(frame: 0, controller: 64, value: 127))
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 0, note: 62, velocity: 127))
@@ -60,7 +66,8 @@ import Testing
     }
 
     @Test func allSoundOffSilencesEverythingWithinFiveMilliseconds() {
-        let e = makeEngine(samples: [constant(0.5, 48_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .ring)])
+        let e = makeEngine(
+            samples: [constant(0.5, 48_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .ring)])
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 10, note: 60, velocity: 127))
         e.enqueue(.control(frame: 1_000, controller: 120, value: 0))
@@ -72,8 +79,9 @@ import Testing
     }
 
     @Test func resetAllControllersLiftsThePedalAndRestoresExpression() {
-        let e = makeEngine(samples: [constant(1, 10_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let e = makeEngine(
+            samples: [constant(1, 10_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
         e.enqueue(.control(frame: 0, controller: 11, value: 0))
         e.enqueue(.control(frame: 0, controller: 64, value: 127))
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
@@ -81,13 +89,14 @@ import Testing
         e.enqueue(.control(frame: 100, controller: 121, value: 0))
         let out = render(e, 300)
         #expect(out[0..<100].allSatisfy { $0 == 0 })
-        #expect(out[130] > 0)             // expression back up while releasing
+        #expect(out[130] > 0) // expression back up while releasing
         #expect(out[148...].allSatisfy { $0 == 0 })
     }
 
     @Test func noteOffOnlyReleasesItsOwnChannel() {
-        let e = makeEngine(samples: [constant(1, 10_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let e = makeEngine(
+            samples: [constant(1, 10_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
         e.enqueue(.control(frame: 0, channel: 1, controller: 7, value: 127))
         e.enqueue(.noteOn(frame: 0, channel: 1, note: 60, velocity: 127))
         e.enqueue(.noteOff(frame: 10, channel: 0, note: 60))
@@ -97,9 +106,12 @@ import Testing
 
 @Suite struct VoiceAllocation {
     @Test func chokeGroupFadesTheOtherKeyOverFiveMilliseconds() {
-        let e = makeEngine(samples: [constant(0.5, 48_000), constant(0.25, 48_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, chokeGroup: 1),
-                                  KeySettings(note: 62, sampleIndex: 1, chokeGroup: 1)])
+        let e = makeEngine(
+            samples: [constant(0.5, 48_000), constant(0.25, 48_000)],
+            keys: [
+                KeySettings(note: 60, sampleIndex: 0, chokeGroup: 1),
+                KeySettings(note: 62, sampleIndex: 1, chokeGroup: 1),
+            ])
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 100, note: 62, velocity: 127))
         let out = render(e, 600)
@@ -109,7 +121,8 @@ import Testing
     }
 
     @Test func chokeGroupAlsoChokesTheSameKeyStruckAgain() {
-        let e = makeEngine(samples: [constant(0.5, 48_000)], keys: [KeySettings(note: 60, sampleIndex: 0, chokeGroup: 3)])
+        let e = makeEngine(
+            samples: [constant(0.5, 48_000)], keys: [KeySettings(note: 60, sampleIndex: 0, chokeGroup: 3)])
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
         let out = render(e, 600)
@@ -117,10 +130,13 @@ import Testing
     }
 
     @Test func fullPoolStealsTheOldestWithAFadeAndNeverDropsTheNewest() {
-        let e = makeEngine(samples: [constant(0.125, 48_000), constant(0.25, 48_000), constant(0.5, 48_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1),
-                                  KeySettings(note: 64, sampleIndex: 2)],
-                           polyphony: 2)
+        let e = makeEngine(
+            samples: [constant(0.125, 48_000), constant(0.25, 48_000), constant(0.5, 48_000)],
+            keys: [
+                KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1),
+                KeySettings(note: 64, sampleIndex: 2),
+            ],
+            polyphony: 2)
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 10, note: 62, velocity: 127))
         e.enqueue(.noteOn(frame: 20, note: 64, velocity: 127))
@@ -133,21 +149,25 @@ import Testing
     }
 
     @Test func releasedVoicesAreStolenBeforeHeldOnes() {
-        let e = makeEngine(samples: [constant(0.125, 48_000), constant(0.25, 48_000), constant(0.5, 48_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1),
-                                  KeySettings(note: 64, sampleIndex: 2)],
-                           polyphony: 2)
-        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))  // oldest, key held
+        let e = makeEngine(
+            samples: [constant(0.125, 48_000), constant(0.25, 48_000), constant(0.5, 48_000)],
+            keys: [
+                KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1),
+                KeySettings(note: 64, sampleIndex: 2),
+            ],
+            polyphony: 2)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127)) // oldest, key held
         e.enqueue(.noteOn(frame: 10, note: 62, velocity: 127))
-        e.enqueue(.noteOff(frame: 15, note: 62))                 // ringing, key up
+        e.enqueue(.noteOff(frame: 15, note: 62)) // ringing, key up
         e.enqueue(.noteOn(frame: 20, note: 64, velocity: 127))
         let out = render(e, 400)
-        #expect(out[260...].allSatisfy { $0 == 0.625 })          // 60 and 64 remain
+        #expect(out[260...].allSatisfy { $0 == 0.625 }) // 60 and 64 remain
     }
 
     @Test func fadingVoicesNeverBlockANewNote() {
         // Polyphony 1: every note steals, and fades pile up faster than they end.
-        let e = makeEngine(samples: [constant(0.25, 48_000)], keys: [KeySettings(note: 60, sampleIndex: 0)], polyphony: 1)
+        let e = makeEngine(
+            samples: [constant(0.25, 48_000)], keys: [KeySettings(note: 60, sampleIndex: 0)], polyphony: 1)
         for i in 0..<10 { e.enqueue(.noteOn(frame: Int64(i), note: 60, velocity: 127)) }
         let out = render(e, 1_000)
         #expect(out[600...].allSatisfy { $0 == 0.25 })
@@ -157,8 +177,10 @@ import Testing
     }
 
     @Test func fullQueueCountsADrop() {
-        let e = makeEngine(samples: [constant(1, 10)], keys: [KeySettings(note: 60, sampleIndex: 0)],
-                           unityVolume: false) { $0.eventCapacity = 4 }
+        let e = makeEngine(
+            samples: [constant(1, 10)], keys: [KeySettings(note: 60, sampleIndex: 0)],
+            unityVolume: false
+        ) { $0.eventCapacity = 4 }
         for i in 0..<4 { #expect(e.enqueue(.noteOn(frame: Int64(i), note: 60, velocity: 127))) }
         #expect(!e.enqueue(.noteOn(frame: 9, note: 60, velocity: 127)))
         #expect(e.droppedEvents.load(ordering: .relaxed) == 1)

@@ -1,6 +1,6 @@
-import Foundation
 import BellkeysEngine
 import EngineTestSupport
+import Foundation
 import Testing
 
 /// The pan law (a key's `pan` in the map) and CC10, the channel's pan.
@@ -104,7 +104,8 @@ import Testing
         let solos = (0..<9).map { render([$0]) }
         var worst = 0.0
         for j in 0..<4_096 {
-            let left = solos.reduce(0.0) { $0 + Double($1.left[j]) }, right = solos.reduce(0.0) { $0 + Double($1.right[j]) }
+            let left = solos.reduce(0.0) { $0 + Double($1.left[j]) },
+                right = solos.reduce(0.0) { $0 + Double($1.right[j]) }
             worst = max(worst, abs(Double(all.left[j]) - left), abs(Double(all.right[j]) - right))
         }
         #expect(all.left.contains { $0 != 0 } && all.left != all.right)

@@ -1,6 +1,6 @@
-import Synchronization
 import AllocationCounter
 import BellkeysEngine
+import Synchronization
 import Testing
 
 @Suite struct RealTimeSafety {
@@ -16,17 +16,22 @@ import Testing
             samples.append(sawtooth)
         }
         let keys = (0..<13).map {
-            KeySettings(note: 60 + $0, sampleIndex: $0, gain: 0.7,
-                        noteOff: $0 % 2 == 0 ? .ring : .damp(releaseSeconds: 0.05),
-                        chokeGroup: $0 == 12 ? 1 : 0,
-                        leftGain: $0 % 3 == 1 ? 0.8 : 1, rightGain: $0 % 3 == 1 ? 0.3 : 1)
+            KeySettings(
+                note: 60 + $0, sampleIndex: $0, gain: 0.7,
+                noteOff: $0 % 2 == 0 ? .ring : .damp(releaseSeconds: 0.05),
+                chokeGroup: $0 == 12 ? 1 : 0,
+                leftGain: $0 % 3 == 1 ? 0.8 : 1, rightGain: $0 % 3 == 1 ? 0.3 : 1)
         }
-        let e = makeEngine(samples: samples, keys: keys, polyphony: 24, reverb: ReverbSettings(preset: room, mix: 0.4),
-                           velocityTimbre: room == .off ? 0 : 1)
+        let e = makeEngine(
+            samples: samples, keys: keys, polyphony: 24, reverb: ReverbSettings(preset: room, mix: 0.4),
+            velocityTimbre: room == .off ? 0 : 1)
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { output.deallocate(); right.deallocate() }
+        defer {
+            output.deallocate()
+            right.deallocate()
+        }
         var frame: Int64 = 0
         bellkeys_allocations_start()
         for b in 0..<5_000 {

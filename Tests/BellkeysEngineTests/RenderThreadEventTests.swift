@@ -8,12 +8,16 @@ import Testing
 @Suite struct RenderThreadEvents {
     /// A JACK cycle: begin, play the cycle's events at their offsets, render into one buffer
     /// per channel. Returns the channels.
-    func cycle(_ mixer: LiveMixer, frameCount: Int, events: [(offset: Int, status: UInt8, data1: UInt8, data2: UInt8)] = [],
-               nanoseconds: UInt64 = 1) -> [[Float]] {
+    func cycle(
+        _ mixer: LiveMixer, frameCount: Int, events: [(offset: Int, status: UInt8, data1: UInt8, data2: UInt8)] = [],
+        nanoseconds: UInt64 = 1
+    ) -> [[Float]] {
         let first = mixer.beginPeriod(frameCount: frameCount, nanoseconds: nanoseconds)
         for e in events {
             var bytes: [UInt8] = [e.status, e.data1, e.data2]
-            let event = bytes.withUnsafeMutableBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 3, frame: first + Int64(e.offset)) }
+            let event = bytes.withUnsafeMutableBufferPointer {
+                EngineEvent(midi: $0.baseAddress!, count: 3, frame: first + Int64(e.offset))
+            }
             mixer.playNow(event!)
         }
         let buffers = (0..<mixer.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frameCount) }
@@ -24,7 +28,8 @@ import Testing
 
     @Test func anEventStartsItsBellAtItsOffsetInTheCycle() {
         let (samples, keys) = impulseKeys()
-        let mixer = LiveMixer(engine: makeEngine(samples: samples, keys: keys), channels: 2, format: .f32, maximumPeriodFrames: 64)
+        let mixer = LiveMixer(
+            engine: makeEngine(samples: samples, keys: keys), channels: 2, format: .f32, maximumPeriodFrames: 64)
         _ = cycle(mixer, frameCount: 64)
         // Offsets 0, 1, 31, 63 of the second cycle; note 60's impulse is its first sample.
         for offset in [0, 1, 31, 63] {
@@ -37,16 +42,19 @@ import Testing
 
     @Test func aCycleLongerThanTheMixersPeriodIsRenderedInPartsWithTheSameFrames() {
         let (samples, keys) = impulseKeys()
-        let mixer = LiveMixer(engine: makeEngine(samples: samples, keys: keys), channels: 1, format: .f32, maximumPeriodFrames: 64)
+        let mixer = LiveMixer(
+            engine: makeEngine(samples: samples, keys: keys), channels: 1, format: .f32, maximumPeriodFrames: 64)
         // A server switched to 256 frames: four parts of 64, each note at its frame.
-        let out = cycle(mixer, frameCount: 256, events: [(5, 0x90, 60, 127), (64, 0x90, 61, 127), (200, 0x90, 72, 127)])[0]
+        let out = cycle(
+            mixer, frameCount: 256, events: [(5, 0x90, 60, 127), (64, 0x90, 61, 127), (200, 0x90, 72, 127)])[0]
         #expect(out.indices.filter { out[$0] != 0 } == [5, 64 + 1, 200 + 12])
         #expect(mixer.frame == 256)
         #expect(mixer.periodFrames.load(ordering: .relaxed) == 256)
     }
 
     @Test func velocityAndTheMixersChannelsComeOutAsQueuedEventsDo() {
-        let engine = makeEngine(samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
+        let engine = makeEngine(
+            samples: [constant(0.5, 100)], keys: [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0.5)])
         let mixer = LiveMixer(engine: engine, channels: 3, format: .f32, maximumPeriodFrames: 16)
         let out = cycle(mixer, frameCount: 16, events: [(4, 0x90, 60, 64)])
         // Square law: (64/127)² × 0.5; right at half; the third channel the average.
@@ -58,16 +66,22 @@ import Testing
 
     @Test func theControlThreadIsToldOfEveryEventPlayed() {
         let (samples, keys) = impulseKeys()
-        let mixer = LiveMixer(engine: makeEngine(samples: samples, keys: keys), channels: 1, format: .f32, maximumPeriodFrames: 64)
+        let mixer = LiveMixer(
+            engine: makeEngine(samples: samples, keys: keys), channels: 1, format: .f32, maximumPeriodFrames: 64)
         _ = cycle(mixer, frameCount: 64, events: [(3, 0x90, 60, 100), (9, 0xB0, 64, 127)])
         var told: [EngineEvent] = []
-        while let event = mixer.played.peek() { told.append(event); mixer.played.pop() }
+        while let event = mixer.played.peek() {
+            told.append(event)
+            mixer.played.pop()
+        }
         #expect(told == [.noteOn(frame: 3, note: 60, velocity: 100), .control(frame: 9, controller: 64, value: 127)])
     }
 
     @Test func theOldMapHearsEverythingButStrikesWhileItRingsOut() {
-        let old = makeEngine(samples: [constant(0.25, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
-        let new = makeEngine(samples: [constant(0.5, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let old = makeEngine(
+            samples: [constant(0.25, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
+        let new = makeEngine(
+            samples: [constant(0.5, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)])
         let mixer = LiveMixer(engine: old, channels: 1, format: .f32, maximumPeriodFrames: 64)
         _ = cycle(mixer, frameCount: 64, events: [(0, 0x90, 60, 127)])
         #expect(mixer.install(new))
@@ -83,16 +97,18 @@ import Testing
     @Test func onlyWholeNoteAndControllerMessagesArePlayed() {
         func decode(_ bytes: [UInt8]) -> EngineEvent? {
             var bytes = bytes
-            return bytes.withUnsafeMutableBufferPointer { EngineEvent(midi: $0.baseAddress!, count: $0.count, frame: 7) }
+            return bytes.withUnsafeMutableBufferPointer {
+                EngineEvent(midi: $0.baseAddress!, count: $0.count, frame: 7)
+            }
         }
         #expect(decode([0x93, 60, 100]) == EngineEvent(frame: 7, status: 0x93, data1: 60, data2: 100))
         #expect(decode([0x80, 60, 0]) == .noteOff(frame: 7, note: 60))
         #expect(decode([0xB0, 7, 90]) == .control(frame: 7, controller: 7, value: 90))
-        #expect(decode([0xC0, 5, 0]) == nil)       // program change
-        #expect(decode([0xE0, 0, 64]) == nil)      // pitch bend
-        #expect(decode([0x90, 60]) == nil)         // cut short
-        #expect(decode([0x90, 60, 200]) == nil)    // a data byte with the top bit set
-        #expect(decode([0xF0, 0x7E, 0x7F, 0xF7].prefix(3).map { $0 }) == nil)  // SysEx
+        #expect(decode([0xC0, 5, 0]) == nil) // program change
+        #expect(decode([0xE0, 0, 64]) == nil) // pitch bend
+        #expect(decode([0x90, 60]) == nil) // cut short
+        #expect(decode([0x90, 60, 200]) == nil) // a data byte with the top bit set
+        #expect(decode([0xF0, 0x7E, 0x7F, 0xF7].prefix(3).map { $0 }) == nil) // SysEx
         #expect(decode([0x90, 60, 0])?.strikes == false)
         #expect(decode([0x90, 60, 1])?.strikes == true)
     }
@@ -106,7 +122,9 @@ import Testing
         let samples: [[Float]] = (0..<13).map { k in
             (0..<20_000).map { (i: Int) -> Float in Float((i * (k + 3)) % 200 - 100) / 400 }
         }
-        let keys = (0..<13).map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: $0 % 3 == 0 ? .ring : .damp(releaseSeconds: 0.01)) }
+        let keys = (0..<13).map {
+            KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: $0 % 3 == 0 ? .ring : .damp(releaseSeconds: 0.01))
+        }
         var events: [EngineEvent] = []
         for i in 0..<300 {
             let frame = Int64(i * 157 + (i * i) % 61)
@@ -162,7 +180,8 @@ import Testing
     /// ringing out, and a recording tap: nothing allocates.
     @Test func aJACKCycleNeverAllocates() {
         let (samples, keys) = impulseKeys(ring: false)
-        let mixer = LiveMixer(engine: makeEngine(samples: samples, keys: keys), channels: 2, format: .f32, maximumPeriodFrames: 64)
+        let mixer = LiveMixer(
+            engine: makeEngine(samples: samples, keys: keys), channels: 2, format: .f32, maximumPeriodFrames: 64)
         let spare = makeEngine(samples: samples, keys: keys)
         let tap = AudioTap(frameCapacity: 4_096, frameByteCount: mixer.frameByteCount)
         let buffers = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 256) }
@@ -210,10 +229,12 @@ import Testing
     }
 
     @Test func applyKeepsTheOthersInOrder() {
-        let events = [EngineEvent.noteOn(frame: 0, channel: 0, note: 60, velocity: 100),
-                      EngineEvent.noteOn(frame: 5, channel: 9, note: 38, velocity: 100),
-                      EngineEvent.control(frame: 7, channel: 9, controller: 7, value: 0),
-                      EngineEvent.noteOn(frame: 9, channel: 3, note: 64, velocity: 90)]
+        let events = [
+            EngineEvent.noteOn(frame: 0, channel: 0, note: 60, velocity: 100),
+            EngineEvent.noteOn(frame: 5, channel: 9, note: 38, velocity: 100),
+            EngineEvent.control(frame: 7, channel: 9, controller: 7, value: 0),
+            EngineEvent.noteOn(frame: 9, channel: 3, note: 64, velocity: 90),
+        ]
         #expect(ChannelFilter(skipsDrums: true).apply(events) == [events[0], events[3]])
         #expect(ChannelFilter(channel: 3).apply(events) == [events[3]])
         #expect(ChannelFilter.all.apply(events) == events)

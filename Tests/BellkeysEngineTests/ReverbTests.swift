@@ -11,8 +11,9 @@ import Testing
     func impulseResponse(_ preset: ReverbPreset) -> (left: [Float], right: [Float]) {
         var impulse = [Float](repeating: 0, count: 4)
         impulse[0] = 1
-        let engine = makeEngine(samples: [impulse], keys: [KeySettings(note: 60, sampleIndex: 0)],
-                                reverb: ReverbSettings(preset: preset, mix: 1))
+        let engine = makeEngine(
+            samples: [impulse], keys: [KeySettings(note: 60, sampleIndex: 0)],
+            reverb: ReverbSettings(preset: preset, mix: 1))
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         var left: [Float] = [], right: [Float] = []
         let block = 1_024
@@ -30,7 +31,6 @@ import Testing
         return (left, right)
     }
 
-
     @Test func eachPresetRingsLongerAndTheChurchAtLeastThreeSeconds() {
         var times: [Double] = []
         for preset in [ReverbPreset.room, .hall, .church] {
@@ -43,7 +43,8 @@ import Testing
         // The figures docs/map.md gives (the reverb is deterministic).
         #expect(abs(times[0] - 0.524) < 0.01 && abs(times[1] - 1.584) < 0.01 && abs(times[2] - 3.627) < 0.01)
         // Each near its design (its low-frequency RT60; the damping shortens the broadband decay).
-        #expect(abs(times[0] - 0.7) < 0.7 * 0.35 && abs(times[1] - 2.0) < 2.0 * 0.35 && abs(times[2] - 4.5) < 4.5 * 0.35)
+        #expect(
+            abs(times[0] - 0.7) < 0.7 * 0.35 && abs(times[1] - 2.0) < 2.0 * 0.35 && abs(times[2] - 4.5) < 4.5 * 0.35)
     }
 
     @Test(arguments: [ReverbPreset.room, .hall, .church])
@@ -79,7 +80,11 @@ import Testing
         #expect(abs(seconds - documented[preset]!) < 0.01)
         #expect(left.count < 20 * 48_000, "the engine went silent")
         let subnormal = left.indices.filter { left[$0].isSubnormal || right[$0].isSubnormal }
-        if let first = subnormal.first { print("\(preset): \(subnormal.count) subnormal samples, first at \(first) (\(left[first]), \(right[first])), last at \(subnormal.last!)") }
+        if let first = subnormal.first {
+            print(
+                "\(preset): \(subnormal.count) subnormal samples, first at \(first) (\(left[first]), \(right[first])), last at \(subnormal.last!)"
+            )
+        }
         #expect(subnormal.isEmpty)
         // The room's sound alone: from 5 ms on (the dry impulse is the first 4 frames).
         let tail = left[240..<lastSound]
@@ -107,7 +112,7 @@ import Testing
         let d = render(dry, 9_600), u = render(unsent, 9_600), s = render(sent, 9_600)
         #expect(d == u)
         #expect(d != s)
-        #expect(s[6_000] != 0 && d[6_000] == 0)     // the bell has ended; the room rings on
+        #expect(s[6_000] != 0 && d[6_000] == 0) // the bell has ended; the room rings on
     }
 }
 
@@ -123,8 +128,10 @@ import Testing
             seed = seed &* 1_664_525 &+ 1_013_904_223
             return Float(Int32(bitPattern: seed) >> 8) / Float(1 << 23) * 0.5
         }
-        let engine = makeEngine(samples: [noise], keys: [KeySettings(note: 60, sampleIndex: 0)],
-                                reverb: ReverbSettings(preset: preset, mix: 1)) { config in
+        let engine = makeEngine(
+            samples: [noise], keys: [KeySettings(note: 60, sampleIndex: 0)],
+            reverb: ReverbSettings(preset: preset, mix: 1)
+        ) { config in
             config.maxBlockFrames = max(block, 16)
         }
         engine.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
@@ -155,7 +162,8 @@ import Testing
     func theDecayHoldsAtEveryRate(rate: Int) {
         for preset in [ReverbPreset.room, .hall, .church] {
             for hertz in [1_000.0, 4_000.0] {
-                let at48 = burstT30(preset, hertz: hertz, rate: 48_000), here = burstT30(preset, hertz: hertz, rate: rate)
+                let at48 = burstT30(preset, hertz: hertz, rate: 48_000),
+                    here = burstT30(preset, hertz: hertz, rate: rate)
                 print("\(preset) at \(rate) Hz, \(Int(hertz)) Hz burst: T30 \(here) s (48 kHz: \(at48) s)")
                 #expect(abs(here - at48) <= 0.03 * at48)
             }
@@ -169,8 +177,10 @@ import Testing
             let t = Double(i) / Double(rate), w = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(length))
             return Float(w * sin(2 * Double.pi * hertz * t))
         }
-        let engine = makeEngine(samples: [burst], keys: [KeySettings(note: 60, sampleIndex: 0)],
-                                reverb: ReverbSettings(preset: preset, mix: 1)) { $0.sampleRate = rate }
+        let engine = makeEngine(
+            samples: [burst], keys: [KeySettings(note: 60, sampleIndex: 0)],
+            reverb: ReverbSettings(preset: preset, mix: 1)
+        ) { $0.sampleRate = rate }
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         let seconds: [ReverbPreset: Double] = [.room: 2, .hall: 4, .church: 8]
         let (left, right) = renderStereo(engine, Int(seconds[preset]! * Double(rate)), block: 1_024)
@@ -183,15 +193,16 @@ import Testing
 @Suite struct RoomSilenced {
     @Test func allSoundOffFadesTheTailToZero() {
         let wave: [Float] = (0..<4_800).map { Float(sin(Double($0) * 0.05)) * 0.5 }
-        let engine = makeEngine(samples: [wave], keys: [KeySettings(note: 60, sampleIndex: 0)],
-                                reverb: ReverbSettings(preset: .church, mix: 0.5))
+        let engine = makeEngine(
+            samples: [wave], keys: [KeySettings(note: 60, sampleIndex: 0)],
+            reverb: ReverbSettings(preset: .church, mix: 0.5))
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         engine.enqueue(.control(frame: 24_000, controller: 120, value: 0))
         let first = render(engine, 24_000)
         let quietDuringTail = engine.roomIsQuiet.load(ordering: .relaxed)
         #expect(!quietDuringTail)
         let out = first + render(engine, 24_000)
-        #expect(out[23_999] != 0)                          // the church rings on after the bell
+        #expect(out[23_999] != 0) // the church rings on after the bell
         #expect(out[(24_000 + 240 + 64)...].allSatisfy { $0 == 0 })
         var steps: Float = 0
         for j in 24_000..<24_300 { steps = max(steps, abs(out[j] - out[j - 1])) }

@@ -23,7 +23,7 @@ import Testing
         #expect(e.schedule(.noteOn(frame: 100, channel: 15, note: 60, velocity: 127)))
         #expect(e.schedule(.noteOn(frame: 2_000, channel: 0, note: 61, velocity: 127)))
         #expect(e.schedule(.noteOn(frame: 3_000, channel: 15, note: 62, velocity: 127)))
-        _ = render(e, 1_000)                 // the first has played
+        _ = render(e, 1_000) // the first has played
         e.cancelScheduled(channel: 15)
         #expect(e.schedule(.noteOn(frame: 4_000, channel: 15, note: 63, velocity: 127)))
         let out = render(e, 5_000)
@@ -38,15 +38,18 @@ import Testing
     }
 
     @Test func soundingNotesFollowTheVoices() {
-        let e = makeEngine(samples: [constant(1, 1_000), constant(1, 3_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 72, sampleIndex: 1)])
+        let e = makeEngine(
+            samples: [constant(1, 1_000), constant(1, 3_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 72, sampleIndex: 1)])
         #expect(!e.isSounding(note: 60))
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 100))
         e.enqueue(.noteOn(frame: 0, note: 72, velocity: 100))
         _ = render(e, 64)
         #expect(e.isSounding(note: 60) && e.isSounding(note: 72) && !e.isSounding(note: 61))
-        #expect(e.soundingNotesLow.load(ordering: .relaxed) == 1 << 60 && e.soundingNotesHigh.load(ordering: .relaxed) == 1 << 8)
-        _ = render(e, 1_000)                 // C4's sample has ended
+        #expect(
+            e.soundingNotesLow.load(ordering: .relaxed) == 1 << 60
+                && e.soundingNotesHigh.load(ordering: .relaxed) == 1 << 8)
+        _ = render(e, 1_000) // C4's sample has ended
         #expect(!e.isSounding(note: 60) && e.isSounding(note: 72))
         _ = render(e, 2_000)
         #expect(e.soundingNotesLow.load(ordering: .relaxed) == 0 && e.soundingNotesHigh.load(ordering: .relaxed) == 0)
@@ -62,12 +65,16 @@ import Testing
             return bytes.withUnsafeBytes { tap.push($0.baseAddress!, frameCount: frames) }
         }
         #expect(push(6, from: 0))
-        #expect(!push(6, from: 100))            // 12 frames do not fit in 10
+        #expect(!push(6, from: 100)) // 12 frames do not fit in 10
         #expect(tap.droppedFrames.load(ordering: .relaxed) == 6)
         #expect(tap.read { got += $0 } == 24)
-        #expect(push(6, from: 50))              // wraps: 4 frames at the end, 2 at the start
+        #expect(push(6, from: 50)) // wraps: 4 frames at the end, 2 at the start
         var runs = 0
-        #expect(tap.read { got += $0; runs += 1 } == 24)
+        #expect(
+            tap.read {
+                got += $0
+                runs += 1
+            } == 24)
         #expect(runs == 2)
         #expect(got == (0..<24).map { UInt8($0) } + (0..<24).map { 50 + UInt8($0) })
         #expect(tap.read { _ in } == 0)
@@ -78,7 +85,10 @@ import Testing
         let period = [UInt8](repeating: 7, count: 64 * 8)
         period.withUnsafeBytes { bytes in
             bellkeys_allocations_start()
-            for _ in 0..<2_000 { _ = tap.read { _ in }; tap.push(bytes.baseAddress!, frameCount: 64) }
+            for _ in 0..<2_000 {
+                _ = tap.read { _ in }
+                tap.push(bytes.baseAddress!, frameCount: 64)
+            }
             #expect(bellkeys_allocations_stop() == 0)
         }
     }

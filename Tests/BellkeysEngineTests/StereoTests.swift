@@ -5,8 +5,10 @@ import Testing
 /// otherwise (here a test sets the gains; the map's pan makes them through panGains).
 @Suite struct Stereo {
     @Test func aPannedBellHasItsOwnGainOnEachSideAndTheMonoMixIsTheirAverage() {
-        let keys = [KeySettings(note: 60, sampleIndex: 0, leftGain: 0.5, rightGain: 0.25),
-                    KeySettings(note: 61, sampleIndex: 1)]
+        let keys = [
+            KeySettings(note: 60, sampleIndex: 0, leftGain: 0.5, rightGain: 0.25),
+            KeySettings(note: 61, sampleIndex: 1),
+        ]
         let stereo = makeEngine(samples: [constant(0.5, 100), constant(0.25, 100)], keys: keys)
         let mono = makeEngine(samples: [constant(0.5, 100), constant(0.25, 100)], keys: keys)
         for e in [stereo, mono] {
@@ -16,9 +18,14 @@ import Testing
         let (left, right) = renderStereo(stereo, 128)
         let out = render(mono, 128)
         // Left: 0.5 × 0.5, then + 0.25 from frame 10; right: 0.5 × 0.25, then + 0.25.
-        expectClose(left[0], 0.25); expectClose(left[10], 0.5); expectClose(left[99], 0.5)
-        expectClose(right[0], 0.125); expectClose(right[10], 0.375); expectClose(right[99], 0.375)
-        expectClose(left[109], 0.25); expectClose(right[109], 0.25)      // the centred bell alone
+        expectClose(left[0], 0.25)
+        expectClose(left[10], 0.5)
+        expectClose(left[99], 0.5)
+        expectClose(right[0], 0.125)
+        expectClose(right[10], 0.375)
+        expectClose(right[99], 0.375)
+        expectClose(left[109], 0.25)
+        expectClose(right[109], 0.25) // the centred bell alone
         #expect(left[110] == 0 && right[110] == 0)
         for j in 0..<128 { expectClose(out[j], (left[j] + right[j]) / 2) }
     }
@@ -64,24 +71,32 @@ import Testing
         let keys = [KeySettings(note: 60, sampleIndex: 0, leftGain: 0.5, rightGain: 0.25)]
         let e = makeEngine(samples: [constant(1, 1_000)], keys: keys)
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
-        e.enqueue(.control(frame: 100, controller: 7, value: 0))      // to silence over 64 frames
+        e.enqueue(.control(frame: 100, controller: 7, value: 0)) // to silence over 64 frames
         let (left, right) = renderStereo(e, 300)
-        expectClose(left[99], 0.5); expectClose(right[99], 0.25)
+        expectClose(left[99], 0.5)
+        expectClose(right[99], 0.25)
         // Halfway down the ramp (CC7 127 → 0 over frames 100...163): half the gain.
-        expectClose(left[132], 0.25, tolerance: 1e-5); expectClose(right[132], 0.125, tolerance: 1e-5)
+        expectClose(left[132], 0.25, tolerance: 1e-5)
+        expectClose(right[132], 0.125, tolerance: 1e-5)
         #expect(left[164...].allSatisfy { $0 == 0 } && right[164...].allSatisfy { $0 == 0 })
     }
 
     @Test func aPannedBellIsStolenWithTheShortFade() {
-        let keys = [KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0), KeySettings(note: 61, sampleIndex: 1)]
+        let keys = [
+            KeySettings(note: 60, sampleIndex: 0, leftGain: 1, rightGain: 0), KeySettings(note: 61, sampleIndex: 1),
+        ]
         let e = makeEngine(samples: [constant(0.5, 10_000), constant(0.25, 10_000)], keys: keys, polyphony: 1)
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
-        e.enqueue(.noteOn(frame: 100, note: 61, velocity: 127))       // polyphony 1: C4 is stolen
+        e.enqueue(.noteOn(frame: 100, note: 61, velocity: 127)) // polyphony 1: C4 is stolen
         let (left, right) = renderStereo(e, 600)
         // The stolen bell fades over 5 ms (240 frames) from 100; the new one is centred.
-        expectClose(left[99], 0.5); #expect(right[99] == 0)
-        expectClose(left[100], 0.5 + 0.25); expectClose(right[100], 0.25)
-        expectClose(left[339], 0.25 + 0.5 / 240, tolerance: 1e-5); expectClose(left[340], 0.25); expectClose(right[340], 0.25)
+        expectClose(left[99], 0.5)
+        #expect(right[99] == 0)
+        expectClose(left[100], 0.5 + 0.25)
+        expectClose(right[100], 0.25)
+        expectClose(left[339], 0.25 + 0.5 / 240, tolerance: 1e-5)
+        expectClose(left[340], 0.25)
+        expectClose(right[340], 0.25)
         #expect(e.stolenVoices.load(ordering: .relaxed) == 1)
     }
 
@@ -89,8 +104,12 @@ import Testing
     func equalSidesConvertExactlyAsTheMonoMixDoes(format: OutputSampleFormat) {
         let x: [Float] = (0..<64).map { Float($0 - 32) / 31 + 0.000_013 * Float($0) }
         var stereo = [UInt8](repeating: 0, count: 64 * 8 * 4), mono = stereo
-        stereo.withUnsafeMutableBytes { interleave(left: x, right: x, frameCount: 64, channels: 8, format: format, into: $0.baseAddress!) }
-        mono.withUnsafeMutableBytes { interleave(x, frameCount: 64, channels: 8, format: format, into: $0.baseAddress!) }
+        stereo.withUnsafeMutableBytes {
+            interleave(left: x, right: x, frameCount: 64, channels: 8, format: format, into: $0.baseAddress!)
+        }
+        mono.withUnsafeMutableBytes {
+            interleave(x, frameCount: 64, channels: 8, format: format, into: $0.baseAddress!)
+        }
         #expect(stereo == mono)
         #expect(mono.contains { $0 != 0 })
     }

@@ -1,5 +1,5 @@
-import Synchronization
 import BellkeysEngine
+import Synchronization
 import Testing
 
 @Suite struct VoiceMixing {
@@ -52,8 +52,10 @@ import Testing
     }
 
     @Test func noteOffAtTheFrameItsNoteStartsDampsFromThere() {
-        let e = makeEngine(samples: [constant(1, 1_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .damp(releaseSeconds: 0.001))]) {
+        let e = makeEngine(
+            samples: [constant(1, 1_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .damp(releaseSeconds: 0.001))]
+        ) {
             $0.maxBlockFrames = 1_024
         }
         e.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
@@ -66,8 +68,9 @@ import Testing
     }
 
     @Test func twoVoicesSum() {
-        let e = makeEngine(samples: [constant(0.25, 50), constant(-0.125, 50)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1)])
+        let e = makeEngine(
+            samples: [constant(0.25, 50), constant(-0.125, 50)],
+            keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 62, sampleIndex: 1)])
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 10, note: 62, velocity: 127))
         let out = render(e, 64)
@@ -98,8 +101,9 @@ import Testing
     }
 
     @Test func velocityZeroNoteOnIsANoteOff() {
-        let e = makeEngine(samples: [constant(1, 1_000)],
-                           keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .damp(releaseSeconds: 0.001))])
+        let e = makeEngine(
+            samples: [constant(1, 1_000)],
+            keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: .damp(releaseSeconds: 0.001))])
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         e.enqueue(.noteOn(frame: 100, note: 60, velocity: 0))
         let out = render(e, 300)
@@ -115,14 +119,16 @@ import Testing
     }
 
     @Test func foldPlaysUnmappedNotesOctavesAway() {
-        let instrument = Instrument(keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 72, sampleIndex: 1)],
-                                    unmappedNotes: .fold)
+        let instrument = Instrument(
+            keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 72, sampleIndex: 1)],
+            unmappedNotes: .fold)
         let table = instrument.keyIndexForEveryNote()
-        #expect(table[48] == 0)   // C3 -> C4
-        #expect(table[84] == 1)   // C6 -> C5 (72 is mapped)
+        #expect(table[48] == 0) // C3 -> C4
+        #expect(table[84] == 1) // C6 -> C5 (72 is mapped)
         #expect(table[61] == nil) // C#4 folds onto itself: unmapped
-        let e = makeEngine(samples: [constant(0.5, 10), constant(0.25, 10)],
-                           keys: instrument.keys, unmapped: .fold)
+        let e = makeEngine(
+            samples: [constant(0.5, 10), constant(0.25, 10)],
+            keys: instrument.keys, unmapped: .fold)
         e.enqueue(.noteOn(frame: 0, note: 36, velocity: 127))
         #expect(render(e, 10)[0] == 0.5)
     }

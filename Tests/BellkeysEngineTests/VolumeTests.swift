@@ -1,5 +1,5 @@
-import Synchronization
 import BellkeysEngine
+import Synchronization
 import Testing
 
 @Suite struct Volume {
@@ -24,14 +24,16 @@ import Testing
     }
 
     @Test func defaultChannelVolumeIs100() {
-        let e = makeEngine(samples: [constant(1, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)], unityVolume: false)
+        let e = makeEngine(
+            samples: [constant(1, 100)], keys: [KeySettings(note: 60, sampleIndex: 0)], unityVolume: false)
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         expectClose(render(e, 10)[0], Float((100.0 / 127) * (100.0 / 127)))
     }
 
     @Test func masterVolumeFromTheMapAndLiveChangesRamp() {
-        let e = makeEngine(samples: [constant(1, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0)],
-                           masterDecibels: -6.020_599_913)
+        let e = makeEngine(
+            samples: [constant(1, 1_000)], keys: [KeySettings(note: 60, sampleIndex: 0)],
+            masterDecibels: -6.020_599_913)
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         expectClose(render(e, 64)[10], 0.5)
         e.setMasterVolume(decibels: 0)

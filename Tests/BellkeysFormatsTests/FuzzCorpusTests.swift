@@ -4,8 +4,10 @@ import Testing
 /// Every input of the fuzzing corpus (Tests/Fuzz/Corpus: seeds, and any input that once broke
 /// a rule, kept as `regression-*`) still keeps the rules the fuzz targets check.
 @Suite struct FuzzCorpus {
-    static let corpus = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(2)
-        .joined(separator: "/")) + "/Fuzz/Corpus"
+    static let corpus =
+        String(
+            #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(2)
+                .joined(separator: "/")) + "/Fuzz/Corpus"
 
     @Test(arguments: filesAt(Self.corpus + "/midi-file"))
     func midiFileInput(path: String) throws {

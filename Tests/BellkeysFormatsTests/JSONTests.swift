@@ -19,7 +19,8 @@ import Testing
     @Test func stringsAndNumbers() throws {
         let node = try parse(#"["a\"b\\c\u00e9\ud83d\udd14", -1.5e2, 0, true, false]"#)
         guard case .array(let items) = node.value, case .string(let s) = items[0].value,
-              case .number(let n) = items[1].value else {
+            case .number(let n) = items[1].value
+        else {
             Issue.record("wrong shape")
             return
         }

@@ -6,14 +6,14 @@ import Testing
 
     @Test func formatOneWithTempoChangesGivesExactFrames() throws {
         // 96 ticks per quarter. Tempo track: 120 bpm, then 60 bpm at tick 192, then 90 bpm at 288.
-        var tempoTrack: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20]          // 500000
-        tempoTrack += [0x81, 0x40, 0xFF, 0x51, 0x03, 0x0F, 0x42, 0x40]                // +192: 1000000
-        tempoTrack += [0x60, 0xFF, 0x51, 0x03, 0x0A, 0x2C, 0x2B]                      // +96: 666667
+        var tempoTrack: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20] // 500000
+        tempoTrack += [0x81, 0x40, 0xFF, 0x51, 0x03, 0x0F, 0x42, 0x40] // +192: 1000000
+        tempoTrack += [0x60, 0xFF, 0x51, 0x03, 0x0A, 0x2C, 0x2B] // +96: 666667
         tempoTrack += [0x00, 0xFF, 0x2F, 0x00]
-        var notes: [UInt8] = [0x00, 0x90, 60, 100]          // tick 0
-        notes += [0x60, 62, 100]                             // tick 96, running status
-        notes += [0x81, 0x40, 0x80, 60, 0]                    // tick 288
-        notes += [0x60, 0x90, 64, 90]                         // tick 384
+        var notes: [UInt8] = [0x00, 0x90, 60, 100] // tick 0
+        notes += [0x60, 62, 100] // tick 96, running status
+        notes += [0x81, 0x40, 0x80, 60, 0] // tick 288
+        notes += [0x60, 0x90, 64, 90] // tick 384
         notes += [0x00, 0xFF, 0x2F, 0x00]
         let file = header(format: 1, tracks: 2, division: 96) + chunk(tempoTrack) + chunk(notes)
         let midi = try parseMIDIFile(file, file: "t.mid")
@@ -22,16 +22,18 @@ import Testing
         #expect(midi.events[1].status == 0x90 && midi.events[1].data1 == 62)
         let frames = midi.events.map { midi.frame(atTick: $0.tick, sampleRate: 48_000) }
         // 96 ticks at 120 bpm = 0.5 s; to 192: 1.0 s; 192->288 at 60 bpm: +1 s; 288->384 at 666667 µs: +0.666667 s.
-        #expect(frames == [0, 24_000, 96_000, 128_000])   // round(2.666667 * 48000) = 128000.016 -> 128000
-        #expect(midi.frame(atTick: 1, sampleRate: 44_100) == 230)  // 5208.33 µs * 44.1 = 229.69 -> 230
+        #expect(frames == [0, 24_000, 96_000, 128_000]) // round(2.666667 * 48000) = 128000.016 -> 128000
+        #expect(midi.frame(atTick: 1, sampleRate: 44_100) == 230) // 5208.33 µs * 44.1 = 229.69 -> 230
     }
 
     @Test func formatZeroDefaultTempoAndSMPTE() throws {
-        let file = header(format: 0, tracks: 1, division: 480) + chunk([0x83, 0x60, 0x90, 60, 100, 0x00, 0xFF, 0x2F, 0x00])
+        let file =
+            header(format: 0, tracks: 1, division: 480) + chunk([0x83, 0x60, 0x90, 60, 100, 0x00, 0xFF, 0x2F, 0x00])
         let midi = try parseMIDIFile(file, file: "t.mid")
         #expect(midi.frame(atTick: midi.events[0].tick, sampleRate: 48_000) == 24_000) // 480 ticks at 120 bpm
         // SMPTE 25 fps × 40 ticks = 1000 ticks per second.
-        let smpte = header(format: 0, tracks: 1, division: 0xE728) + chunk([0x87, 0x68, 0x90, 60, 100, 0x00, 0xFF, 0x2F, 0x00])
+        let smpte =
+            header(format: 0, tracks: 1, division: 0xE728) + chunk([0x87, 0x68, 0x90, 60, 100, 0x00, 0xFF, 0x2F, 0x00])
         let s = try parseMIDIFile(smpte, file: "s.mid")
         #expect(s.division == .smpte(framesPerSecond: 25, ticksPerFrame: 40))
         #expect(s.frame(atTick: 1_000, sampleRate: 48_000) == 48_000)
@@ -46,8 +48,10 @@ import Testing
     }
 
     @Test func sysexMetaAndUnknownChunksAreSkipped() throws {
-        let track = chunk([0x00, 0xF0, 0x03, 0x7E, 0x7F, 0xF7, 0x00, 0xFF, 0x03, 0x02, 0x41, 0x42,
-                           0x00, 0xC0, 0x05, 0x00, 0x90, 60, 100, 0x00, 0xFF, 0x2F, 0x00])
+        let track = chunk([
+            0x00, 0xF0, 0x03, 0x7E, 0x7F, 0xF7, 0x00, 0xFF, 0x03, 0x02, 0x41, 0x42,
+            0x00, 0xC0, 0x05, 0x00, 0x90, 60, 100, 0x00, 0xFF, 0x2F, 0x00,
+        ])
         let odd = Array("XFIH".utf8) + [0, 0, 0, 2, 1, 2]
         let midi = try parseMIDIFile(header(format: 1, tracks: 1, division: 96) + odd + track, file: "t.mid")
         #expect(midi.events.map(\.status) == [0xC0, 0x90])
@@ -66,8 +70,9 @@ import Testing
     }
 
     @Test func writerAndReaderAgree() throws {
-        let bytes = makeMIDIFile(ticksPerQuarter: 480, microsecondsPerQuarter: 400_000,
-                                 tracks: [[], [(0, noteOn(60)), (480, [0x80, 60, 0]), (960, noteOn(72))]])
+        let bytes = makeMIDIFile(
+            ticksPerQuarter: 480, microsecondsPerQuarter: 400_000,
+            tracks: [[], [(0, noteOn(60)), (480, [0x80, 60, 0]), (960, noteOn(72))]])
         let midi = try parseMIDIFile(bytes, file: "w.mid")
         #expect(midi.events.map { midi.frame(atTick: $0.tick, sampleRate: 48_000) } == [0, 19_200, 38_400])
     }
@@ -125,7 +130,10 @@ import Testing
             if bytes.count - length <= 4 {
                 let file = try parseMIDIFile(cut, file: "cut.mid")
                 #expect(file.events == whole.events && file.endTick == 480 && file.tempos == whole.tempos)
-                #expect(file.warnings == ["cut.mid: the file is cut short at byte \(length), \(bytes.count - length) byte\(bytes.count - length == 1 ? "" : "s") before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played"])
+                #expect(
+                    file.warnings == [
+                        "cut.mid: the file is cut short at byte \(length), \(bytes.count - length) byte\(bytes.count - length == 1 ? "" : "s") before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played"
+                    ])
             } else {
                 #expect(throws: MIDIFileError.self) { try parseMIDIFile(cut, file: "cut.mid") }
             }
@@ -148,7 +156,8 @@ import Testing
         #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(file.dropLast(7)), file: "cut.mid") }
         #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(file.dropLast(8)), file: "cut.mid") }
         #expect(throws: MIDIFileError.self) { try parseMIDIFile(Array(file.dropLast(10)), file: "cut.mid") }
-        let twoTracks = Self.head(1, 2) + Self.track(4, [0, 0xFF, 0x2F, 0])
+        let twoTracks =
+            Self.head(1, 2) + Self.track(4, [0, 0xFF, 0x2F, 0])
             + Self.track(UInt8(last.count), last)
         let firstCut = Self.head(1, 2) + Self.track(4, [0, 0xFF, 0x2F]) + Self.track(UInt8(last.count), last)
         #expect(try parseMIDIFile(twoTracks, file: "ok.mid").warnings.isEmpty)
@@ -163,7 +172,9 @@ import Testing
         let file = Self.head(0, 1) + Self.track(UInt8(body.count), body)
         #expect(try parseMIDIFile(file, file: "ok.mid").events.count == 2)
         for cut in 1...3 {
-            #expect(throws: MIDIFileError.self, "\(cut) bytes cut") { try parseMIDIFile(Array(file.dropLast(cut)), file: "cut.mid") }
+            #expect(throws: MIDIFileError.self, "\(cut) bytes cut") {
+                try parseMIDIFile(Array(file.dropLast(cut)), file: "cut.mid")
+            }
         }
         let longDelta: [UInt8] = [0, 0x90, 60, 100, 0x81, 0x81, 0x81, 0x81, 0x01, 0xFF, 0x2F, 0]
         let long = Self.head(0, 1) + Self.track(UInt8(longDelta.count), longDelta)
@@ -183,16 +194,21 @@ import Testing
         let file = Self.head(0, 1) + Self.track(4, [0, 0x90, 60, 100])
         let parsed = try parseMIDIFile(file, file: "open.mid")
         #expect(parsed.events.count == 1)
-        #expect(parsed.warnings == ["open.mid: track 1 has no End-of-Track event (at byte 26); it is played as if it ended after its last event"])
+        #expect(
+            parsed.warnings == [
+                "open.mid: track 1 has no End-of-Track event (at byte 26); it is played as if it ended after its last event"
+            ])
     }
 
     /// Format 2: each track an independent sequence, played one after the other, each from
     /// 120 beats per minute until it sets its own tempo.
     @Test func formatTwoPlaysItsSequencesOneAfterTheOther() throws {
-        let bytes = makeMIDIFile(ticksPerQuarter: 96, tracks: [
-            [(0, [0xFF, 0x51, 3, 0x0F, 0x42, 0x40]), (0, noteOn(60)), (96, noteOn(62)), (192, [0x80, 60, 0])],
-            [(0, noteOn(64)), (96, noteOn(65)), (288, [0x80, 64, 0])],
-        ], format: 2)
+        let bytes = makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [(0, [0xFF, 0x51, 3, 0x0F, 0x42, 0x40]), (0, noteOn(60)), (96, noteOn(62)), (192, [0x80, 60, 0])],
+                [(0, noteOn(64)), (96, noteOn(65)), (288, [0x80, 64, 0])],
+            ], format: 2)
         let file = try parseMIDIFile(bytes, file: "two.mid")
         #expect(file.format == 2 && file.warnings.isEmpty)
         // Sequence 1 at 60 bpm: 0, 1 s, ends 2 s. Sequence 2 at 120 bpm from 2 s: 2, 2.5 s, ends 3.5 s.
@@ -203,7 +219,9 @@ import Testing
     }
 
     func header(format: Int, tracks: Int, division: Int) -> [UInt8] {
-        Array("MThd".utf8) + [0, 0, 0, 6, 0, UInt8(format), 0, UInt8(tracks), UInt8(division >> 8), UInt8(division & 0xFF)]
+        Array("MThd".utf8) + [
+            0, 0, 0, 6, 0, UInt8(format), 0, UInt8(tracks), UInt8(division >> 8), UInt8(division & 0xFF),
+        ]
     }
 
     func chunk(_ body: [UInt8]) -> [UInt8] {

@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func fullExampleResolves() throws {
-        let map = try parse("""
+        let map = try parse(
+            """
             {
               "comment": "a bell map",
               "masterVolumeDecibels": -3,
@@ -59,7 +60,9 @@ import Testing
     /// `pan` per key, -1 to 1, through the pan law into the instrument's gains; no pan and
     /// pan 0 are the same (exactly 1 and 1).
     @Test func panPlacesAKeyAndZeroIsTheCentre() throws {
-        let map = try parse(#"{"keys": [{"note": "C4", "sample": "a.wav", "pan": -0.6}, {"note": "D4", "sample": "b.wav", "pan": 0}, {"note": "E4", "sample": "c.wav"}, {"note": "F4", "sample": "d.wav", "pan": 1}]}"#)
+        let map = try parse(
+            #"{"keys": [{"note": "C4", "sample": "a.wav", "pan": -0.6}, {"note": "D4", "sample": "b.wav", "pan": 0}, {"note": "E4", "sample": "c.wav"}, {"note": "F4", "sample": "d.wav", "pan": 1}]}"#
+        )
         #expect(map.keys.map(\.pan) == [-0.6, 0, 0, 1])
         let keys = map.instrument(sampleIndexForKey: [0, 1, 2, 3]).keys
         #expect((keys[0].leftGain, keys[0].rightGain) == panGains(-0.6))
@@ -83,7 +86,9 @@ import Testing
         #expect(cave?.fix.contains("church") == true, "\(cave?.fix ?? "")")
         let bright = try parse(#"{"velocityTimbre": 0.8, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(bright.velocityTimbre == 0.8 && bright.instrument(sampleIndexForKey: [0]).velocityTimbre == 0.8)
-        #expect(problem(#"{"velocityTimbre": true, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)?.path == "velocityTimbre")
+        #expect(
+            problem(#"{"velocityTimbre": true, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)?.path == "velocityTimbre"
+        )
         let loud = problem(#"{"reverb": "hall", "reverbMix": 2, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(loud?.path == "reverbMix" && loud?.fix == "use a number from 0 to 1")
     }
@@ -106,9 +111,11 @@ import Testing
     }
 
     @Test func unknownFieldNamesTheFieldAndSuggestsTheFix() throws {
-        let p = try #require(problem("""
-            {"keys": [{"note": "C4", "sample": "a.wav", "relaseSeconds": 0.3}]}
-            """))
+        let p = try #require(
+            problem(
+                """
+                {"keys": [{"note": "C4", "sample": "a.wav", "relaseSeconds": 0.3}]}
+                """))
         #expect(p.path == "keys[0].relaseSeconds")
         #expect(p.message.contains("unknown field \"relaseSeconds\""))
         #expect(p.fix.contains("did you mean \"releaseSeconds\"?"))
@@ -124,26 +131,51 @@ import Testing
     }
 
     @Test func duplicateKeyNamesBothEntries() throws {
-        let p = try #require(problem(#"{"keys": [{"tag": 100, "sample": "a.wav"}, {"note": "B#3", "sample": "b.wav"}]}"#))
+        let p = try #require(
+            problem(#"{"keys": [{"tag": 100, "sample": "a.wav"}, {"note": "B#3", "sample": "b.wav"}]}"#))
         #expect(p.path == "keys[1]")
         #expect(p.message.contains("C4 (MIDI 60) is already mapped by keys[0]"))
     }
 
     @Test(arguments: [
-        (#"{"masterVolumeDecibels": "loud", "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels", "\"loud\" is a string, not a number"),
-        (#"{"masterVolumeDecibels": 40, "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels", "40 is out of range"),
-        (#"{"polyphony": 0, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony", "0 is not a whole number from 1 to 65536"),
+        (
+            #"{"masterVolumeDecibels": "loud", "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels",
+            "\"loud\" is a string, not a number"
+        ),
+        (
+            #"{"masterVolumeDecibels": 40, "keys": [{"note": 60, "sample": "a"}]}"#, "masterVolumeDecibels",
+            "40 is out of range"
+        ),
+        (
+            #"{"polyphony": 0, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony",
+            "0 is not a whole number from 1 to 65536"
+        ),
         (#"{"polyphony": 2.5, "keys": [{"note": 60, "sample": "a"}]}"#, "polyphony", "2.5 is not a whole number"),
-        (#"{"keys": [{"note": 60, "sample": "a", "releaseSeconds": -1}]}"#, "keys[0].releaseSeconds", "-1 is out of range"),
-        (#"{"releaseSeconds": 0.001, "keys": [{"note": 60, "sample": "a"}]}"#, "releaseSeconds", "0.001 is out of range"),
+        (
+            #"{"keys": [{"note": 60, "sample": "a", "releaseSeconds": -1}]}"#, "keys[0].releaseSeconds",
+            "-1 is out of range"
+        ),
+        (
+            #"{"releaseSeconds": 0.001, "keys": [{"note": 60, "sample": "a"}]}"#, "releaseSeconds",
+            "0.001 is out of range"
+        ),
         (#"{"keys": [{"note": 128, "sample": "a"}]}"#, "keys[0].note", "128 is not a MIDI note number"),
         (#"{"keys": [{"tag": 99, "sample": "a"}]}"#, "keys[0].tag", "99 is not a tutorial button tag"),
         // Found by fuzzing: a tag beyond Int's range trapped in the conversion.
-        (#"{"keys": [{"tag": 113666666666666666666666666, "sample": "a"}]}"#, "keys[0].tag", "is not a tutorial button tag"),
+        (
+            #"{"keys": [{"tag": 113666666666666666666666666, "sample": "a"}]}"#, "keys[0].tag",
+            "is not a tutorial button tag"
+        ),
         (#"{"keys": [{"tag": 1e999, "sample": "a"}]}"#, "", "not valid JSON: number 1e999 is out of range"),
-        (#"{"keys": [{"note": 60, "sample": "a", "chokeGroup": -2}]}"#, "keys[0].chokeGroup", "-2 is not a whole number"),
+        (
+            #"{"keys": [{"note": 60, "sample": "a", "chokeGroup": -2}]}"#, "keys[0].chokeGroup",
+            "-2 is not a whole number"
+        ),
         (#"{"velocityCurve": "log", "keys": [{"note": 60, "sample": "a"}]}"#, "velocityCurve", "\"log\" is not one of"),
-        (#"{"keys": [{"note": 60, "sample": "a", "noteOff": "stop"}]}"#, "keys[0].noteOff", "\"stop\" is not \"ring\" or \"damp\""),
+        (
+            #"{"keys": [{"note": 60, "sample": "a", "noteOff": "stop"}]}"#, "keys[0].noteOff",
+            "\"stop\" is not \"ring\" or \"damp\""
+        ),
         (#"{"keys": [{"note": 60}]}"#, "keys[0].sample", "has no \"sample\""),
         (#"{"keys": [{"note": 60, "sample": ""}]}"#, "keys[0].sample", "\"\" is not a file name"),
         (#"{"keys": [{"sample": "a"}]}"#, "keys[0]", "neither \"note\" nor \"tag\""),

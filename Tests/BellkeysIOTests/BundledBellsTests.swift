@@ -1,8 +1,8 @@
-import Synchronization
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct BundledBells {
@@ -27,15 +27,17 @@ import Testing
         #expect(frames.count == Int((seconds * 48_000).rounded()))
         // Nothing audible is cut: the 0.1 s before the last second's fade is more than 50 dB
         // under the first 0.1 s (51.9 to 59.9 dB, bell by bell).
-        func rms(_ part: ArraySlice<Float>) -> Double { (part.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(part.count)).squareRoot() }
+        func rms(_ part: ArraySlice<Float>) -> Double {
+            (part.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(part.count)).squareRoot()
+        }
         let beforeFade = rms(frames[(frames.count - 52_800)..<(frames.count - 48_000)]) / rms(frames[0..<4_800])
         #expect(20 * log10(beforeFade) < -50, "\(20 * log10(beforeFade)) dB")
-        #expect(20 * log10(beforeFade) > -61)   // and the bell is not padded with silence
+        #expect(20 * log10(beforeFade) > -61) // and the bell is not padded with silence
         let peak = frames.map(abs).max()!
-        #expect(peak <= 0.5 + 1e-4)          // -6 dBFS: headroom for chords, never clipping
+        #expect(peak <= 0.5 + 1e-4) // -6 dBFS: headroom for chords, never clipping
         #expect(peak > 0.3)
-        #expect(abs(frames[0]) > 0.01)       // the strike starts on the first frame
-        #expect(frames.suffix(48).allSatisfy { abs($0) < 1e-3 })  // and the bell ends in silence
+        #expect(abs(frames[0]) > 0.01) // the strike starts on the first frame
+        #expect(frames.suffix(48).allSatisfy { abs($0) < 1e-3 }) // and the bell ends in silence
 
         // Pitch: the strongest partial is the nominal, one octave above the key, so the strike
         // note (heard an octave below the nominal) is the key. Scan ±1 semitone in 1-cent steps.
@@ -52,7 +54,9 @@ import Testing
         }
         #expect(abs(bestCents) <= 2, "nominal is \(bestCents) cents off")
         // The hum and prime are in tune with the key too (true-harmonic tuning).
-        #expect(magnitude(window, hertz: key, sampleRate: rate) > 10 * magnitude(window, hertz: key * 1.06, sampleRate: rate))
+        #expect(
+            magnitude(window, hertz: key, sampleRate: rate) > 10
+                * magnitude(window, hertz: key * 1.06, sampleRate: rate))
     }
 
     /// Equal velocity must sound equally loud on every key. The generator matches A-weighted
@@ -81,8 +85,8 @@ import Testing
 
     @Test func loadsFastAndSmall() throws {
         let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
-        #expect(loaded.bank.byteCount == 1_344 * 48_000 * 2 / 10)   // 134.4 s of 16-bit frames in all
-        #expect(loaded.loadSeconds < 0.5)   // generous for debug builds; docs/performance.md has the release figure
+        #expect(loaded.bank.byteCount == 1_344 * 48_000 * 2 / 10) // 134.4 s of 16-bit frames in all
+        #expect(loaded.loadSeconds < 0.5) // generous for debug builds; docs/performance.md has the release figure
     }
 }
 
@@ -94,14 +98,15 @@ import Testing
         let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
         var instrument = loaded.instrument
         instrument.masterVolumeDecibels = masterDecibels
-        let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: EngineConfiguration(sampleRate: 48_000))
+        let engine = Engine(
+            bank: loaded.bank, instrument: instrument, configuration: EngineConfiguration(sampleRate: 48_000))
         var events = [EngineEvent.control(frame: 0, controller: 7, value: channelVolume)]
         events += (60...72).map { EngineEvent.noteOn(frame: 0, note: $0, velocity: 127) }
         var peak: Float = 0
         let frames = renderOffline(engine: engine, events: events, endFrame: 0) { (chunk: UnsafeBufferPointer<Float>) in
             for x in chunk { peak = max(peak, abs(x)) }
         }
-        #expect(frames >= 604_800)   // C4 rings 12.6 s, and the hall after it
+        #expect(frames >= 604_800) // C4 rings 12.6 s, and the hall after it
         #expect(peak <= 0.891)
         #expect(peak > 0.8)
         #expect(engine.clippedSamples.load(ordering: .relaxed) == 0)
@@ -112,7 +117,8 @@ import Testing
     @Test func oneBellPassesUntouched() throws {
         // The bells alone: centred, dry, one timbre (the bundled map places them on a table).
         let loaded = try loadInstrument(mapPath: samplesFolder + "/examples/plain.json")
-        let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: EngineConfiguration(sampleRate: 48_000))
+        let engine = Engine(
+            bank: loaded.bank, instrument: loaded.instrument, configuration: EngineConfiguration(sampleRate: 48_000))
         var peak: Float = 0
         _ = renderOffline(engine: engine, events: [.noteOn(frame: 0, note: 60, velocity: 127)], endFrame: 0) {
             (chunk: UnsafeBufferPointer<Float>) in for x in chunk { peak = max(peak, abs(x)) }

@@ -19,10 +19,11 @@ import Testing
     @Test func missingSampleNamesTheFileTheFieldAndTheFix() throws {
         let folder = temporaryFolder()
         try writeWAV([0.5, 0.25], to: folder + "/ok.wav")
-        let found = problems(map: """
-            {"keys": [{"note": "C4", "sample": "ok.wav"},
-                      {"note": "D4", "sample": "missing.wav"}]}
-            """, in: folder)
+        let found = problems(
+            map: """
+                {"keys": [{"note": "C4", "sample": "ok.wav"},
+                          {"note": "D4", "sample": "missing.wav"}]}
+                """, in: folder)
         #expect(found.count == 1)
         let p = try #require(found.first)
         #expect(p.path == "keys[1].sample")
@@ -39,10 +40,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder + "/folder.wav", withIntermediateDirectories: true)
         let writer = try WAVWriter(path: folder + "/empty.wav", sampleRate: 48_000, channelCount: 1, format: .s16)
         try writer.finish()
-        let found = problems(map: """
-            {"keys": [{"note": 60, "sample": "text.wav"}, {"note": 61, "sample": "empty.wav"},
-                      {"note": 62, "sample": "folder.wav"}]}
-            """, in: folder)
+        let found = problems(
+            map: """
+                {"keys": [{"note": 60, "sample": "text.wav"}, {"note": 61, "sample": "empty.wav"},
+                          {"note": 62, "sample": "folder.wav"}]}
+                """, in: folder)
         #expect(found.map(\.path) == ["keys[0].sample", "keys[1].sample", "keys[2].sample"])
         #expect(found[0].message.contains("libsndfile cannot read it"))
         #expect(found[0].fix.contains("WAV"))
@@ -55,7 +57,9 @@ import Testing
             _ = try loadInstrument(mapPath: "/nonexistent/tags.json")
             Issue.record("loaded")
         } catch {
-            #expect(error.description.hasPrefix("/nonexistent/tags.json: cannot read the map file: No such file or directory"))
+            #expect(
+                error.description.hasPrefix(
+                    "/nonexistent/tags.json: cannot read the map file: No such file or directory"))
         }
     }
 
@@ -66,7 +70,8 @@ import Testing
         let writer = try WAVWriter(path: folder + "/stereo.wav", sampleRate: 48_000, channelCount: 2, format: .f32)
         try [Float](repeating: 0.25, count: 100).withUnsafeBufferPointer { try writer.write($0) }
         try writer.finish()
-        write("""
+        write(
+            """
             {"keys": [{"note": 60, "sample": "sine44.wav"}, {"note": 62, "sample": "stereo.wav"}]}
             """, to: folder + "/map.json")
         let loaded = try loadInstrument(mapPath: folder + "/map.json", sampleRate: 48_000)
@@ -85,12 +90,13 @@ import Testing
         let folder = temporaryFolder()
         try writeWAV([Float](repeating: 0.5, count: 1_000), to: folder + "/abrupt.wav")
         try writeWAV([Float](repeating: 0.5, count: 999) + [0], to: folder + "/clean.wav")
-        write(#"{"keys": [{"note": 60, "sample": "abrupt.wav"}, {"note": 61, "sample": "clean.wav"}]}"#,
-              to: folder + "/map.json")
+        write(
+            #"{"keys": [{"note": 60, "sample": "abrupt.wav"}, {"note": 61, "sample": "clean.wav"}]}"#,
+            to: folder + "/map.json")
         let loaded = try loadInstrument(mapPath: folder + "/map.json")
         #expect(loaded.fadedEnds == [true, false])
         #expect(loaded.bank.value(sample: 0, frame: 999) == 0)
-        #expect(loaded.bank.value(sample: 0, frame: 749) == 0.5)   // fade: last 96 frames only
+        #expect(loaded.bank.value(sample: 0, frame: 749) == 0.5) // fade: last 96 frames only
         #expect(loaded.bank.value(sample: 0, frame: 903) == 0.5)
         #expect(loaded.bank.value(sample: 0, frame: 904) < 0.5)
         #expect(loaded.bank.value(sample: 1, frame: 998) == 0.5)
@@ -105,11 +111,15 @@ import Testing
         var impulse = [Float](repeating: 0, count: 100)
         impulse[0] = 0.5
         try writeWAV(impulse, to: folder + "/click.wav", format: .s16)
-        write("""
+        write(
+            """
             {"keys": [{"note": "C4", "sample": "click.wav"}, {"note": "E4", "sample": "click.wav", "gainDecibels": -6.020599913}]}
             """, to: folder + "/map.json")
         // 100 ticks per quarter; 0.5 s per quarter, then 0.3 s per quarter from tick 150.
-        let tempo: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20, 0x81, 0x16, 0xFF, 0x51, 0x03, 0x04, 0x93, 0xE0, 0x00, 0xFF, 0x2F, 0x00]
+        let tempo: [UInt8] = [
+            0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20, 0x81, 0x16, 0xFF, 0x51, 0x03, 0x04, 0x93, 0xE0, 0x00, 0xFF, 0x2F,
+            0x00,
+        ]
         let notes: [UInt8] = [0x21, 0x90, 60, 127, 0x75, 64, 127, 0x37, 60, 64, 0x00, 0xFF, 0x2F, 0x00]
         var midi: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 1, 0, 2, 0, 100]
         midi += Array("MTrk".utf8) + [0, 0, 0, UInt8(tempo.count)] + tempo
@@ -118,19 +128,22 @@ import Testing
         let loaded = try loadInstrument(mapPath: folder + "/map.json")
         var instrument = loaded.instrument
         instrument.masterVolumeDecibels = 0
-        let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: EngineConfiguration(sampleRate: 44_100))
+        let engine = Engine(
+            bank: loaded.bank, instrument: instrument, configuration: EngineConfiguration(sampleRate: 44_100))
         engine.enqueue(.control(frame: 0, controller: 7, value: 127))
         let schedule = file.scheduled(sampleRate: 44_100)
         var out: [Float] = []
-        _ = renderOffline(engine: engine, events: schedule.events, endFrame: schedule.endFrame,
-                          chunkFrames: 1_000) { (chunk: UnsafeBufferPointer<Float>) in out += chunk }
+        _ = renderOffline(
+            engine: engine, events: schedule.events, endFrame: schedule.endFrame,
+            chunkFrames: 1_000
+        ) { (chunk: UnsafeBufferPointer<Float>) in out += chunk }
         // Ticks 33, 150 (=33+117), 205 (=150+55). Times: 0.165 s, 0.75 s, 0.75 + 55/100 × 0.3 = 0.915 s;
         // 0.915 × 44100 = 40351.5 exactly, rounded half up.
         let onsets = out.indices.filter { out[$0] != 0 }
-        #expect(onsets == [7_277, 33_075, 40_352])      // round(t × 44100)
-        #expect(out[7_277] == 0.5)                      // C4, velocity 127
-        #expect(abs(out[33_075] - 0.25) < 1e-6)         // E4, -6 dB
-        #expect(out[40_352] == Float(0.5 * (64.0 / 127) * (64.0 / 127)))   // C4, velocity 64, square curve
+        #expect(onsets == [7_277, 33_075, 40_352]) // round(t × 44100)
+        #expect(out[7_277] == 0.5) // C4, velocity 127
+        #expect(abs(out[33_075] - 0.25) < 1e-6) // E4, -6 dB
+        #expect(out[40_352] == Float(0.5 * (64.0 / 127) * (64.0 / 127))) // C4, velocity 64, square curve
         // Renders past the end of the file until the last voice has ended (within one block).
         #expect(out.count >= 40_352 + 100 && out.count <= 40_352 + 100 + 64)
     }

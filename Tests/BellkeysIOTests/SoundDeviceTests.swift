@@ -9,16 +9,20 @@ import Testing
 @Suite struct SoundDevice {
     func engine(_ sample: [Float]) -> Engine {
         let bank = SampleBank(samples: [sample], sampleRate: 48_000)
-        let engine = Engine(bank: bank, instrument: Instrument(keys: [KeySettings(note: 60, sampleIndex: 0)]),
-                            configuration: EngineConfiguration(sampleRate: 48_000))
+        let engine = Engine(
+            bank: bank, instrument: Instrument(keys: [KeySettings(note: 60, sampleIndex: 0)]),
+            configuration: EngineConfiguration(sampleRate: 48_000))
         engine.enqueue(.control(frame: 0, controller: 7, value: 127))
         return engine
     }
 
     @Test func theNullDeviceGrantsWhatIsAsked() throws {
         let pcm = try PCMOutput(device: "null", sampleRate: 48_000, channels: 2, periodFrames: 64, periods: 2)
-        #expect(pcm.configuration == OutputConfiguration(device: "null", sampleRate: 48_000, channels: 2, format: .s32,
-                                                      periodFrames: 64, bufferFrames: 128))
+        #expect(
+            pcm.configuration
+                == OutputConfiguration(
+                    device: "null", sampleRate: 48_000, channels: 2, format: .s32,
+                    periodFrames: 64, bufferFrames: 128))
         #expect(abs(pcm.configuration.bufferMilliseconds - 2.6667) < 0.001)
     }
 
@@ -28,8 +32,9 @@ import Testing
         let sample: [Float] = (0..<300).map { Float($0 % 200 - 100) / 256 }
         let e = engine(sample)
         do {
-            let pcm = try PCMOutput(device: "file:FILE=\(path),FORMAT=raw", sampleRate: 48_000, channels: 2,
-                                    periodFrames: 64, periods: 2)
+            let pcm = try PCMOutput(
+                device: "file:FILE=\(path),FORMAT=raw", sampleRate: 48_000, channels: 2,
+                periodFrames: 64, periods: 2)
             let mixer = LiveMixer(engine: e, channels: 2, format: pcm.configuration.format, maximumPeriodFrames: 64)
             let thread = RenderThread(mixer: mixer, output: pcm)
             e.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
@@ -41,8 +46,9 @@ import Testing
         for frame in 0..<512 {
             let x: Float = (100..<400).contains(frame) ? sample[frame - 100] : 0
             let expected = pcm32(x, bits: 32)
-            #expect(values[frame * 2] == expected && values[frame * 2 + 1] == expected,
-                    "frame \(frame): \(values[frame * 2]) \(values[frame * 2 + 1]) != \(expected); \(values[0..<8])")
+            #expect(
+                values[frame * 2] == expected && values[frame * 2 + 1] == expected,
+                "frame \(frame): \(values[frame * 2]) \(values[frame * 2 + 1]) != \(expected); \(values[0..<8])")
             if values[frame * 2] != expected { break }
         }
     }
@@ -54,10 +60,14 @@ import Testing
         // scheduled events (the loop, the demo) beside the live ones.
         let path = NSTemporaryDirectory() + "bellkeys-cycle-\(getpid()).wav"
         let recorder = try Recorder(path: path, sampleRate: 48_000, channels: 2, format: .s32)
-        defer { _ = recorder.finish(); unlink(path) }
-        let thread = RenderThread(mixer: LiveMixer(engine: e, channels: 2, format: .s32, maximumPeriodFrames: 64), output: pcm,
-                                  tap: recorder.tap)
-        _ = thread.cycle()      // alsa-lib's first write sets up its own state
+        defer {
+            _ = recorder.finish()
+            unlink(path)
+        }
+        let thread = RenderThread(
+            mixer: LiveMixer(engine: e, channels: 2, format: .s32, maximumPeriodFrames: 64), output: pcm,
+            tap: recorder.tap)
+        _ = thread.cycle() // alsa-lib's first write sets up its own state
         bellkeys_allocations_start()
         for p in 0..<3_000 {
             e.enqueue(.noteOn(frame: Int64(p * 64 + p % 64), note: 60, velocity: 100))
@@ -74,8 +84,9 @@ import Testing
 
     @Test func theRenderThreadRunsUntilStopped() throws {
         let pcm = try PCMOutput(device: "null", sampleRate: 48_000, channels: 2, periodFrames: 64, periods: 2)
-        let thread = RenderThread(mixer: LiveMixer(engine: engine([0.5]), channels: 2, format: .s32, maximumPeriodFrames: 64),
-                                  output: pcm)
+        let thread = RenderThread(
+            mixer: LiveMixer(engine: engine([0.5]), channels: 2, format: .s32, maximumPeriodFrames: 64),
+            output: pcm)
         _ = thread.start(priority: 10)
         usleep(50_000)
         thread.stop()

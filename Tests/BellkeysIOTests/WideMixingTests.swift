@@ -1,8 +1,8 @@
 import AllocationCounter
-import Synchronization
 import BellkeysEngine
 import BellkeysIO
 import EngineTestSupport
+import Synchronization
 import Testing
 
 /// The AVX2 build of the four-voice loop (`EngineConfiguration.wideMixing`) against the loop
@@ -20,19 +20,32 @@ struct WideMixing {
             configuration.maxBlockFrames = block
             configuration.wideMixing = wide
             var instrument = loaded.instrument
-            instrument.keys = instrument.keys.map { var k = $0; k.noteOff = .ring; return k }
+            instrument.keys = instrument.keys.map {
+                var k = $0
+                k.noteOff = .ring
+                return k
+            }
             let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
             #expect(engine.wideMixing == wide)
             for i in 0..<600 {
                 let frame = Int64(i * 997)
-                engine.enqueue(.noteOn(frame: frame, channel: i % 2, note: 60 + (i * 5) % 13, velocity: 20 + (i * 37) % 108))
-                if i % 40 == 0 { engine.enqueue(.control(frame: frame + 11, channel: i % 2, controller: 7, value: 60 + i % 67)) }
-                if i % 55 == 0 { engine.enqueue(.control(frame: frame + 5, channel: 1, controller: 10, value: (i * 13) % 128)) }
+                engine.enqueue(
+                    .noteOn(frame: frame, channel: i % 2, note: 60 + (i * 5) % 13, velocity: 20 + (i * 37) % 108))
+                if i % 40 == 0 {
+                    engine.enqueue(.control(frame: frame + 11, channel: i % 2, controller: 7, value: 60 + i % 67))
+                }
+                if i % 55 == 0 {
+                    engine.enqueue(.control(frame: frame + 5, channel: 1, controller: 10, value: (i * 13) % 128))
+                }
             }
             let frames = 48_000 * 14
             var out = [Float](repeating: 0, count: 2 * frames)
-            let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
-            defer { left.deallocate(); right.deallocate() }
+            let left = UnsafeMutablePointer<Float>.allocate(capacity: block),
+                right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+            defer {
+                left.deallocate()
+                right.deallocate()
+            }
             var done = 0
             while done < frames {
                 engine.render(left: left, right: right, frameCount: block)
@@ -58,18 +71,27 @@ struct WideMixing {
         }
         let keys: [KeySettings] = (0..<13).map { (k: Int) -> KeySettings in
             let side: Float = k % 3 == 1 ? 0.8 : 1, other: Float = k % 3 == 1 ? 0.3 : 1
-            return KeySettings(note: 60 + k, sampleIndex: k, gain: 0.7, noteOff: .ring, leftGain: side, rightGain: other)
+            return KeySettings(
+                note: 60 + k, sampleIndex: k, gain: 0.7, noteOff: .ring, leftGain: side, rightGain: other)
         }
         let e = makeEngine(samples: samples, keys: keys, polyphony: 64) { $0.wideMixing = true }
         #expect(e.wideMixing)
         let block = 64
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
-        defer { left.deallocate(); right.deallocate() }
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: block),
+            right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer {
+            left.deallocate()
+            right.deallocate()
+        }
         var frame: Int64 = 0
         bellkeys_allocations_start()
         for b in 0..<3_000 {
             e.enqueue(.noteOn(frame: frame + Int64(b % block), note: 60 + (b * 7) % 13, velocity: 1 + b % 127))
-            if b % 2 == 0 { e.render(into: left, frameCount: block) } else { e.render(left: left, right: right, frameCount: block) }
+            if b % 2 == 0 {
+                e.render(into: left, frameCount: block)
+            } else {
+                e.render(left: left, right: right, frameCount: block)
+            }
             frame += Int64(block)
         }
         #expect(bellkeys_allocations_stop() == 0)

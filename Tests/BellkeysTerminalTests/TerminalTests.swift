@@ -6,22 +6,27 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 @Suite struct TerminalInputDecoding {
     @Test func legacyKeysAndSequences() {
         var p = TerminalInputParser()
-        #expect(p.feed(bytes("aW \r\u{7F}\u{03}\u{1B}[A\u{1B}OB-")) == [
-            .key(.character("a"), .press), .key(.character("W"), .press), .key(.character(" "), .press),
-            .key(.enter, .press), .key(.backspace, .press), .key(.control("c"), .press),
-            .key(.up, .press), .key(.down, .press), .key(.character("-"), .press),
-        ])
+        #expect(
+            p.feed(bytes("aW \r\u{7F}\u{03}\u{1B}[A\u{1B}OB-")) == [
+                .key(.character("a"), .press), .key(.character("W"), .press), .key(.character(" "), .press),
+                .key(.enter, .press), .key(.backspace, .press), .key(.control("c"), .press),
+                .key(.up, .press), .key(.down, .press), .key(.character("-"), .press),
+            ])
         #expect(!p.hasPending)
     }
 
     @Test func kittyEventTypes() {
         var p = TerminalInputParser()
         // a press, repeat, release; shift+a; Esc; Enter release; Ctrl-C; Up release; space.
-        #expect(p.feed(bytes("\u{1B}[97u\u{1B}[97;1:2u\u{1B}[97;1:3u\u{1B}[97;2u\u{1B}[27u\u{1B}[13;1:3u\u{1B}[99;5u\u{1B}[1;1:3A\u{1B}[32u")) == [
-            .key(.character("a"), .press), .key(.character("a"), .repeat), .key(.character("a"), .release),
-            .key(.character("a"), .press), .key(.escape, .press), .key(.enter, .release),
-            .key(.control("c"), .press), .key(.up, .release), .key(.character(" "), .press),
-        ])
+        #expect(
+            p.feed(
+                bytes(
+                    "\u{1B}[97u\u{1B}[97;1:2u\u{1B}[97;1:3u\u{1B}[97;2u\u{1B}[27u\u{1B}[13;1:3u\u{1B}[99;5u\u{1B}[1;1:3A\u{1B}[32u"
+                )) == [
+                    .key(.character("a"), .press), .key(.character("a"), .repeat), .key(.character("a"), .release),
+                    .key(.character("a"), .press), .key(.escape, .press), .key(.enter, .release),
+                    .key(.control("c"), .press), .key(.up, .release), .key(.character(" "), .press),
+                ])
     }
 
     @Test func queryAnswers() {

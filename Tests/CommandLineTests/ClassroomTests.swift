@@ -6,9 +6,18 @@ func wavFile(_ samples: [Float], rate: Int = 48_000) -> Data {
     var data = Data()
     func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
     func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 2)
-    data.append(contentsOf: Array("WAVEfmt ".utf8)); u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16)
-    data.append(contentsOf: Array("data".utf8)); u32(samples.count * 2)
+    data.append(contentsOf: Array("RIFF".utf8))
+    u32(36 + samples.count * 2)
+    data.append(contentsOf: Array("WAVEfmt ".utf8))
+    u32(16)
+    u16(1)
+    u16(1)
+    u32(rate)
+    u32(rate * 2)
+    u16(2)
+    u16(16)
+    data.append(contentsOf: Array("data".utf8))
+    u32(samples.count * 2)
     for s in samples { withUnsafeBytes(of: Int16(s * 32767).littleEndian) { data.append(contentsOf: $0) } }
     return data
 }
@@ -35,7 +44,8 @@ func impulseMap(in folder: String) throws -> String {
         keys.append("{ \"note\": \(60 + i), \"sample\": \"k\(i).wav\" }")
     }
     let map = folder + "/impulses.json"
-    try "{ \"noteOff\": \"ring\", \"keys\": [\(keys.joined(separator: ", "))] }".write(toFile: map, atomically: true, encoding: .utf8)
+    try "{ \"noteOff\": \"ring\", \"keys\": [\(keys.joined(separator: ", "))] }".write(
+        toFile: map, atomically: true, encoding: .utf8)
     return map
 }
 
@@ -43,7 +53,8 @@ func impulseMap(in folder: String) throws -> String {
     @Test func demoRendersTheWestminsterQuartersAtTheirFrames() throws {
         let folder = temporaryFolder()
         let map = try impulseMap(in: folder)
-        let run = try bellkeys(["demo", "-o", "demo.wav", "--map", map, "--format", "f32", "--channels", "1"], in: folder)
+        let run = try bellkeys(
+            ["demo", "-o", "demo.wav", "--map", map, "--format", "f32", "--channels", "1"], in: folder)
         #expect(run.status == 0, "\(run.error)")
         let data = try wavData(folder + "/demo.wav")
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
@@ -62,7 +73,7 @@ func impulseMap(in folder: String) throws -> String {
         #expect(run.status == 1)
         #expect(run.error.contains("hw:9: cannot open the sound device"))
         #expect(run.error.contains("`bellkeys demo -o demo.wav` renders the demo tune"))
-        #expect(!run.error.contains("sequencer"))      // the demo needs no MIDI input
+        #expect(!run.error.contains("sequencer")) // the demo needs no MIDI input
     }
 
     /// The recording itself is checked against what was played in Tests/UI/run (alsa-lib's
@@ -82,8 +93,10 @@ func impulseMap(in folder: String) throws -> String {
         let top = try bellkeys(["--help"]).output
         for command in ["play (default)", "demo", "render", "check", "list"] { #expect(top.contains(command)) }
         let play = try bellkeys(["help", "play"]).output
-        for option in ["--map", "--device", "--rate", "--period", "--periods", "--channels", "--priority", "--connect",
-                       "--channel", "--polyphony", "--volume", "--no-ui", "--record", "--quiet", "--verbose"] {
+        for option in [
+            "--map", "--device", "--rate", "--period", "--periods", "--channels", "--priority", "--connect",
+            "--channel", "--polyphony", "--volume", "--no-ui", "--record", "--quiet", "--verbose",
+        ] {
             #expect(play.contains(option), "play --help lacks \(option)")
         }
         let demo = try bellkeys(["help", "demo"]).output

@@ -20,7 +20,8 @@ struct Run {
 }
 
 /// Runs bellkeys from a temporary folder (so nothing depends on the working directory).
-func bellkeys(_ arguments: [String], in folder: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
+func bellkeys(_ arguments: [String], in folder: String? = nil, environment extra: [String: String] = [:]) throws -> Run
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
@@ -36,8 +37,9 @@ func bellkeys(_ arguments: [String], in folder: String? = nil, environment extra
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-               error: String(decoding: errData, as: UTF8.self))
+    return Run(
+        status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+        error: String(decoding: errData, as: UTF8.self))
 }
 
 func temporaryFolder() -> String {
@@ -127,7 +129,8 @@ func temporaryFolder() -> String {
             .write(to: URL(fileURLWithPath: folder + "/cut.mid"))
         let run = try bellkeys(["render", "cut.mid", "-o", "out.wav"], in: folder)
         #expect(run.status == 1)
-        #expect(run.error.hasPrefix("bellkeys: error: cut.mid: track 1 claims 50 bytes but only 1 remain (truncated file)"))
+        #expect(
+            run.error.hasPrefix("bellkeys: error: cut.mid: track 1 claims 50 bytes but only 1 remain (truncated file)"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/out.wav"))
     }
 
@@ -136,7 +139,8 @@ func temporaryFolder() -> String {
         let missing = try bellkeys(["render", "nope.mid", "-o", "out.wav"], in: folder)
         #expect(missing.status == 1)
         #expect(missing.error.contains("nope.mid: cannot open the MIDI file: No such file or directory"))
-        let unwritable = try bellkeys(["render", repository + "/Samples/demo.mid", "-o", "/nonexistent/out.wav"], in: folder)
+        let unwritable = try bellkeys(
+            ["render", repository + "/Samples/demo.mid", "-o", "/nonexistent/out.wav"], in: folder)
         #expect(unwritable.status == 1)
         #expect(unwritable.error.contains("/nonexistent/out.wav: cannot create the WAV file"))
     }
@@ -193,7 +197,8 @@ func temporaryFolder() -> String {
     /// With no JACK server (or no libjack at all), `--driver jack` says how to start one and
     /// that ALSA needs none; it never starts a server itself.
     @Test func jackWithoutAServerSaysHowToStartOne() throws {
-        let run = try bellkeys(["--driver", "jack", "--no-ui"], environment: ["JACK_DEFAULT_SERVER": "bellkeys-none-\(getpid())"])
+        let run = try bellkeys(
+            ["--driver", "jack", "--no-ui"], environment: ["JACK_DEFAULT_SERVER": "bellkeys-none-\(getpid())"])
         #expect(run.status == 1)
         #expect(run.error.contains("no JACK server 'bellkeys-none-") || run.error.contains("JACK is not installed"))
         #expect(run.error.contains("--driver alsa"))

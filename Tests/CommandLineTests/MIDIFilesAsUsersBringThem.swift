@@ -18,10 +18,14 @@ import Testing
 
     /// A song over three octaves on channel 1: C3 D4 E5 G4 C6.
     func song(channel: UInt8 = 0) -> [UInt8] {
-        makeMIDIFile(ticksPerQuarter: 96, tracks: [[
-            (0, noteOn(channel, 48)), (96, noteOn(channel, 62)), (192, noteOn(channel, 76)),
-            (288, noteOn(channel, 67)), (384, noteOn(channel, 84)), (480, noteOff(channel, 84)),
-        ]])
+        makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [
+                    (0, noteOn(channel, 48)), (96, noteOn(channel, 62)), (192, noteOn(channel, 76)),
+                    (288, noteOn(channel, 67)), (384, noteOn(channel, 84)), (480, noteOff(channel, 84)),
+                ]
+            ])
     }
 
     @Test func notesOutsideTheBellsAreWarnedAboutWithTheFixEvenWhenQuiet() throws {
@@ -30,20 +34,26 @@ import Testing
         let run = try bellkeys(["render", "song.mid", "-o", "out.wav", "-q"], in: folder)
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.isEmpty)
-        #expect(run.error == """
-            bellkeys: warning: 3 of the 5 notes of song.mid have no bell in the map (its keys: C4..C5) and were left out
-                fix: add --unmapped fold to move notes outside C4..C5 by octaves onto the bells (or set "unmappedNotes": "fold" in the map)
+        #expect(
+            run.error == """
+                bellkeys: warning: 3 of the 5 notes of song.mid have no bell in the map (its keys: C4..C5) and were left out
+                    fix: add --unmapped fold to move notes outside C4..C5 by octaves onto the bells (or set "unmappedNotes": "fold" in the map)
 
-            """)
+                """)
         // Folded, every note rings: C3 → C4, E5 → E4, C6 → C5; nothing to warn about.
         let folded = try bellkeys(["render", "song.mid", "-o", "folded.wav", "--unmapped", "fold"], in: folder)
         #expect(folded.status == 0 && folded.error.isEmpty, "\(folded.error)")
         #expect(folded.output.contains("5 notes, ") && folded.output.contains(" 0 unmapped notes ignored"))
         // The same as the song written with the folded notes.
-        try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[
-            (0, noteOn(0, 60)), (96, noteOn(0, 62)), (192, noteOn(0, 64)),
-            (288, noteOn(0, 67)), (384, noteOn(0, 72)), (480, noteOff(0, 72)),
-        ]]), "inside.mid", in: folder)
+        try write(
+            makeMIDIFile(
+                ticksPerQuarter: 96,
+                tracks: [
+                    [
+                        (0, noteOn(0, 60)), (96, noteOn(0, 62)), (192, noteOn(0, 64)),
+                        (288, noteOn(0, 67)), (384, noteOn(0, 72)), (480, noteOff(0, 72)),
+                    ]
+                ]), "inside.mid", in: folder)
         #expect(try bellkeys(["render", "inside.mid", "-o", "inside.wav", "-q"], in: folder).status == 0)
         #expect(try bytes(folder, "folded.wav") == bytes(folder, "inside.wav"))
     }
@@ -52,25 +62,35 @@ import Testing
     /// as such, with a fix that is not "fold".
     @Test func notesWithoutABellEvenFoldedAreReportedAsSuch() throws {
         let folder = temporaryFolder()
-        try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 60)), (96, noteOn(0, 61)), (192, noteOn(0, 37))]]),
-                  "sharps.mid", in: folder)
-        let run = try bellkeys(["render", "sharps.mid", "-o", "out.wav", "-q", "--unmapped", "fold",
-                                "--map", repository + "/Samples/examples/handbells.json"], in: folder)
+        try write(
+            makeMIDIFile(
+                ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 60)), (96, noteOn(0, 61)), (192, noteOn(0, 37))]]),
+            "sharps.mid", in: folder)
+        let run = try bellkeys(
+            [
+                "render", "sharps.mid", "-o", "out.wav", "-q", "--unmapped", "fold",
+                "--map", repository + "/Samples/examples/handbells.json",
+            ], in: folder)
         #expect(run.status == 0)
-        #expect(run.error == """
-            bellkeys: warning: 2 of the 3 notes of sharps.mid have no bell in the map (its keys: C4..C5), even folded by octaves, and were left out
-                fix: give the map a key for every note of the octave, or play those notes elsewhere
+        #expect(
+            run.error == """
+                bellkeys: warning: 2 of the 3 notes of sharps.mid have no bell in the map (its keys: C4..C5), even folded by octaves, and were left out
+                    fix: give the map a key for every note of the octave, or play those notes elsewhere
 
-            """)
+                """)
     }
 
     @Test func aSilentResultSaysSoAndExitsThree() throws {
         let folder = temporaryFolder()
-        try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 36)), (96, noteOn(0, 100))]]),
-                  "low.mid", in: folder)
+        try write(
+            makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 36)), (96, noteOn(0, 100))]]),
+            "low.mid", in: folder)
         let run = try bellkeys(["render", "low.mid", "-o", "low.wav", "-q"], in: folder)
         #expect(run.status == 3)
-        #expect(run.error.hasSuffix("bellkeys: warning: low.wav is written but silent: no note struck a bell, because none of its 2 notes has a bell in the map (exit status 3)\n"))
+        #expect(
+            run.error.hasSuffix(
+                "bellkeys: warning: low.wav is written but silent: no note struck a bell, because none of its 2 notes has a bell in the map (exit status 3)\n"
+            ))
         #expect(FileManager.default.fileExists(atPath: folder + "/low.wav"))
         try write(makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, [0xB0, 7, 100])]]), "empty.mid", in: folder)
         let empty = try bellkeys(["render", "empty.mid", "-o", "empty.wav"], in: folder)
@@ -84,24 +104,34 @@ import Testing
     @Test func channelAndDrumFiltersLeaveTheRestByteIdentical() throws {
         let folder = temporaryFolder()
         // Channel 1 plays C4 E4 G4; channel 2 plays D4; channel 10 (drums) plays C5 and A4.
-        let mixed = makeMIDIFile(ticksPerQuarter: 96, tracks: [
-            [(0, noteOn(0, 60)), (96, noteOn(0, 64)), (192, noteOn(0, 67))],
-            [(48, noteOn(1, 62))],
-            [(24, noteOn(9, 72)), (120, noteOn(9, 69))],
-        ])
-        let channelOne = makeMIDIFile(ticksPerQuarter: 96, tracks: [
-            [(0, noteOn(0, 60)), (96, noteOn(0, 64)), (192, noteOn(0, 67))], [], [(120, [0xFF, 0x01, 0])]])
-        let noDrums = makeMIDIFile(ticksPerQuarter: 96, tracks: [
-            [(0, noteOn(0, 60)), (96, noteOn(0, 64)), (192, noteOn(0, 67))], [(48, noteOn(1, 62))],
-            [(120, [0xFF, 0x01, 0])]])
+        let mixed = makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [(0, noteOn(0, 60)), (96, noteOn(0, 64)), (192, noteOn(0, 67))],
+                [(48, noteOn(1, 62))],
+                [(24, noteOn(9, 72)), (120, noteOn(9, 69))],
+            ])
+        let channelOne = makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [(0, noteOn(0, 60)), (96, noteOn(0, 64)), (192, noteOn(0, 67))], [], [(120, [0xFF, 0x01, 0])],
+            ])
+        let noDrums = makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [(0, noteOn(0, 60)), (96, noteOn(0, 64)), (192, noteOn(0, 67))], [(48, noteOn(1, 62))],
+                [(120, [0xFF, 0x01, 0])],
+            ])
         try write(mixed, "mixed.mid", in: folder)
         try write(channelOne, "one.mid", in: folder)
         try write(noDrums, "nodrums.mid", in: folder)
-        for (arguments, name) in [(["mixed.mid", "-o", "a.wav"], "a.wav"),
-                                  (["mixed.mid", "-o", "b.wav", "--channel", "1"], "b.wav"),
-                                  (["mixed.mid", "-o", "c.wav", "--skip-drums"], "c.wav"),
-                                  (["one.mid", "-o", "one.wav"], "one.wav"),
-                                  (["nodrums.mid", "-o", "nodrums.wav"], "nodrums.wav")] {
+        for (arguments, name) in [
+            (["mixed.mid", "-o", "a.wav"], "a.wav"),
+            (["mixed.mid", "-o", "b.wav", "--channel", "1"], "b.wav"),
+            (["mixed.mid", "-o", "c.wav", "--skip-drums"], "c.wav"),
+            (["one.mid", "-o", "one.wav"], "one.wav"),
+            (["nodrums.mid", "-o", "nodrums.wav"], "nodrums.wav"),
+        ] {
             let run = try bellkeys(["render"] + arguments + ["-q"], in: folder)
             #expect(run.status == 0 && run.error.isEmpty, "\(name): \(run.error)")
         }
@@ -116,15 +146,25 @@ import Testing
         let out = try bellkeys(["render", "mixed.mid", "-o", "x.wav", "--channel", "17"], in: folder)
         #expect(out.status == 64 && out.error.contains("--channel 17 is out of range; MIDI channels are 1 to 16"))
         let both = try bellkeys(["render", "mixed.mid", "-o", "x.wav", "--channel", "10", "--skip-drums"], in: folder)
-        #expect(both.status == 64 && both.error.contains("--channel 10 is the drum channel that --skip-drums leaves out; give one of them"))
+        #expect(
+            both.status == 64
+                && both.error.contains(
+                    "--channel 10 is the drum channel that --skip-drums leaves out; give one of them")
+        )
     }
 
     @Test func formatTwoAndACutEndOfTrackPlay() throws {
         let folder = temporaryFolder()
-        let sequences = makeMIDIFile(ticksPerQuarter: 96, tracks: [
-            [(0, noteOn(0, 60)), (96, noteOff(0, 60))], [(0, noteOn(0, 67)), (96, noteOff(0, 67))]], format: 2)
-        let sequential = makeMIDIFile(ticksPerQuarter: 96, tracks: [
-            [(0, noteOn(0, 60)), (96, noteOff(0, 60)), (96, noteOn(0, 67)), (192, noteOff(0, 67))]])
+        let sequences = makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [(0, noteOn(0, 60)), (96, noteOff(0, 60))], [(0, noteOn(0, 67)), (96, noteOff(0, 67))],
+            ], format: 2)
+        let sequential = makeMIDIFile(
+            ticksPerQuarter: 96,
+            tracks: [
+                [(0, noteOn(0, 60)), (96, noteOff(0, 60)), (96, noteOn(0, 67)), (192, noteOff(0, 67))]
+            ])
         try write(sequences, "two.mid", in: folder)
         try write(sequential, "one.mid", in: folder)
         try write(Array(sequential.dropLast(3)), "cut.mid", in: folder)
@@ -135,7 +175,10 @@ import Testing
         #expect(one.status == 0 && cut.status == 0)
         #expect(try bytes(folder, "two.wav") == bytes(folder, "one.wav"))
         #expect(try bytes(folder, "cut.wav") == bytes(folder, "one.wav"))
-        #expect(cut.error == "bellkeys: warning: cut.mid: the file is cut short at byte \(sequential.count - 3), 3 bytes before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played\n")
+        #expect(
+            cut.error
+                == "bellkeys: warning: cut.mid: the file is cut short at byte \(sequential.count - 3), 3 bytes before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played\n"
+        )
     }
 
     @Test func negativeNumbersAreTakenAsUsersTypeThem() throws {
@@ -173,10 +216,16 @@ import Testing
     @Test func formatTwoPlaysLongerThanItsFormatOneTwin() throws {
         let folder = temporaryFolder()
         for name in ["test-2-tracks-type-1.mid", "test-2-tracks-type-2.mid"] {
-            let run = try bellkeys(["render", fixtures + name, "-o", "out.wav", "--map", repository + "/Samples/examples/plain.json"], in: folder)
+            let run = try bellkeys(
+                ["render", fixtures + name, "-o", "out.wav", "--map", repository + "/Samples/examples/plain.json"],
+                in: folder)
             #expect(run.status == 0)
-            #expect(run.error.contains("1 of the 16 notes of \(fixtures + name) have no bell in the map (its keys: C4..C5)"))
-            #expect(run.output.contains(name.hasSuffix("1.mid") ? ": 4.900 s, 235200 frames" : ": 9.001 s, 432064 frames"), "\(run.output)")
+            #expect(
+                run.error.contains("1 of the 16 notes of \(fixtures + name) have no bell in the map (its keys: C4..C5)")
+            )
+            #expect(
+                run.output.contains(name.hasSuffix("1.mid") ? ": 4.900 s, 235200 frames" : ": 9.001 s, 432064 frames"),
+                "\(run.output)")
         }
     }
 
@@ -192,8 +241,12 @@ import Testing
         let cut = try render(name, in: folder)
         let whole = try bellkeys(["render", "mended.mid", "-o", "mended.wav", "-q"], in: folder)
         #expect(cut.status == 0 && whole.status == 0 && whole.error.isEmpty)
-        #expect(cut.error == "bellkeys: warning: \(fixtures + name): the file is cut short at byte 267, 1 byte before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played\n")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name + ".wav"))
+        #expect(
+            cut.error
+                == "bellkeys: warning: \(fixtures + name): the file is cut short at byte 267, 1 byte before the end its last track declares, inside or before that track's End-of-Track event; every note was read and is played\n"
+        )
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name + ".wav"))
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/mended.wav")))
     }
 
@@ -205,7 +258,10 @@ import Testing
         #expect(rung.status == 0 && rung.error.contains("144 of the 183 notes"))
         let skipped = try render(name, ["--skip-drums"], in: folder)
         #expect(skipped.status == 3)
-        #expect(skipped.error.contains("is written but silent: no note struck a bell, because --channel or --skip-drums left out all its 183 notes"))
+        #expect(
+            skipped.error.contains(
+                "is written but silent: no note struck a bell, because --channel or --skip-drums left out all its 183 notes"
+            ))
     }
 
     @Test func aFileWhoseNotesAllLieOutsideIsSilentAndSaysSo() throws {

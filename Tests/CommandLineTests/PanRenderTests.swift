@@ -8,16 +8,22 @@ import Testing
     func writeMap(_ pans: [Double?], to path: String) throws {
         let names = ["C4", "E4", "G4", "C5"]
         let keys = zip(names, pans).map { name, pan in
-            "{ \"note\": \"\(name)\", \"sample\": \"\(repository)/Samples/bell-\(name).wav\"" + (pan.map { ", \"pan\": \($0)" } ?? "") + " }"
+            "{ \"note\": \"\(name)\", \"sample\": \"\(repository)/Samples/bell-\(name).wav\""
+                + (pan.map { ", \"pan\": \($0)" } ?? "") + " }"
         }
-        try ("{ \"keys\": [" + keys.joined(separator: ", ") + "] }").write(toFile: path, atomically: true, encoding: .utf8)
+        try ("{ \"keys\": [" + keys.joined(separator: ", ") + "] }").write(
+            toFile: path, atomically: true, encoding: .utf8)
     }
 
     /// Each bell struck alone, 13 s apart (the longest bundled bell rings 12.6 s).
     func writeSong(to path: String) throws {
         let notes: [UInt8] = [60, 64, 67, 72]
-        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [notes.enumerated().map { (tick: $0.offset * 2_496, bytes: [0x90, $0.element, 100]) }]))
-            .write(to: URL(fileURLWithPath: path))
+        try Data(
+            makeMIDIFile(
+                ticksPerQuarter: 96,
+                tracks: [notes.enumerated().map { (tick: $0.offset * 2_496, bytes: [0x90, $0.element, 100]) }])
+        )
+        .write(to: URL(fileURLWithPath: path))
     }
 
     func floats(_ path: String) throws -> [Float] {
@@ -29,7 +35,8 @@ import Testing
         let pans = [-0.6, -0.2, 0.3, 0.6]
         try writeMap(pans, to: folder + "/table.json")
         try writeSong(to: folder + "/song.mid")
-        let run = try bellkeys(["render", "song.mid", "-o", "table.wav", "--map", "table.json", "--format", "f32", "-q"], in: folder)
+        let run = try bellkeys(
+            ["render", "song.mid", "-o", "table.wav", "--map", "table.json", "--format", "f32", "-q"], in: folder)
         #expect(run.status == 0, "\(run.error)")
         let samples = try floats(folder + "/table.wav")
         for (k, pan) in pans.enumerated() {
@@ -43,7 +50,7 @@ import Testing
             let measured = atan((right / left).squareRoot())
             let expected = (pan + 1) * Double.pi / 4
             #expect(abs(measured - expected) < 0.05, "bell \(k): θ \(measured), the map's \(expected)")
-            #expect(abs(measured - expected) < 1e-5)   // the law is exact; only Float rounding
+            #expect(abs(measured - expected) < 1e-5) // the law is exact; only Float rounding
         }
     }
 
@@ -56,16 +63,24 @@ import Testing
         let notes: [UInt8] = [60, 64, 67, 72]
         let plain = notes.enumerated().map { (tick: $0.offset * 192, bytes: [0x90, $0.element, 100]) }
         let panning = [(tick: 0, bytes: [UInt8(0xB0), 10, 0])] + plain
-        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [plain])).write(to: URL(fileURLWithPath: folder + "/plain.mid"))
-        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [panning])).write(to: URL(fileURLWithPath: folder + "/panning.mid"))
-        for (map, song, out) in [("plain", "plain", "a"), ("plain", "panning", "b"), ("table", "plain", "c"), ("table", "panning", "d")] {
-            let run = try bellkeys(["render", song + ".mid", "-o", out + ".wav", "--map", map + ".json", "--format", "f32", "-q"], in: folder)
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [plain])).write(
+            to: URL(fileURLWithPath: folder + "/plain.mid"))
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [panning])).write(
+            to: URL(fileURLWithPath: folder + "/panning.mid"))
+        for (map, song, out) in [
+            ("plain", "plain", "a"), ("plain", "panning", "b"), ("table", "plain", "c"), ("table", "panning", "d"),
+        ] {
+            let run = try bellkeys(
+                ["render", song + ".mid", "-o", out + ".wav", "--map", map + ".json", "--format", "f32", "-q"],
+                in: folder)
             #expect(run.status == 0, "\(run.error)")
         }
         let a = try floats(folder + "/a.wav"), b = try floats(folder + "/b.wav")
         let c = try floats(folder + "/c.wav"), d = try floats(folder + "/d.wav")
         let same = a == b, moved = c != d
-        #expect(same, "first difference at \(a.indices.first { $0 < b.count && a[$0] != b[$0] } ?? -1) of \(a.count), \(b.count)")
+        #expect(
+            same,
+            "first difference at \(a.indices.first { $0 < b.count && a[$0] != b[$0] } ?? -1) of \(a.count), \(b.count)")
         #expect(moved)
     }
 
@@ -76,7 +91,9 @@ import Testing
         try writeMap([0, 0, 0, 0], to: folder + "/zero.json")
         try writeSong(to: folder + "/song.mid")
         for name in ["plain", "zero"] {
-            let run = try bellkeys(["render", "song.mid", "-o", name + ".wav", "--map", name + ".json", "--format", "f32", "-q"], in: folder)
+            let run = try bellkeys(
+                ["render", "song.mid", "-o", name + ".wav", "--map", name + ".json", "--format", "f32", "-q"],
+                in: folder)
             #expect(run.status == 0)
         }
         let plain = try floats(folder + "/plain.wav"), zero = try floats(folder + "/zero.wav")
@@ -98,7 +115,8 @@ import Testing
         let hall = try bellkeys(["demo", "-o", "hall.wav"], in: folder)
         let dryTable = try bellkeys(["demo", "-o", "table.wav", "--reverb", "off"], in: folder)
         for run in [plain, off, church, hall, dryTable] { #expect(run.status == 0, "\(run.error)") }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/plain.wav"))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/plain.wav"))
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/off.wav")))
         // --reverb off on the bundled map is that map without its reverb, byte for byte.
         let bundled = try String(contentsOfFile: repository + "/Samples/tags.json", encoding: .utf8)
@@ -108,7 +126,8 @@ import Testing
         try noRoom.write(toFile: folder + "/table.json", atomically: true, encoding: .utf8)
         let tableOnly = try bellkeys(["demo", "-o", "table-only.wav", "--map", "table.json"], in: folder)
         #expect(tableOnly.status == 0, "\(tableOnly.error)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/table.wav"))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/table.wav"))
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/table-only.wav")))
         #expect(plain.output.contains(": 22.600 s, 1084800 frames"), "\(plain.output)")
         #expect(dryTable.output.contains(": 22.600 s, 1084800 frames"), "\(dryTable.output)")

@@ -8,19 +8,28 @@ import Testing
     static let names = ["C4", "Cs4", "D4", "Ds4", "E4", "F4", "Fs4", "G4", "Gs4", "A4", "As4", "B4", "C5"]
 
     func writeMap(timbre: Double?, to path: String) throws {
-        let keys = Self.names.enumerated().map { "{ \"tag\": \(100 + $0.offset), \"sample\": \"\(repository)/Samples/bell-\($0.element).wav\" }" }
-        try ("{ " + (timbre.map { "\"velocityTimbre\": \($0), " } ?? "") + "\"keys\": [" + keys.joined(separator: ", ") + "] }")
+        let keys = Self.names.enumerated().map {
+            "{ \"tag\": \(100 + $0.offset), \"sample\": \"\(repository)/Samples/bell-\($0.element).wav\" }"
+        }
+        try
+            ("{ " + (timbre.map { "\"velocityTimbre\": \($0), " } ?? "") + "\"keys\": [" + keys.joined(separator: ", ")
+            + "] }")
             .write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     /// The 13 bells one after the other, 13 s apart (the longest rings 12.6 s), all at `velocity`.
     func writeSong(velocity: UInt8, to path: String) throws {
-        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [(0..<13).map { (tick: $0 * 2_496, bytes: [0x90, UInt8(60 + $0), velocity]) }]))
-            .write(to: URL(fileURLWithPath: path))
+        try Data(
+            makeMIDIFile(
+                ticksPerQuarter: 96,
+                tracks: [(0..<13).map { (tick: $0 * 2_496, bytes: [0x90, UInt8(60 + $0), velocity]) }])
+        )
+        .write(to: URL(fileURLWithPath: path))
     }
 
     func render(_ map: String, _ song: String, _ out: String, in folder: String) throws -> [Float] {
-        let run = try bellkeys(["render", song, "-o", out, "--map", map, "--format", "f32", "--channels", "1", "-q"], in: folder)
+        let run = try bellkeys(
+            ["render", song, "-o", out, "--map", map, "--format", "f32", "--channels", "1", "-q"], in: folder)
         #expect(run.status == 0, "\(run.error)")
         return try wavData(folder + "/" + out).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
@@ -34,9 +43,15 @@ import Testing
         var j = 0
         for i in 1..<size {
             var bit = size >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            while j & bit != 0 {
+                j ^= bit
+                bit >>= 1
+            }
             j |= bit
-            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+            if i < j {
+                re.swapAt(i, j)
+                im.swapAt(i, j)
+            }
         }
         var length = 2
         while length <= size {
@@ -46,8 +61,10 @@ import Testing
                     let (c, s) = (cos(angle * Double(k)), sin(angle * Double(k)))
                     let a = start + k, b = a + length / 2
                     let tr = re[b] * c - im[b] * s, ti = re[b] * s + im[b] * c
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
+                    re[b] = re[a] - tr
+                    im[b] = im[a] - ti
+                    re[a] += tr
+                    im[a] += ti
                 }
             }
             length <<= 1
@@ -76,7 +93,9 @@ import Testing
             #expect(rise >= 0.10, "bell \(Self.names[k]): the centroid rises \(rise) from velocity 30 to 127")
             #expect(rise > 0.20 && rise < 0.26, "docs/map.md says 21 to 25 %: \(rise)")
         }
-        print("velocity timbre: centroid rise from velocity 30 to 127, bell by bell: " + rises.map { "\(Int(($0 * 100).rounded())) %" }.joined(separator: ", "))
+        print(
+            "velocity timbre: centroid rise from velocity 30 to 127, bell by bell: "
+                + rises.map { "\(Int(($0 * 100).rounded())) %" }.joined(separator: ", "))
     }
 
     /// Without velocityTimbre, a soft strike is the hard one turned down (the same centroid),

@@ -5,16 +5,20 @@ import BellkeysEngine
 /// Builds an engine at 48 kHz over synthetic samples, with CC7 raised to 127 on channel 0 so
 /// that bus gain is exactly 1 unless a test says otherwise. The limiter threshold is raised to
 /// 1.0 so that full-scale test samples pass untouched; limiter tests set the real default.
-public func makeEngine(samples: [[Float]], keys: [KeySettings], polyphony: Int = 16,
-                       curve: VelocityCurve = .square, unmapped: UnmappedNotes = .ignore,
-                       masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off, velocityTimbre: Double = 0, followsPanController: Bool = true,
-                       configure: (inout EngineConfiguration) -> Void = { _ in }) -> Engine {
+public func makeEngine(
+    samples: [[Float]], keys: [KeySettings], polyphony: Int = 16,
+    curve: VelocityCurve = .square, unmapped: UnmappedNotes = .ignore,
+    masterDecibels: Double = 0, unityVolume: Bool = true, reverb: ReverbSettings = .off, velocityTimbre: Double = 0,
+    followsPanController: Bool = true,
+    configure: (inout EngineConfiguration) -> Void = { _ in }
+) -> Engine {
     let bank = SampleBank(samples: samples, sampleRate: 48_000)
     var config = EngineConfiguration(sampleRate: 48_000, polyphony: polyphony)
     config.limiterThreshold = 1
     configure(&config)
-    var instrument = Instrument(keys: keys, velocityCurve: curve, unmappedNotes: unmapped,
-                                masterVolumeDecibels: masterDecibels, reverb: reverb)
+    var instrument = Instrument(
+        keys: keys, velocityCurve: curve, unmappedNotes: unmapped,
+        masterVolumeDecibels: masterDecibels, reverb: reverb)
     instrument.velocityTimbre = velocityTimbre
     instrument.followsPanController = followsPanController
     let engine = Engine(bank: bank, instrument: instrument, configuration: config)

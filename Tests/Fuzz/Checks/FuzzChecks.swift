@@ -1,6 +1,7 @@
 import BellkeysClassroom
 import BellkeysEngine
 import BellkeysFormats
+
 #if FUZZING
 import CFuzzer
 #endif
@@ -39,14 +40,18 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
         lastTick = event.tick
         if !(0x80...0xEF).contains(event.status) { broken.append("status \(event.status) is not a channel message") }
         if event.data1 > 127 || event.data2 > 127 { broken.append("data byte above 127") }
-        if (0xC0...0xDF).contains(event.status) && event.data2 != 0 { broken.append("one-byte message with a second byte") }
+        if (0xC0...0xDF).contains(event.status) && event.data2 != 0 {
+            broken.append("one-byte message with a second byte")
+        }
     }
     if lastTick > file.endTick { broken.append("event at tick \(lastTick) after the end, \(file.endTick)") }
     var lastTempoTick = 0
     for tempo in file.tempos {
         if tempo.tick < lastTempoTick { broken.append("tempos out of order") }
         lastTempoTick = tempo.tick
-        if !(1...0xFF_FFFF).contains(tempo.microsecondsPerQuarter) { broken.append("tempo \(tempo.microsecondsPerQuarter)") }
+        if !(1...0xFF_FFFF).contains(tempo.microsecondsPerQuarter) {
+            broken.append("tempo \(tempo.microsecondsPerQuarter)")
+        }
     }
     let rate = 48_000
     let (scheduled, endFrame) = file.scheduled(sampleRate: rate)
@@ -57,7 +62,9 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
     }
     if lastFrame > endFrame { broken.append("event at frame \(lastFrame) after the end, \(endFrame)") }
     // The reader refuses files over 24 hours; one second of slack for rounding at 1 kHz.
-    if endFrame > Int64(MIDIFile.maximumSeconds + 1) * Int64(rate) { broken.append("file of \(endFrame) frames accepted") }
+    if endFrame > Int64(MIDIFile.maximumSeconds + 1) * Int64(rate) {
+        broken.append("file of \(endFrame) frames accepted")
+    }
     return broken
 }
 
@@ -68,20 +75,30 @@ public func midiFileViolations(_ bytes: [UInt8]) -> [String] {
 public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
     var broken: [String] = []
     func printable(_ s: String) -> Bool {
-        !s.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }
+        !s.unicodeScalars.contains {
+            $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+        }
     }
     do {
         let message = try readPupilMessage(bytes)
         if bytes.count > PupilMessage.maximumBytes { broken.append("read \(bytes.count) bytes") }
         switch message {
         case .join(let code, let name, let resume):
-            if let resume, !(8...32).contains(resume.utf8.count) { broken.append("resume of \(resume.utf8.count) bytes") }
-            if code.utf8.count != 4 || !code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { broken.append("code \(code)") }
+            if let resume, !(8...32).contains(resume.utf8.count) {
+                broken.append("resume of \(resume.utf8.count) bytes")
+            }
+            if code.utf8.count != 4 || !code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                broken.append("code \(code)")
+            }
             let count = name.unicodeScalars.count
             let joiners = name.unicodeScalars.filter { $0 != "\u{200C}" && $0 != "\u{200D}" }.map(Character.init)
-            if count < 1 || count > PupilMessage.maximumNameLength || !printable(String(joiners)) { broken.append("name of \(count) characters") }
+            if count < 1 || count > PupilMessage.maximumNameLength || !printable(String(joiners)) {
+                broken.append("name of \(count) characters")
+            }
         case .strike(let note, let velocity, let at):
-            if !(0...127).contains(note) || !(1...127).contains(velocity) { broken.append("strike \(note) \(velocity)") }
+            if !(0...127).contains(note) || !(1...127).contains(velocity) {
+                broken.append("strike \(note) \(velocity)")
+            }
             if let at, !at.isFinite || at < 0 { broken.append("strike at \(at)") }
         case .release(let note), .damp(let note):
             if !(0...127).contains(note) { broken.append("note \(note)") }
@@ -89,7 +106,9 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
             if !sent.isFinite || sent < 0 { broken.append("ping \(sent)") }
         }
     } catch {
-        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty { broken.append("refusal without field, problem or fix: \(error)") }
+        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty {
+            broken.append("refusal without field, problem or fix: \(error)")
+        }
         if error.field.unicodeScalars.count > 33 || !printable(error.field) || !printable(error.problem) {
             broken.append("refusal shows back more than it should: \(error.field.unicodeScalars.count) characters")
         }
@@ -99,37 +118,59 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
     do {
         switch try readTeacherMessage(bytes) {
         case .deal(let device, let notes):
-            if device < 1 || notes.count > 13 || notes.contains(where: { !(0...127).contains($0) }) { broken.append("deal \(device) \(notes)") }
+            if device < 1 || notes.count > 13 || notes.contains(where: { !(0...127).contains($0) }) {
+                broken.append("deal \(device) \(notes)")
+            }
         case .remove(let device): if device < 1 { broken.append("remove \(device)") }
         case .volume(let decibels): if !(-60...12).contains(decibels) { broken.append("volume \(decibels)") }
         case .reverb(let preset): if !TeacherMessage.presets.contains(preset) { broken.append("reverb \(preset)") }
         case .velocity(let fixed): if let fixed, !(1...127).contains(fixed) { broken.append("velocity \(fixed)") }
-        case .follow(let tune, let tempo): if !(0...99).contains(tune) || !(50...200).contains(tempo) { broken.append("follow \(tune) \(tempo)") }
+        case .follow(let tune, let tempo):
+            if !(0...99).contains(tune) || !(50...200).contains(tempo) { broken.append("follow \(tune) \(tempo)") }
         case .dealRound, .free, .dampAll, .stopFollow: break
         }
     } catch {
-        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty { broken.append("teacher refusal without field, problem or fix") }
+        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty {
+            broken.append("teacher refusal without field, problem or fix")
+        }
     }
     switch scanHTTPRequestHead(bytes[...]) {
     case .incomplete:
-        if bytes.count > HTTPRequestHead.maximumBytes + 1 { broken.append("an incomplete head of \(bytes.count) bytes") }
+        if bytes.count > HTTPRequestHead.maximumBytes + 1 {
+            broken.append("an incomplete head of \(bytes.count) bytes")
+        }
     case .complete(let head, let length):
-        if length > bytes.count || length > HTTPRequestHead.maximumBytes + 1 { broken.append("a head of \(length) bytes") }
+        if length > bytes.count || length > HTTPRequestHead.maximumBytes + 1 {
+            broken.append("a head of \(length) bytes")
+        }
         if head.method != "GET" && head.method != "HEAD" { broken.append("method \(head.method)") }
-        if !head.target.hasPrefix("/") || head.target.utf8.count > HTTPRequestHead.maximumTargetBytes { broken.append("target") }
+        if !head.target.hasPrefix("/") || head.target.utf8.count > HTTPRequestHead.maximumTargetBytes {
+            broken.append("target")
+        }
         if head.headers.count > HTTPRequestHead.maximumHeaders { broken.append("\(head.headers.count) headers") }
-        if head.headers.contains(where: { $0.value.unicodeScalars.contains { $0.value < 32 && $0 != "\t" } || $0.name.isEmpty }) {
+        if head.headers.contains(where: {
+            $0.value.unicodeScalars.contains { $0.value < 32 && $0 != "\t" } || $0.name.isEmpty
+        }) {
             broken.append("a header with control bytes or no name")
         }
     case .refused(let status, let reason):
-        if ![400, 405, 413, 414, 431, 505].contains(status) || reason.isEmpty { broken.append("refused \(status) \(reason)") }
+        if ![400, 405, 413, 414, 431, 505].contains(status) || reason.isEmpty {
+            broken.append("refused \(status) \(reason)")
+        }
     }
     var rest = bytes[...]
     for _ in 0..<64 {
-        guard case .frame(let opcode, let payload, let length) = scanWebSocketFrame(rest, maximumPayload: PupilMessage.maximumBytes) else { break }
-        if length > rest.count || length < payload.count + 6 { broken.append("a frame of \(length) bytes from \(rest.count)") }
-        if opcode == .text ? payload.count > PupilMessage.maximumBytes || String(validating: payload, as: UTF8.self) == nil
-            : opcode.rawValue < 8 || payload.count > 125 {
+        guard
+            case .frame(let opcode, let payload, let length) = scanWebSocketFrame(
+                rest, maximumPayload: PupilMessage.maximumBytes)
+        else { break }
+        if length > rest.count || length < payload.count + 6 {
+            broken.append("a frame of \(length) bytes from \(rest.count)")
+        }
+        if opcode == .text
+            ? payload.count > PupilMessage.maximumBytes || String(validating: payload, as: UTF8.self) == nil
+            : opcode.rawValue < 8 || payload.count > 125
+        {
             broken.append("a frame \(opcode) of \(payload.count) bytes")
         }
         rest = rest.dropFirst(length)
@@ -149,8 +190,11 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
         if error.problems.isEmpty { broken.append("an error with no problems") }
         for problem in error.problems {
             if problem.file != mapInputName { broken.append("problem names \(problem.file)") }
-            if problem.message.isEmpty || problem.fix.isEmpty { broken.append("problem without message or fix: \(problem)") }
-            if (problem.line == nil) != (problem.column == nil) || (problem.line ?? 1) < 1 || (problem.column ?? 1) < 1 {
+            if problem.message.isEmpty || problem.fix.isEmpty {
+                broken.append("problem without message or fix: \(problem)")
+            }
+            if (problem.line == nil) != (problem.column == nil) || (problem.line ?? 1) < 1 || (problem.column ?? 1) < 1
+            {
                 broken.append("bad position \(String(describing: problem.line)):\(String(describing: problem.column))")
             }
         }
@@ -158,21 +202,30 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
     }
     if map.keys.isEmpty { broken.append("a map without keys accepted") }
     if !MapFile.polyphonyRange.contains(map.polyphony) { broken.append("polyphony \(map.polyphony)") }
-    if !MapFile.decibelRange.contains(map.masterVolumeDecibels) { broken.append("master \(map.masterVolumeDecibels) dB") }
+    if !MapFile.decibelRange.contains(map.masterVolumeDecibels) {
+        broken.append("master \(map.masterVolumeDecibels) dB")
+    }
     var seen = Set<Int>()
     for key in map.keys {
-        if !(0...127).contains(key.note) || !seen.insert(key.note).inserted { broken.append("note \(key.note) bad or twice") }
-        if let tag = key.tag, !(100...112).contains(tag) || key.note != tag - 40 { broken.append("tag \(tag) → \(key.note)") }
+        if !(0...127).contains(key.note) || !seen.insert(key.note).inserted {
+            broken.append("note \(key.note) bad or twice")
+        }
+        if let tag = key.tag, !(100...112).contains(tag) || key.note != tag - 40 {
+            broken.append("tag \(tag) → \(key.note)")
+        }
         if key.sample.isEmpty { broken.append("empty sample name") }
         if !MapFile.decibelRange.contains(key.gainDecibels) { broken.append("gain \(key.gainDecibels) dB") }
         if !MapFile.chokeGroupRange.contains(key.chokeGroup) { broken.append("choke group \(key.chokeGroup)") }
-        if case .damp(let release) = key.noteOff, !MapFile.releaseRange.contains(release) { broken.append("release \(release) s") }
+        if case .damp(let release) = key.noteOff, !MapFile.releaseRange.contains(release) {
+            broken.append("release \(release) s")
+        }
     }
     if !broken.isEmpty { return broken }
 
     let bank = SampleBank(samples: [[Float](repeating: 0.5, count: 4_800)], sampleRate: 48_000)
-    let engine = Engine(bank: bank, instrument: map.instrument(sampleIndexForKey: map.keys.map { _ in 0 }),
-                        configuration: EngineConfiguration(sampleRate: 48_000, polyphony: map.polyphony))
+    let engine = Engine(
+        bank: bank, instrument: map.instrument(sampleIndexForKey: map.keys.map { _ in 0 }),
+        configuration: EngineConfiguration(sampleRate: 48_000, polyphony: map.polyphony))
     let block = 64
     let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
     defer { output.deallocate() }
@@ -187,7 +240,9 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
             }
         }
     }
-    for note in 0...127 { _ = engine.enqueue(.noteOn(frame: frame + Int64(note % block), note: note, velocity: 1 + note % 127)) }
+    for note in 0...127 {
+        _ = engine.enqueue(.noteOn(frame: frame + Int64(note % block), note: note, velocity: 1 + note % 127))
+    }
     _ = engine.enqueue(.control(frame: frame, controller: 64, value: 127))
     play(2)
     for note in 0...127 { _ = engine.enqueue(.noteOff(frame: frame, note: note)) }
@@ -237,8 +292,10 @@ nonisolated(unsafe) private var fuzzedRules: ([UInt8]) -> [String] = { _ in [] }
 
 /// Runs libFuzzer's driver (fuzzing, or replaying the files in `argv`) with `rules` checking
 /// every input; a broken rule traps, so libFuzzer keeps the input. Returns the exit status.
-public func runLibFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                         rules: @escaping ([UInt8]) -> [String]) -> CInt {
+public func runLibFuzzer(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    rules: @escaping ([UInt8]) -> [String]
+) -> CInt {
     fuzzedRules = rules
     var argc = argc
     var argv = argv
