@@ -49,7 +49,8 @@ public protocol AudioOutput: AnyObject {
     /// Starts pulling periods from `mixer` (built for `configuration`), pushing each period
     /// played into `tap` if given. Returns how the real-time side runs.
     func start(pulling mixer: LiveMixer, tap: AudioTap?, priority: Int32) -> RealTimeScheduling
-    /// Why the output stopped by itself (the device failed), or nil while it plays.
+    /// Why the output stopped by itself, in a sentence that names the device ("the sound
+    /// device hw:0 failed: ...", "the JACK server 'default' went away ..."), or nil while it plays.
     var failure: String? { get }
     /// Stops pulling, after the period under way, and drops what the device still holds.
     func stop()
@@ -57,11 +58,40 @@ public protocol AudioOutput: AnyObject {
     var underrunCount: Int { get }
     /// The most frames the driver asks the mixer for at once: the mixer is built for it.
     var maximumPeriodFrames: Int { get }
+
+    // What the driver says of itself: the session prints these as they come and names no driver.
+
+    /// The start-up report's lines about the output, once started with `scheduling` (what
+    /// `start` returned): the device and its format, where it is connected, how the real-time
+    /// side runs, and the fix when it runs without real-time scheduling.
+    func startupLines(scheduling: RealTimeScheduling) -> [String]
+    /// The status line's part about the output ("underruns 0"), taken at each update: a driver
+    /// may measure since the last call.
+    func statusText() -> String
+    /// The closing line's counters about the output; `mixer` is the one it pulled.
+    func closingText(mixer: LiveMixer) -> String
 }
 
 extension AudioOutput {
     /// A driver with a fixed period renders exactly that.
     public var maximumPeriodFrames: Int { configuration.periodFrames }
+}
+
+/// One row of the driver table (`--driver`, `bellkeys list`): a driver's name and what it finds
+/// on this machine. Thread: control.
+public struct OutputDriverListing: Sendable {
+    /// The driver's name, as `--driver` takes it.
+    public var name: String
+    /// The lines `bellkeys list` prints under the driver's heading (devices, or the server).
+    public var lines: [String]
+    /// What the driver lacks here ("sound card"), or nil when it could play.
+    public var missing: String?
+
+    public init(name: String, lines: [String], missing: String?) {
+        self.name = name
+        self.lines = lines
+        self.missing = missing
+    }
 }
 
 /// An output with no device, for tests, as NIOEmbedded is for NIO: nothing runs by itself;
@@ -111,4 +141,14 @@ public final class MemoryOutput: AudioOutput {
     }
 
     public func stop() { isStopped = true }
+
+    public func startupLines(scheduling: RealTimeScheduling) -> [String] {
+        [
+            "  output memory: \(configuration.sampleRate) Hz, \(configuration.channels) ch, period \(configuration.periodFrames) frames"
+        ]
+    }
+
+    public func statusText() -> String { "underruns 0" }
+
+    public func closingText(mixer: LiveMixer) -> String { "underruns: 0" }
 }

@@ -12,6 +12,19 @@ public protocol LiveInput: AnyObject {
     /// Reads what arrived (`ready`: one of `descriptors` is readable or hung up) and plays it
     /// through `player`. Called on every pass of the loop, ready or not.
     func drain(ready: Bool, player: LivePlayer) -> InputOutcome
+    /// The start-up report's line about the input, or nil for none.
+    var startupLine: String? { get }
+    /// The names of the keyboards connected through it now, for the status line.
+    var connectedNames: [String] { get }
+    /// Connects what is there at start (keyboards already plugged in) and reports it. Called
+    /// once, after the output started.
+    func connectPresent()
+}
+
+extension LiveInput {
+    public var startupLine: String? { nil }
+    public var connectedNames: [String] { [] }
+    public func connectPresent() {}
 }
 
 /// What a live input asks of the session after `drain`.

@@ -1,5 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
+import Glibc
 
 /// The ALSA output driver: a PCM device (`PCMOutput`) and the render thread that pulls each
 /// period from the mixer and writes it with blocking `snd_pcm_writei` (`RenderThread`).
@@ -26,7 +27,8 @@ public final class ALSAOutput: AudioOutput {
 
     public var failure: String? {
         guard let thread, thread.failed else { return nil }
-        return "\(alsaMessage(thread.failureCode.load(ordering: .acquiring))) (unplugged?)"
+        return
+            "the sound device \(configuration.device) failed: \(alsaMessage(thread.failureCode.load(ordering: .acquiring))) (unplugged?)"
     }
 
     public func stop() {
@@ -35,4 +37,37 @@ public final class ALSAOutput: AudioOutput {
     }
 
     public var underrunCount: Int { device.underruns.load(ordering: .relaxed) }
+
+    public func startupLines(scheduling: RealTimeScheduling) -> [String] {
+        let granted = configuration
+        var lines = [
+            "  output \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) ch, \(granted.format.rawValue), "
+                + "period \(granted.periodFrames) frames × \(granted.periods) = buffer \(granted.bufferFrames) frames "
+                + "(\(secondsText(granted.bufferMilliseconds, digits: 2)) ms)"
+        ]
+        switch scheduling {
+        case .realTime(let priority):
+            lines.append("  render thread: real-time (SCHED_FIFO, priority \(priority))")
+        case .normal(let code):
+            lines.append(
+                "  notice: render thread at normal priority: real-time scheduling was refused (\(String(cString: strerror(code)))).\n"
+                    + "    fix: add yourself to the audio group with an rtprio limit (Debian: `sudo usermod -aG audio $USER` and a line "
+                    + "`@audio - rtprio 95` in /etc/security/limits.d/audio.conf), then log in again")
+        }
+        return lines
+    }
+
+    public func statusText() -> String { "underruns \(underrunCount)" }
+
+    public func closingText(mixer: LiveMixer) -> String { "underruns: \(underrunCount)" }
+
+    /// The sound cards and PCM devices, for `bellkeys list`.
+    public static func listing() -> OutputDriverListing {
+        var lines: [String] = []
+        let cards = soundCards()
+        for card in cards { lines.append("  card \(card.index): \(card.name)") }
+        for device in pcmDeviceNames() { lines.append("  " + pad(device.name, 28) + device.description) }
+        if cards.isEmpty { lines.append("  no sound card (/dev/snd has none)") }
+        return OutputDriverListing(name: "alsa", lines: lines, missing: cards.isEmpty ? "sound card" : nil)
+    }
 }

@@ -153,19 +153,4 @@ extension ParsableCommand {
     }
 }
 
-func decibelsText(_ db: Double) -> String {
-    let rounded = (db * 10).rounded() / 10
-    return (rounded > 0 ? "+" : "") + (rounded == rounded.rounded() ? "\(Int(rounded)).0" : "\(rounded)") + " dB"
-}
-
-func secondsText(_ s: Double, digits: Int = 2) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let v = (s * scale).rounded() / scale
-    var text = "\(v)"
-    let decimals = text.split(separator: ".").last?.count ?? 0
-    if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
-    return text
-}
-
 extension ReverbPreset: ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
@@ -41,9 +42,6 @@ func describe(_ loaded: LoadedInstrument) -> String {
     lines.append(
         "  master volume \(decibelsText(map.masterVolumeDecibels)), velocity curve \(map.velocityCurve.rawValue), "
             + "polyphony \(map.polyphony), unmapped notes: \(map.unmappedNotes.rawValue)")
-    func pad(_ s: String, _ n: Int) -> String {
-        s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count)
-    }
     lines.append(
         "  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
             + pad("choke", 6) + pad("length", 8) + "sample")

@@ -17,6 +17,7 @@ final class JACKMIDIInput: LiveInput {
     let verbose: Bool
     /// Ports sending to `midi_in`, as last seen.
     private(set) var connected: [String] = []
+    var connectedNames: [String] { connected }
     /// Physical ports connected once already: a user who disconnects one (qjackctl) is not
     /// overruled.
     private var autoConnected: Set<String> = []
@@ -32,7 +33,7 @@ final class JACKMIDIInput: LiveInput {
         self.verbose = verbose
     }
 
-    var startupLine: String {
+    var startupLine: String? {
         "  JACK MIDI input: \(output.midiPortName), events played at their frame in the cycle"
             + (connectsPhysicalPorts
                 ? "; connecting every physical MIDI port, now and when it appears"

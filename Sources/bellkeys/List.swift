@@ -1,4 +1,5 @@
 import ArgumentParser
+import BellkeysControl
 import BellkeysIO
 import Glibc
 
@@ -24,17 +25,14 @@ struct List: ParsableCommand {
                 print("  none: \(String(describing: error).split(separator: "\n").first ?? "")")
                 missing.append("sequencer")
             }
-            print("Sound devices (for --device):")
-            let devices = pcmDeviceNames()
-            let cards = soundCards()
-            for card in cards { print("  card \(card.index): \(card.name)") }
-            for device in devices {
-                print("  " + pad(device.name, 28) + device.description)
+            // Each driver lists what it finds (--driver auto tries them in this order).
+            let drivers = OutputDrivers.listings()
+            for driver in drivers {
+                print("Sound output through \(driver.name) (--driver \(driver.name)):")
+                for line in driver.lines { print(line) }
             }
-            if cards.isEmpty {
-                print("  no sound card (/dev/snd has none)")
-                missing.append("sound card")
-            }
+            // Live playing needs one driver that could play.
+            if drivers.allSatisfy({ $0.missing != nil }) { missing.append("sound card") }
             if !missing.isEmpty {
                 throw Failure(
                     "this machine has no \(missing.joined(separator: " and no ")); live playing needs a sequencer and a sound card.\n"

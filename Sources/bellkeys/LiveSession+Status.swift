@@ -11,12 +11,12 @@ extension LiveSession {
     /// The status area: the piano and its lines with the keyboard UI, else one line.
     func statusLines() -> [String] {
         let voices = player.voiceCount
-        let names = (midi?.portNames ?? []) + (jackMIDI?.connected ?? [])
+        let names = (midi?.connectedNames ?? []) + (driverMIDI?.connectedNames ?? [])
         let ports =
             names.isEmpty
-            ? (midi == nil && jackMIDI == nil ? "no MIDI input" : "waiting for a keyboard")
+            ? (midi == nil && driverMIDI == nil ? "no MIDI input" : "waiting for a keyboard")
             : names.joined(separator: ", ")
-        let underruns = underrunText
+        let underruns = output.statusText()
         guard let keyboard = keys?.keyboard else {
             return [
                 "♪ voices \(voices) · \(underruns) · ports \(names.count)"
@@ -50,13 +50,6 @@ extension LiveSession {
         console.line("  " + unmappedNotesText(1, of: 1, in: nil, instrument: instrument))
     }
 
-    /// "underruns N" (ALSA), or JACK's xruns, buffer and bellkeys' share of the cycle.
-    var underrunText: String {
-        guard let jack else { return "underruns \(output.underrunCount)" }
-        return "xruns \(jack.xruns.load(ordering: .relaxed)) · buffer \(jack.bufferFrames.load(ordering: .relaxed))"
-            + " · DSP \(secondsText(jackLoad.percent, digits: 1))%"
-    }
-
     func loopText() -> String {
         let rate = Double(output.configuration.sampleRate)
         let looper = player.looper
@@ -70,23 +63,5 @@ extension LiveSession {
             return
                 "playing \(secondsText(Double(length) / rate, digits: 2)) s, \(looper.noteCount) notes (Backspace clears)"
         }
-    }
-}
-
-/// The process callback's share of JACK's cycles between two status lines. Thread: control.
-struct CycleLoad {
-    private var lastCycles = 0
-    private var lastBusy: UInt64 = 0
-    private(set) var percent = 0.0
-
-    /// Takes the counters now; `percent` becomes the share since the last call.
-    mutating func update(_ jack: JACKOutput, sampleRate: Int) {
-        let cycles = jack.cycles.load(ordering: .relaxed), busy = jack.busyNanoseconds.load(ordering: .relaxed)
-        let periodNanoseconds = Double(jack.bufferFrames.load(ordering: .relaxed)) * 1e9 / Double(sampleRate)
-        if cycles > lastCycles {
-            percent = Double(busy &- lastBusy) / Double(cycles - lastCycles) / periodNanoseconds * 100
-        }
-        lastCycles = cycles
-        lastBusy = busy
     }
 }

@@ -17,10 +17,9 @@ final class LiveSession {
     let settings: LiveSettings
     let console: Console
     var loaded: LoadedInstrument
-    /// The sound output driver (ALSA or JACK). The session never touches its real-time side.
+    /// The sound output driver (`OutputDrivers`). The session never touches its real-time side,
+    /// and what it prints of the driver the driver says.
     let output: any AudioOutput
-    /// The output when it is JACK's (for its ports, connections and counters).
-    let jack: JACKOutput?
     let player: LivePlayer
     var mixer: LiveMixer { player.mixer }
     let recorder: Recorder?
@@ -28,11 +27,8 @@ final class LiveSession {
     /// MIDI keyboards; nil when the machine has no sequencer and the computer keyboard or a
     /// tune plays instead.
     let midi: SequencerInput?
-    /// JACK MIDI (`midi_in`), with the JACK driver.
-    let jackMIDI: JACKMIDIInput?
-    /// bellkeys' share of JACK's cycle over the last status interval (the process callback's
-    /// time over the cycle's), for the status line.
-    var jackLoad = CycleLoad()
+    /// The MIDI input the driver brings (JACK's `midi_in`), if any.
+    let driverMIDI: (any LiveInput)?
     /// Whether the notice about notes outside the map's keys was given (once a session).
     var toldOfUnmappedNotes = false
     /// The room the bells ring in now: the map's or --reverb's, then as `r` changes it; and the
@@ -48,7 +44,7 @@ final class LiveSession {
     /// The classroom's phones (`--web`).
     let web: WebInput?
     /// Every input, drained in this order on each pass of the poll loop.
-    var inputs: [any LiveInput] { [midi as (any LiveInput)?, jackMIDI, keys, web].compactMap { $0 } }
+    var inputs: [any LiveInput] { [midi as (any LiveInput)?, driverMIDI, keys, web].compactMap { $0 } }
 
     init(settings: LiveSettings) throws {
         self.settings = settings
@@ -60,44 +56,23 @@ final class LiveSession {
         // the render thread comes later), so every thread inherits the mask and none sees them.
         signals = SignalListener()
 
-        // JACK first (its rate decides the bells'), when asked for or found running.
-        var jack: JACKOutput?
-        var driverNote: String?
-        let tryJACK = options.driver == .jack || (options.driver == .auto && options.alsaOnlyOptions.isEmpty)
-        if tryJACK {
-            do {
-                jack = try JACKOutput(channels: options.channels, filter: settings.notes.filter)
-            } catch {
-                // --jack-connect asks for JACK as --driver jack does.
-                if options.driver == .jack || !options.jackConnect.isEmpty { throw Failure(error.description) }
-                switch error.kind {
-                case .notInstalled: driverNote = "driver ALSA (JACK is not installed)"
-                case .noServer: driverNote = "driver ALSA (no JACK server running)"
-                case .refused: driverNote = "driver ALSA: " + error.description.replacingFirstLine()
-                }
-            }
-        } else if options.driver == .auto {
-            driverNote = "driver ALSA (\(options.alsaOnlyOptions.joined(separator: ", ")) given)"
+        // The driver chosen (`--driver`), and the bells loaded at its rate.
+        let opened = try OutputDrivers.open(options, filter: settings.notes.filter) {
+            try settings.map.load(sampleRate: $0)
         }
-        var loaded = try settings.map.load(sampleRate: jack.map { $0.configuration.sampleRate } ?? options.rate)
-
+        var loaded = opened.loaded
         // Both devices are tried before giving up, so the message says everything missing.
-        var sequencerProblem: String?, outputProblem: String?
-        var sequencer: Sequencer?, output: (any AudioOutput)? = jack
+        var sequencerProblem: String?
+        var sequencer: Sequencer?
         do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
-        if output == nil {
-            do {
-                output = try ALSAOutput(
-                    device: options.deviceName, sampleRate: loaded.sampleRate, channels: options.channels,
-                    periodFrames: options.periodFrames, periods: options.periodCount)
-            } catch { outputProblem = error.description }
-        }
+        let outputProblem = opened.problem
         // Without MIDI input the computer keyboard or the tune still plays; JACK brings its own.
-        let needsSequencer = !wantsUI && settings.tune == nil && jack == nil && !settings.classroom.web
-        guard let output, sequencer != nil || !needsSequencer else {
+        let needsSequencer = !wantsUI && settings.tune == nil && opened.midiInput == nil && !settings.classroom.web
+        guard let output = opened.output, sequencer != nil || !needsSequencer else {
             let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
             let lacking =
-                sequencer == nil && needsSequencer ? (output == nil ? "both" : "the sequencer") : "the sound device"
+                sequencer == nil && needsSequencer
+                ? (opened.output == nil ? "both" : "the sequencer") : "the sound device"
             let needs = needsSequencer ? "an ALSA sequencer (MIDI in) and a sound device (audio out)" : "a sound device"
             throw Failure(
                 problems.joined(separator: "\n") + """
@@ -110,8 +85,7 @@ final class LiveSession {
         }
         self.output = output
         let granted = output.configuration
-        var notes: [String] = []
-        if let driverNote { notes.append(driverNote) }
+        var notes = opened.notes
         if let sequencerProblem {
             notes.append("no ALSA sequencer: " + sequencerProblem.replacingFirstLine())
         }
@@ -122,7 +96,6 @@ final class LiveSession {
             loaded = try settings.map.load(sampleRate: granted.sampleRate)
         }
         self.loaded = loaded
-        self.jack = jack
 
         if let path = settings.session.record {
             do {
@@ -149,18 +122,13 @@ final class LiveSession {
                 sequencer: $0, console: console, patterns: settings.connect,
                 filter: settings.notes.filter, verbose: settings.verbose)
         }
-        // Keyboards come through the ALSA sequencer when it is there, else JACK's physical MIDI
-        // ports: never both, so no keyboard is connected twice.
-        jackMIDI = jack.map {
-            JACKMIDIInput(
-                output: $0, console: console, connectsPhysicalPorts: sequencer == nil,
-                verbose: settings.verbose)
-        }
+        // Keyboards come through the ALSA sequencer when it is there, else the driver's own MIDI
+        // input (JACK's physical MIDI ports): never both, so no keyboard is connected twice.
+        driverMIDI = opened.midiInput?(console, sequencer == nil, settings.verbose)
 
         let lockError = lockMemory()
         recorder?.start()
         let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: options.realTimePriority)
-        let connections = jack?.connectOutputs(options.jackConnection) ?? []
 
         let map = loaded.map
         let lowest = map.keys.map(\.note).min() ?? 0, highest = map.keys.map(\.note).max() ?? 0
@@ -168,39 +136,7 @@ final class LiveSession {
             "bellkeys: \(map.keys.count) bells (\(noteName(lowest))..\(noteName(highest))) from \(loaded.mapPath), "
                 + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
         for note in notes { console.line("  " + note) }
-        if let jack {
-            console.line(
-                "  output \(jack.clientName) on \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) port\(granted.channels == 1 ? "" : "s"), "
-                    + "buffer \(granted.periodFrames) frames (\(secondsText(granted.bufferMilliseconds, digits: 2)) ms), as the server sets it"
-            )
-            console.line(
-                "  connected "
-                    + (connections.isEmpty
-                        ? "nothing" + (options.jackConnection == .none ? " (--jack-connect none)" : "")
-                        : connections.joined(separator: ", ")))
-            switch scheduling {
-            case .realTime(let priority) where priority > 0:
-                console.line("  process thread: JACK's, real-time (SCHED_FIFO, priority \(priority))")
-            case .realTime: console.line("  process thread: JACK's, real-time")
-            case .normal:
-                console.line(
-                    "  notice: the JACK server runs without real-time scheduling; start it with -R (jackd -R ...)")
-            }
-        } else {
-            console.line(
-                "  output \(granted.device): \(granted.sampleRate) Hz, \(granted.channels) ch, \(granted.format.rawValue), "
-                    + "period \(granted.periodFrames) frames × \(granted.periods) = buffer \(granted.bufferFrames) frames "
-                    + "(\(secondsText(granted.bufferMilliseconds, digits: 2)) ms)")
-            switch scheduling {
-            case .realTime(let priority):
-                console.line("  render thread: real-time (SCHED_FIFO, priority \(priority))")
-            case .normal(let code):
-                console.line(
-                    "  notice: render thread at normal priority: real-time scheduling was refused (\(String(cString: strerror(code)))).\n"
-                        + "    fix: add yourself to the audio group with an rtprio limit (Debian: `sudo usermod -aG audio $USER` and a line "
-                        + "`@audio - rtprio 95` in /etc/security/limits.d/audio.conf), then log in again")
-            }
-        }
+        for line in output.startupLines(scheduling: scheduling) { console.line(line) }
         if let lockError {
             console.line(
                 "  notice: sample memory not locked (\(String(cString: strerror(lockError)))); it may be paged out.\n"
@@ -210,8 +146,7 @@ final class LiveSession {
             console.line("  memory locked (\(loaded.bank.byteCount / 1024) KiB of samples)")
         }
         if let recorder { console.line("  recording to \(recorder.path) (\(granted.format.rawValue), as played)") }
-        if let midi { console.line(midi.startupLine) }
-        if let jackMIDI { console.line(jackMIDI.startupLine) }
+        for input in [midi, driverMIDI] { if let line = input?.startupLine { console.line(line) } }
 
         var terminal: Terminal?
         if wantsUI {
@@ -248,7 +183,7 @@ final class LiveSession {
         web?.setRoom = { [unowned self] index in self.setRoom(ReverbPreset.allCases[index]) }
         web?.roomIndex = { [unowned self] in ReverbPreset.allCases.firstIndex(of: self.room) ?? 0 }
         midi?.connectPresent()
-        jackMIDI?.connectPresent()
+        driverMIDI?.connectPresent()
     }
 
     /// The poll loop. Returns the exit status.
@@ -296,15 +231,11 @@ final class LiveSession {
             while let signal = signals.next() {
                 if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
             }
-            if let failure = output.failure {
-                return fail(
-                    jack == nil ? "the sound device \(output.configuration.device) failed: \(failure)" : failure)
-            }
+            if let failure = output.failure { return fail(failure) }
             if player.tuneHasRungOut { return shutDown("the tune has rung out") }
             let now = monotonicSeconds()
             if now >= nextStatus {
                 nextStatus = now + (keys == nil ? 0.25 : 0.04)
-                if let jack { jackLoad.update(jack, sampleRate: output.configuration.sampleRate) }
                 tellOfUnmappedNotes()
                 console.status(statusLines())
             }
@@ -420,22 +351,7 @@ final class LiveSession {
         finishRecording()
         // Counters of the engine playing now (a reload starts them again).
         let e = player.engine
-        var outputCounts = "underruns: \(output.underrunCount)"
-        if let jack {
-            let cycles = jack.cycles.load(ordering: .relaxed), busy = jack.busyNanoseconds.load(ordering: .relaxed)
-            let periodNanoseconds =
-                Double(jack.bufferFrames.load(ordering: .relaxed)) * 1e9 / Double(output.configuration.sampleRate)
-            let mean = cycles > 0 ? Double(busy) / Double(cycles) / periodNanoseconds * 100 : 0
-            let longest = Double(jack.longestCycleNanoseconds.load(ordering: .relaxed)) / periodNanoseconds * 100
-            outputCounts =
-                "JACK xruns: \(jack.xruns.load(ordering: .relaxed)), cycles \(cycles), skipped \(jack.skippedCycles.load(ordering: .relaxed))"
-                + ", buffer size changes \(jack.bufferSizeChanges.load(ordering: .relaxed))"
-                + ", DSP mean \(secondsText(mean, digits: 2))% longest \(secondsText(longest, digits: 1))% of a cycle"
-                + "; JACK MIDI messages \(jack.midiEventsPlayed.load(ordering: .relaxed)) (not played \(jack.midiEventsIgnored.load(ordering: .relaxed)))"
-                + (mixer.unreportedPlays.load(ordering: .relaxed) > 0
-                    ? ", \(mixer.unreportedPlays.load(ordering: .relaxed)) not kept for the loop (the control thread fell behind)"
-                    : "")
-        }
+        let outputCounts = output.closingText(mixer: mixer)
         console.line(
             "bellkeys: stopped (\(reason)); \(outputCounts)"
                 + "; MIDI messages: \(midi?.eventsReceived ?? 0), input overflows \(midi?.sequencer.inputOverflows ?? 0)"

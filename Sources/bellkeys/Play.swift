@@ -55,8 +55,6 @@ struct Play: ParsableCommand {
     }
 }
 
-func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-
 /// One event as `aseqdump` shows it: source, event, channel (0-based, as aseqdump) and data.
 func describeEvent(source: String, message: MIDIMessage) -> String {
     let text: String

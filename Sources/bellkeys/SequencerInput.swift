@@ -29,7 +29,7 @@ final class SequencerInput: LiveInput {
     }
 
     /// The start-up report's line.
-    var startupLine: String {
+    var startupLine: String? {
         var line =
             "  MIDI input: port \(sequencer.address) \"bellkeys\", "
             + (patterns.isEmpty
@@ -135,5 +135,5 @@ final class SequencerInput: LiveInput {
     }
 
     /// The connected ports' names, for the status line, in address order.
-    var portNames: [String] { connected.values.sorted { $0.address < $1.address }.map(\.portName) }
+    var connectedNames: [String] { connected.values.sorted { $0.address < $1.address }.map(\.portName) }
 }
