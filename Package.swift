@@ -58,12 +58,21 @@ let package = Package(
                 "CALSA",
                 "CLinux", "CJack", "CQREncode",
             ]),
+        // The live session's inputs (MIDI keyboards through the sequencer, JACK MIDI, the computer
+        // keyboard, the classroom's phones), the console and the control thread's poll loop,
+        // over interfaces the tests fake (Tests/BellkeysLiveTests).
+        .target(
+            name: "BellkeysLive",
+            dependencies: [
+                "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal", "BellkeysClassroom",
+                "BellkeysIO",
+            ]),
         // The command line: parse, wire, report.
         .executableTarget(
             name: "bellkeys",
             dependencies: [
                 "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
-                "BellkeysClassroom",
+                "BellkeysClassroom", "BellkeysLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells
@@ -93,7 +102,9 @@ let package = Package(
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         // Test-only: engines over synthetic samples, for the engine's and the control side's tests.
-        .target(name: "EngineTestSupport", dependencies: ["BellkeysEngine"], path: "Tests/EngineTestSupport"),
+        .target(
+            name: "EngineTestSupport", dependencies: ["BellkeysEngine", "BellkeysControl"],
+            path: "Tests/EngineTestSupport"),
         .testTarget(
             name: "BellkeysEngineTests",
             dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
@@ -106,6 +117,13 @@ let package = Package(
             name: "BellkeysIOTests",
             dependencies: [
                 "BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport",
+            ]),
+        .testTarget(
+            name: "BellkeysLiveTests",
+            dependencies: [
+                "BellkeysLive", "BellkeysControl", "BellkeysEngine", "BellkeysIO", "BellkeysTerminal",
+                "BellkeysClassroom",
+                "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats"]),

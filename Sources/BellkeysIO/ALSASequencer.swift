@@ -10,6 +10,13 @@ public struct ALSAError: Error, Sendable, CustomStringConvertible {
     public var code: Int32
     public var fix: String
 
+    public init(operation: String, device: String, code: Int32, fix: String = "") {
+        self.operation = operation
+        self.device = device
+        self.code = code
+        self.fix = fix
+    }
+
     public var message: String { String(cString: snd_strerror(code)) }
     public var description: String {
         "\(device): cannot \(operation): \(message)" + (fix.isEmpty ? "" : "\n    fix: \(fix)")
@@ -23,101 +30,6 @@ func check(_ result: Int32, _ operation: @autoclosure () -> String, device: Stri
 {
     if result < 0 { throw ALSAError(operation: operation(), device: device, code: -result, fix: fix()) }
     return result
-}
-
-/// A sequencer address: client and port numbers, written `client:port`.
-public struct SequencerAddress: Hashable, Sendable, CustomStringConvertible, Comparable {
-    public var client: Int
-    public var port: Int
-    public init(client: Int, port: Int) {
-        self.client = client
-        self.port = port
-    }
-    init(_ address: snd_seq_addr_t) { self.init(client: Int(address.client), port: Int(address.port)) }
-    public var description: String { "\(client):\(port)" }
-    /// One integer for the address (for `HeldNotes`).
-    public var key: Int { client << 8 | port }
-    public static func < (a: Self, b: Self) -> Bool { (a.client, a.port) < (b.client, b.port) }
-}
-
-/// A sequencer port as `aconnect -l` shows it.
-public struct SequencerPort: Sendable {
-    public var address: SequencerAddress
-    public var clientName: String
-    public var portName: String
-    public var capability: UInt32
-    public var type: UInt32
-
-    public init(
-        address: SequencerAddress, clientName: String, portName: String, capability: UInt32 = 0,
-        type: UInt32 = 0
-    ) {
-        self.address = address
-        self.clientName = clientName
-        self.portName = portName
-        self.capability = capability
-        self.type = type
-    }
-
-    /// "24:0 USB Keyboard MIDI 1 (USB Keyboard)"
-    public var description: String { "\(address) \(portName) (\(clientName))" }
-
-    /// Whether other clients may subscribe to what this port sends.
-    public var sendsMIDI: Bool {
-        let read = UInt32(SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ)
-        return capability & read == read && capability & UInt32(SND_SEQ_PORT_CAP_NO_EXPORT) == 0
-    }
-
-    /// Whether bellkeys connects to it by itself: a port that sends MIDI from a hardware or
-    /// application client, other than System and Midi Through.
-    public var isAutoConnectable: Bool {
-        guard sendsMIDI, address.client != Int(SND_SEQ_CLIENT_SYSTEM) else { return false }
-        if clientName == "Midi Through" || clientName.hasPrefix("Midi Through") { return false }
-        let midi =
-            UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC) | UInt32(SND_SEQ_PORT_TYPE_APPLICATION)
-            | UInt32(SND_SEQ_PORT_TYPE_HARDWARE) | UInt32(SND_SEQ_PORT_TYPE_SOFTWARE) | UInt32(SND_SEQ_PORT_TYPE_PORT)
-        return type & midi != 0
-    }
-
-    /// Whether `pattern` names this port: `client:port`, a client number (`24` = all its
-    /// ports), the client's name, or a case-insensitive part of "client name port name".
-    public func matches(_ pattern: String) -> Bool {
-        let parts = pattern.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 2, let c = Int(parts[0]), let p = Int(parts[1]) {
-            return address == SequencerAddress(client: c, port: p)
-        }
-        if parts.count == 2, let p = Int(parts[1]), clientName == parts[0] { return address.port == p }
-        if let c = Int(pattern) { return address.client == c }
-        if clientName == pattern || portName == pattern { return true }
-        return "\(clientName) \(portName)".lowercased().contains(pattern.lowercased())
-    }
-}
-
-extension SequencerPort {
-    /// The port described by alsa-lib's info records.
-    init(_ clientInfo: OpaquePointer?, _ portInfo: OpaquePointer?) {
-        self.init(
-            address: SequencerAddress(
-                client: Int(snd_seq_port_info_get_client(portInfo)),
-                port: Int(snd_seq_port_info_get_port(portInfo))),
-            clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
-            portName: String(cString: snd_seq_port_info_get_name(portInfo)),
-            capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo))
-    }
-}
-
-/// A MIDI or system event read from the sequencer.
-public enum SequencerEvent: Sendable {
-    /// A note-on, note-off or control change.
-    case midi(source: SequencerAddress, message: MIDIMessage)
-    case portStarted(SequencerAddress)
-    case portExited(SequencerAddress)
-    case clientExited(client: Int)
-    /// A connection from `sender` to `destination` was made or removed (by anyone).
-    case subscribed(sender: SequencerAddress, destination: SequencerAddress)
-    case unsubscribed(sender: SequencerAddress, destination: SequencerAddress)
-    /// Anything else (clock, sysex, ...): its sequencer event type.
-    case other(source: SequencerAddress, type: Int)
 }
 
 /// An ALSA sequencer client with one writable port, listening to the System Announce port.
@@ -308,43 +220,18 @@ public final class Sequencer {
     /// time it wakes, so the measurement follows the queue timer.
     public func remeasure() { measureQueue() }
 
+    /// Reads the fields bellkeys uses out of alsa-lib's event record and decodes them.
     private func decode(_ event: UnsafeMutablePointer<snd_seq_event_t>) -> SequencerEvent {
-        let type = Int32(bellkeys_seq_event_type(event))
-        let source = SequencerAddress(bellkeys_seq_event_source(event))
-        switch type {
-        case Int32(SND_SEQ_EVENT_NOTEON.rawValue):
-            let note = bellkeys_seq_event_note(event)
-            return .midi(
-                source: source,
-                message: .noteOn(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
-        case Int32(SND_SEQ_EVENT_NOTEOFF.rawValue):
-            let note = bellkeys_seq_event_note(event)
-            return .midi(
-                source: source,
-                message: .noteOff(channel: note.channel & 0x0F, note: note.note & 0x7F, velocity: note.velocity & 0x7F))
-        case Int32(SND_SEQ_EVENT_CONTROLLER.rawValue):
-            let control = bellkeys_seq_event_control(event)
-            return .midi(
-                source: source,
-                message: .controlChange(
-                    channel: control.channel & 0x0F,
-                    controller: UInt8(truncatingIfNeeded: control.param & 0x7F),
-                    value: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))))
-        case Int32(SND_SEQ_EVENT_PORT_START.rawValue):
-            return .portStarted(SequencerAddress(bellkeys_seq_event_address(event)))
-        case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):
-            return .portExited(SequencerAddress(bellkeys_seq_event_address(event)))
-        case Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue):
-            return .clientExited(client: Int(bellkeys_seq_event_address(event).client))
-        case Int32(SND_SEQ_EVENT_PORT_SUBSCRIBED.rawValue), Int32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue):
-            let connect = bellkeys_seq_event_connect(event)
-            let sender = SequencerAddress(connect.sender), destination = SequencerAddress(connect.dest)
-            return type == Int32(SND_SEQ_EVENT_PORT_SUBSCRIBED.rawValue)
-                ? .subscribed(sender: sender, destination: destination)
-                : .unsubscribed(sender: sender, destination: destination)
-        default:
-            return .other(source: source, type: Int(type))
-        }
+        let note = bellkeys_seq_event_note(event), control = bellkeys_seq_event_control(event)
+        let connect = bellkeys_seq_event_connect(event)
+        return SequencerEvent(
+            decoding: SequencerEventFields(
+                type: Int32(bellkeys_seq_event_type(event)),
+                source: SequencerAddress(bellkeys_seq_event_source(event)),
+                note: (note.channel, note.note, note.velocity),
+                control: (control.channel, control.param, control.value),
+                address: SequencerAddress(bellkeys_seq_event_address(event)),
+                connection: (SequencerAddress(connect.sender), SequencerAddress(connect.dest))))
     }
 }
 
@@ -385,25 +272,4 @@ public func soundCards() -> [(index: Int, name: String)] {
         }
     }
     return result
-}
-
-/// The mean and the largest of a series of delays.
-public struct LagStatistics: Sendable {
-    public private(set) var count = 0
-    public private(set) var totalNanoseconds: UInt64 = 0
-    public private(set) var maximumNanoseconds: UInt64 = 0
-
-    public init() {}
-
-    public mutating func add(_ nanoseconds: UInt64) {
-        count += 1
-        totalNanoseconds &+= nanoseconds
-        maximumNanoseconds = max(maximumNanoseconds, nanoseconds)
-    }
-
-    /// The mean and the largest, in milliseconds; nil with nothing measured.
-    public var milliseconds: (mean: Double, maximum: Double)? {
-        guard count > 0 else { return nil }
-        return (Double(totalNanoseconds) / Double(count) / 1e6, Double(maximumNanoseconds) / 1e6)
-    }
 }

@@ -2,6 +2,7 @@ import BellkeysClassroom
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import BellkeysLive
 import Glibc
 
 // `--web`: the classroom's server, its room and the startup report (the join address, the QR
@@ -12,7 +13,7 @@ extension LiveSession {
     static func startClassroom(
         _ options: ClassroomOptions, loaded: LoadedInstrument, channel: UInt8,
         console: Console
-    ) throws -> WebInput {
+    ) throws -> (input: WebInput, server: WebServer) {
         let bells = loaded.map.keys.sorted { $0.note < $1.note }.map { key in
             let damps: Bool
             if case .damp = key.noteOff { damps = true } else { damps = false }
@@ -88,6 +89,9 @@ extension LiveSession {
         console.line(
             "    teacher: http://\(joinAddress):\(port)/teacher on this computer, or from another one "
                 + "http://\(joinAddress):\(port)/teacher?key=\(settings.teacherKey)")
-        return WebInput(link: link, server: server, classroom: classroom, channel: channel)
+        let input = WebInput(
+            link: link, classroom: classroom, channel: channel, joinURL: server.joinURL,
+            joined: { server.joinedNow.load(ordering: .relaxed) })
+        return (input, server)
     }
 }

@@ -2,6 +2,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import BellkeysLive
 import BellkeysTerminal
 import Glibc
 
@@ -13,7 +14,7 @@ import Glibc
 /// handler), watches the output, draws the screen and prints. What the messages do (stamps,
 /// held notes, reload, loop, tune) is the player's; which keyboards to connect is the
 /// sequencer input's. Thread: control only.
-final class LiveSession {
+final class LiveSession: LiveLoopDelegate {
     let settings: LiveSettings
     let console: Console
     var loaded: LoadedInstrument
@@ -41,8 +42,9 @@ final class LiveSession {
     var reloadPending = false
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
-    /// The classroom's phones (`--web`).
+    /// The classroom's phones (`--web`), and the server they come through.
     let web: WebInput?
+    let classroomServer: WebServer?
     /// Every input, drained in this order on each pass of the poll loop.
     var inputs: [any LiveInput] { [midi as (any LiveInput)?, driverMIDI, keys, web].compactMap { $0 } }
 
@@ -165,9 +167,11 @@ final class LiveSession {
         }
         if settings.classroom.web {
             do {
-                web = try Self.startClassroom(
+                let started = try Self.startClassroom(
                     settings.classroom, loaded: loaded, channel: UInt8((settings.notes.channel ?? 1) - 1),
                     console: console)
+                web = started.input
+                classroomServer = started.server
             } catch {
                 output.stop()
                 keys?.terminal.restore()
@@ -175,6 +179,7 @@ final class LiveSession {
             }
         } else {
             web = nil
+            classroomServer = nil
         }
         roomOverride = settings.voices.reverb
         room = roomOverride ?? loaded.instrument.reverb.preset
@@ -186,60 +191,53 @@ final class LiveSession {
         driverMIDI?.connectPresent()
     }
 
-    /// The poll loop. Returns the exit status.
+    /// Plays until asked to stop (or an input, the output or the tune ends it); returns the
+    /// exit status.
     func run() -> Int32 {
-        // One descriptor set for the life of the session: the signals, then each input's.
-        let inputs = inputs
-        var descriptors = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
-        var owner: [Int] = [-1]
-        for (index, input) in inputs.enumerated() {
-            for fd in input.descriptors {
-                descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-                owner.append(index)
-            }
-        }
+        let loop = LiveLoop(
+            inputs: inputs, player: player, output: output, signals: signals,
+            statusSeconds: keys == nil ? 0.25 : 0.04)
         if let tune = settings.tune {
             let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
             player.startTune(
                 settings.notes.filter.apply(schedule.events), endFrame: schedule.endFrame,
                 arrival: monotonicNanoseconds())
         }
-        var nextStatus = 0.0
-        while true {
-            _ = poll(&descriptors, nfds_t(descriptors.count), inputs.compactMap(\.pollTimeoutMilliseconds).min() ?? 50)
-            for (index, input) in inputs.enumerated() {
-                let ready = descriptors.indices.contains { owner[$0] == index && descriptors[$0].revents != 0 }
-                switch input.drain(ready: ready, player: player) {
-                case .carryOn:
-                    break
-                case .quit(let reason):
-                    return shutDown(reason)
-                case .failed(let reason, let message):
-                    // The sound still works: the bells fade out as on quitting, and the status says why.
-                    console.line(
-                        "bellkeys: error: \(message); stopping."
-                            + "\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
-                    return shutDown(reason, status: 1)
-                }
-            }
-            player.update(arrival: monotonicNanoseconds())
-            if reloadPending, !player.isReloading {
-                reloadPending = false
-                reload()
-            }
-            takeWantedRoom()
-            while let signal = signals.next() {
-                if signal == SIGHUP { reload() } else { return shutDown(signal == SIGINT ? "SIGINT" : "SIGTERM") }
-            }
-            if let failure = output.failure { return fail(failure) }
-            if player.tuneHasRungOut { return shutDown("the tune has rung out") }
-            let now = monotonicSeconds()
-            if now >= nextStatus {
-                nextStatus = now + (keys == nil ? 0.25 : 0.04)
-                tellOfUnmappedNotes()
-                console.status(statusLines())
-            }
+        switch loop.run(delegate: self) {
+        case .quit(let reason):
+            return shutDown(reason)
+        case .inputFailed(let reason, let message):
+            // The sound still works: the bells fade out as on quitting, and the status says why.
+            console.line(
+                "bellkeys: error: \(message); stopping."
+                    + "\n    A service manager (the systemd user unit: man bellkeys, FILES) restarts bellkeys.")
+            return shutDown(reason, status: 1)
+        case .outputFailed(let failure):
+            return fail(failure)
+        case .tuneRungOut:
+            return shutDown("the tune has rung out")
         }
+    }
+
+    func loopDidPass() {
+        if reloadPending, !player.isReloading {
+            reloadPending = false
+            reload()
+        }
+        takeWantedRoom()
+    }
+
+    func loopReceived(signal: Int32) -> String? {
+        if signal == SIGHUP {
+            reload()
+            return nil
+        }
+        return signal == SIGINT ? "SIGINT" : "SIGTERM"
+    }
+
+    func loopStatusDue() {
+        tellOfUnmappedNotes()
+        console.status(statusLines())
     }
 
     /// SIGHUP: loads the map again; on success the new bells take over at the next period and
@@ -306,7 +304,7 @@ final class LiveSession {
 
     /// Erases the status area and gives the terminal back as it was; closes the classroom.
     func finishScreen() {
-        web?.server.stop()
+        classroomServer?.stop()
         console.finish()
         keys?.terminal.restore()
     }
@@ -339,7 +337,7 @@ final class LiveSession {
     /// Returns `status`, the exit status.
     func shutDown(_ reason: String, status: Int32 = 0) -> Int32 {
         // Devices in the room at the end, before the classroom closes (which empties it).
-        let devicesAtEnd = web?.server.joinedNow.load(ordering: .relaxed) ?? 0
+        let devicesAtEnd = classroomServer?.joinedNow.load(ordering: .relaxed) ?? 0
         // Nothing planned may start after this; every bell fades (CC120).
         player.silence(arrival: monotonicNanoseconds())
         // The fade is 5 ms; the buffer a few more. Wait for both, at most 200 ms.
@@ -361,8 +359,8 @@ final class LiveSession {
                 + (midi?.sequencer.readLag.milliseconds.map {
                     "; MIDI read after delivery: mean \(secondsText($0.mean)) ms, max \(secondsText($0.maximum)) ms"
                 } ?? "")
-                + (web.map { web in
-                    let s = web.server, c = web.classroom.counters
+                + (web.flatMap { web in classroomServer.map { (web, $0) } }.map { web, s in
+                    let c = web.classroom.counters
                     return "; classroom: strikes \(web.strikes), devices \(devicesAtEnd) at the end"
                         + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
                         + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"

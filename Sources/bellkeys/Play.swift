@@ -54,17 +54,3 @@ struct Play: ParsableCommand {
         }
     }
 }
-
-/// One event as `aseqdump` shows it: source, event, channel (0-based, as aseqdump) and data.
-func describeEvent(source: String, message: MIDIMessage) -> String {
-    let text: String
-    switch message {
-    case .noteOn(let channel, let note, let velocity):
-        text = pad("Note on", 24) + "\(channel), note \(note), velocity \(velocity)"
-    case .noteOff(let channel, let note, let velocity):
-        text = pad("Note off", 24) + "\(channel), note \(note), velocity \(velocity)"
-    case .controlChange(let channel, let controller, let value):
-        text = pad("Control change", 24) + "\(channel), controller \(controller), value \(value)"
-    }
-    return pad(source, 7) + text
-}

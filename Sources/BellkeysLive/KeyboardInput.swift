@@ -6,34 +6,40 @@ import BellkeysTerminal
 /// The computer keyboard as a live input: keys read from the terminal, decoded (legacy or
 /// kitty protocol), and carried out through the player: notes, the pedal, damp all, the volume
 /// keys, the loop; or a reason to quit. Thread: control.
-final class KeyboardInput: LiveInput {
-    let terminal: Terminal
+public final class KeyboardInput: LiveInput {
+    public let terminal: any TerminalDevice
     let console: Console
     /// The MIDI channel it plays on (--channel, else 1), 0-based.
-    let channel: UInt8
+    public let channel: UInt8
     /// What `r` does (the session's: the room is the engine's).
-    var changeRoom: (() -> Void)?
+    public var changeRoom: (() -> Void)?
+    /// The monotonic clock in ns (a test's own in tests): key times and arrivals.
+    let clock: () -> UInt64
     private var parser = TerminalInputParser()
-    private(set) var keyboard = TerminalKeyboard()
+    public private(set) var keyboard = TerminalKeyboard()
     /// When the kitty keyboard query was sent; the answer (or its absence) decides the mode.
     private var keyboardQuery: Double?
     /// Since when a partial escape sequence has waited for the rest.
     private var pendingSince: Double?
 
     /// Takes over `terminal`, which has just asked for the kitty keyboard protocol.
-    init(terminal: Terminal, console: Console, channel: UInt8) {
+    public init(
+        terminal: any TerminalDevice, console: Console, channel: UInt8,
+        clock: @escaping () -> UInt64 = monotonicNanoseconds
+    ) {
         self.terminal = terminal
         self.console = console
         self.channel = channel
-        keyboardQuery = monotonicSeconds()
+        self.clock = clock
+        keyboardQuery = Double(clock()) / 1e9
     }
 
-    var descriptors: [Int32] { [terminal.input] }
+    public var descriptors: [Int32] { [terminal.input] }
     // A lone ESC waits 30 ms for the rest of a sequence.
-    var pollTimeoutMilliseconds: Int32? { parser.hasPending ? 30 : nil }
+    public var pollTimeoutMilliseconds: Int32? { parser.hasPending ? 30 : nil }
 
-    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
-        let now = monotonicSeconds()
+    public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+        let now = Double(clock()) / 1e9
         var inputs: [TerminalInput] = []
         if ready {
             guard let bytes = terminal.read() else { return .quit(reason: "the terminal closed") }
@@ -65,7 +71,7 @@ final class KeyboardInput: LiveInput {
 
     /// Carries out one computer-keyboard command. Returns a reason to quit, if it is one.
     private func perform(_ command: KeyboardCommand, player: LivePlayer) -> String? {
-        let now = monotonicNanoseconds()
+        let now = clock()
         switch command {
         case .noteOn(let note):
             player.play(.noteOn(channel: channel, note: UInt8(note), velocity: 100), from: nil, arrival: now)

@@ -9,47 +9,52 @@ import BellkeysIO
 /// lights them, the loop and --record take them), each device its own source, so a phone that
 /// leaves releases what it held. The notes sounding and the master volume go back to the
 /// server for the pages. Thread: control.
-final class WebInput: LiveInput {
-    let link: ClassroomLink
-    let server: WebServer
-    let classroom: Classroom
+public final class WebInput: LiveInput {
+    public let link: ClassroomLink
+    public let classroom: Classroom
     /// The MIDI channel phones play on (--channel, else 1), 0-based.
-    let channel: UInt8
+    public let channel: UInt8
     /// The notes the pages show, for the lights.
     let notes: [Int]
     /// What the teacher's reverb menu does (the session's: the room is the engine's).
-    var setRoom: ((Int) -> Void)?
+    public var setRoom: ((Int) -> Void)?
     /// The room now, as an index of `ReverbPreset.allCases`.
-    var roomIndex: (() -> Int)?
-    private(set) var strikes = 0
+    public var roomIndex: (() -> Int)?
+    public private(set) var strikes = 0
     /// The join address and the room code, for the status line.
-    let joinURL: String
+    public let joinURL: String
     let code: String
+    /// The devices joined now (the server's count).
+    let joined: () -> Int
 
     /// Source numbers of the phones, above any sequencer address (client × 256 + port).
-    static let sourceBase = 1 << 24
+    public static let sourceBase = 1 << 24
 
-    init(link: ClassroomLink, server: WebServer, classroom: Classroom, channel: UInt8) {
+    /// Plays what the server hands over through `link` for `classroom`'s bells on `channel`;
+    /// `joinURL` and `joined` (the server's) are for the status line.
+    public init(
+        link: ClassroomLink, classroom: Classroom, channel: UInt8, joinURL: String, joined: @escaping () -> Int
+    ) {
         self.link = link
-        self.server = server
         self.classroom = classroom
         self.channel = channel
+        self.joined = joined
         notes = classroom.bells.map(\.note)
-        joinURL = server.joinURL
+        self.joinURL = joinURL
         code = classroom.code.digits
     }
 
     /// "classroom: ADDRESS code NNNN · N devices", for the status line.
-    var statusText: String {
-        let joined = server.joinedNow.load(ordering: .relaxed)
+    public var statusText: String {
+        let joined = joined()
         return "classroom \(joinURL) code \(code) · \(joined) device\(joined == 1 ? "" : "s")"
     }
 
-    var descriptors: [Int32] { [link.controlDescriptor] }
+    public var descriptors: [Int32] { [link.controlDescriptor] }
     // The lights follow the bells within 20 ms.
-    var pollTimeoutMilliseconds: Int32? { 20 }
+    public var pollTimeoutMilliseconds: Int32? { 20 }
 
-    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+    public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         for request in link.takeRequests() {
             switch request {
             case .noteOn(let device, let note, let velocity, let arrival):

@@ -6,22 +6,28 @@ import Glibc
 /// MIDI keyboards through the ALSA sequencer, as a live input: which ports to connect (every
 /// keyboard, now and when plugged in, or those `--connect` names), the `--channel` and `--skip-drums` filter,
 /// `--verbose`, and releasing what an unplugged keyboard held. Thread: control.
-final class SequencerInput: LiveInput {
-    let sequencer: Sequencer
+public final class SequencerInput: LiveInput {
+    public let sequencer: any SequencerClient
     let console: Console
     /// `--connect` patterns; empty: connect every keyboard.
-    let patterns: [String]
+    public let patterns: [String]
     /// `--channel` and `--skip-drums`.
-    let filter: ChannelFilter
+    public let filter: ChannelFilter
     let verbose: Bool
+    /// The monotonic clock in ns (a test's own in tests): when a keyboard's notes are released.
+    let clock: () -> UInt64
     /// Ports sending to us, with what they were called when they connected.
-    private(set) var connected: [SequencerAddress: SequencerPort] = [:]
+    public private(set) var connected: [SequencerAddress: SequencerPort] = [:]
     /// Messages received from keyboards, played or not (before the --channel filter), for the
     /// closing report.
-    private(set) var eventsReceived = 0
+    public private(set) var eventsReceived = 0
 
-    init(sequencer: Sequencer, console: Console, patterns: [String], filter: ChannelFilter, verbose: Bool) {
+    public init(
+        sequencer: any SequencerClient, console: Console, patterns: [String], filter: ChannelFilter, verbose: Bool,
+        clock: @escaping () -> UInt64 = monotonicNanoseconds
+    ) {
         self.sequencer = sequencer
+        self.clock = clock
         self.console = console
         self.patterns = patterns
         self.filter = filter
@@ -29,7 +35,7 @@ final class SequencerInput: LiveInput {
     }
 
     /// The start-up report's line.
-    var startupLine: String? {
+    public var startupLine: String? {
         var line =
             "  MIDI input: port \(sequencer.address) \"bellkeys\", "
             + (patterns.isEmpty
@@ -44,17 +50,17 @@ final class SequencerInput: LiveInput {
     }
 
     /// Connects the keyboards there now, and says which asked-for ones are not.
-    func connectPresent() {
+    public func connectPresent() {
         for port in sequencer.ports() where wanted(port) { connect(port) }
         for pattern in patterns where !connected.values.contains(where: { $0.matches(pattern) }) {
             console.line("  waiting for '\(pattern)' to appear")
         }
     }
 
-    var descriptors: [Int32] { sequencer.pollDescriptors().map(\.fd) }
-    var pollTimeoutMilliseconds: Int32? { nil }
+    public var descriptors: [Int32] { sequencer.pollDescriptors().map(\.fd) }
+    public var pollTimeoutMilliseconds: Int32? { nil }
 
-    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+    public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         // Everything waiting is read first, so that slow handling of one event (a new port's
         // name lookup) never delays the stamps of the notes behind it. The stamps are the
         // kernel's delivery times when the sequencer gives them (see Sequencer.read).
@@ -128,12 +134,12 @@ final class SequencerInput: LiveInput {
 
     private func noteDisconnected(_ address: SequencerAddress, why: String, player: LivePlayer) {
         guard let port = connected.removeValue(forKey: address) else { return }
-        let notes = player.release(source: address.key, arrival: monotonicNanoseconds())
+        let notes = player.release(source: address.key, arrival: clock())
         console.line(
             "disconnected \(port.description): \(why)"
                 + (notes > 0 ? "; released \(notes) held note\(notes == 1 ? "" : "s")" : ""))
     }
 
     /// The connected ports' names, for the status line, in address order.
-    var connectedNames: [String] { connected.values.sorted { $0.address < $1.address }.map(\.portName) }
+    public var connectedNames: [String] { connected.values.sorted { $0.address < $1.address }.map(\.portName) }
 }

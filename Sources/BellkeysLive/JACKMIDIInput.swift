@@ -8,32 +8,38 @@ import BellkeysIO
 /// when it is the keyboards' way in, and reports connections. JACK merges every sender into
 /// the one port, so when a sender disconnects, every note held through `midi_in` is released.
 /// Thread: control.
-final class JACKMIDIInput: LiveInput {
-    let output: JACKOutput
+public final class JACKMIDIInput: LiveInput {
+    let output: any MIDIPortGraph
     let console: Console
     /// Whether physical MIDI ports (keyboards the server sees) are connected as they appear:
     /// only when no ALSA sequencer connects them, so that no keyboard is connected twice.
     let connectsPhysicalPorts: Bool
     let verbose: Bool
     /// Ports sending to `midi_in`, as last seen.
-    private(set) var connected: [String] = []
-    var connectedNames: [String] { connected }
+    public private(set) var connected: [String] = []
+    public var connectedNames: [String] { connected }
     /// Physical ports connected once already: a user who disconnects one (qjackctl) is not
     /// overruled.
     private var autoConnected: Set<String> = []
     /// `JACKOutput.midiDisconnections` when last looked at.
     private var disconnections = 0
     /// Messages played from `midi_in` (after the --channel filter).
-    private(set) var eventsReceived = 0
+    public private(set) var eventsReceived = 0
+    /// The monotonic clock in ns (a test's own in tests): when a sender's notes are released.
+    let clock: () -> UInt64
 
-    init(output: JACKOutput, console: Console, connectsPhysicalPorts: Bool, verbose: Bool) {
+    public init(
+        output: any MIDIPortGraph, console: Console, connectsPhysicalPorts: Bool, verbose: Bool,
+        clock: @escaping () -> UInt64 = monotonicNanoseconds
+    ) {
         self.output = output
+        self.clock = clock
         self.console = console
         self.connectsPhysicalPorts = connectsPhysicalPorts
         self.verbose = verbose
     }
 
-    var startupLine: String? {
+    public var startupLine: String? {
         "  JACK MIDI input: \(output.midiPortName), events played at their frame in the cycle"
             + (connectsPhysicalPorts
                 ? "; connecting every physical MIDI port, now and when it appears"
@@ -41,16 +47,16 @@ final class JACKMIDIInput: LiveInput {
     }
 
     /// Connects what should be and reports what is connected. Call after the output started.
-    func connectPresent() {
+    public func connectPresent() {
         look(player: nil)
     }
 
-    var descriptors: [Int32] { [] }
+    public var descriptors: [Int32] { [] }
     /// Nothing to wait on, and no hurry: the events have sounded already; this keeps the books
     /// at the loop's own pace.
-    var pollTimeoutMilliseconds: Int32? { nil }
+    public var pollTimeoutMilliseconds: Int32? { nil }
 
-    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+    public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         player.notePlayedNow(source: LivePlayer.renderThreadSource) { event in
             eventsReceived += 1
             if verbose, let message = MIDIMessage(event) {
@@ -76,10 +82,10 @@ final class JACKMIDIInput: LiveInput {
         for port in now where !connected.contains(port) { console.line("connected JACK MIDI \(port)") }
         // Counted by JACK's callback as they go: a sender that came and went between two looks
         // still lets go of what it held.
-        let removed = output.midiDisconnections.load(ordering: .acquiring)
+        let removed = output.midiDisconnectionCount
         if removed != disconnections {
             disconnections = removed
-            let notes = player?.release(source: LivePlayer.renderThreadSource, arrival: monotonicNanoseconds()) ?? 0
+            let notes = player?.release(source: LivePlayer.renderThreadSource, arrival: clock()) ?? 0
             let names = gone.isEmpty ? ["a sender"] : gone
             for port in names {
                 console.line(

@@ -1,0 +1,119 @@
+import BellkeysControl
+import BellkeysEngine
+import BellkeysLive
+import EngineTestSupport
+import Glibc
+import Testing
+
+/// An input that records how it was drained and answers what the test says.
+final class ScriptedInput: LiveInput {
+    let pipe = Pipe()
+    var outcome = InputOutcome.carryOn
+    var timeout: Int32?
+    private(set) var drains: [Bool] = []
+    var descriptors: [Int32] { [pipe.read] }
+    var pollTimeoutMilliseconds: Int32? { timeout }
+    func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
+        drains.append(ready)
+        if ready { pipe.drain() }
+        return outcome
+    }
+}
+
+/// The session's side of the loop, recorded.
+final class RecordingDelegate: LiveLoopDelegate {
+    private(set) var passes = 0, statuses = 0
+    private(set) var signals: [Int32] = []
+    func loopDidPass() { passes += 1 }
+    func loopReceived(signal: Int32) -> String? {
+        signals.append(signal)
+        return signal == SIGHUP ? nil : "signal \(signal)"
+    }
+    func loopStatusDue() { statuses += 1 }
+}
+
+/// The control thread's poll loop with fake inputs, fake signals and the in-memory output.
+@Suite struct PollLoop {
+    func make(_ inputs: [ScriptedInput], clock: TestClock = TestClock())
+        -> (LiveLoop, Rig, FakeSignals, RecordingDelegate)
+    {
+        let rig = Rig(impulseBells()), signals = FakeSignals()
+        let loop = LiveLoop(
+            inputs: inputs, player: rig.player, output: rig.output, signals: signals, statusSeconds: 0.25,
+            clock: clock.read)
+        return (loop, rig, signals, RecordingDelegate())
+    }
+
+    @Test func everyInputIsDrainedEachPassAndOnlyAReadyOneIsToldItIsReady() {
+        let a = ScriptedInput(), b = ScriptedInput()
+        a.timeout = 1
+        let (loop, _, _, delegate) = make([a, b])
+        b.pipe.poke()
+        #expect(loop.pass(delegate: delegate) == nil)
+        #expect(a.drains == [false] && b.drains == [true])
+        // Nothing ready: both drained again (an input keeps its own time, as the Esc key's wait).
+        #expect(loop.pass(delegate: delegate) == nil)
+        #expect(a.drains == [false, false] && b.drains == [true, false])
+        #expect(delegate.passes == 2)
+    }
+
+    @Test func anInputThatQuitsOrBreaksEndsTheLoopBeforeTheInputsAfterIt() {
+        let a = ScriptedInput(), b = ScriptedInput()
+        a.timeout = 1
+        let (loop, _, _, delegate) = make([a, b])
+        a.outcome = .quit(reason: "Esc")
+        #expect(loop.run(delegate: delegate) == .quit(reason: "Esc"))
+        #expect(b.drains.isEmpty && delegate.passes == 0)
+        a.outcome = .failed(reason: "the MIDI input failed", message: "gone")
+        #expect(loop.pass(delegate: delegate) == .inputFailed(reason: "the MIDI input failed", message: "gone"))
+    }
+
+    @Test func signalsGoToTheSessionWhichMayGoOnOrStop() {
+        let a = ScriptedInput()
+        a.timeout = 1
+        let (loop, _, signals, delegate) = make([a])
+        signals.raise(SIGHUP)
+        #expect(loop.pass(delegate: delegate) == nil)
+        signals.raise(SIGHUP)
+        signals.raise(SIGTERM)
+        #expect(loop.pass(delegate: delegate) == .quit(reason: "signal \(SIGTERM)"))
+        #expect(delegate.signals == [SIGHUP, SIGHUP, SIGTERM])
+    }
+
+    @Test func aFailedOutputEndsTheLoopInTheDriversWords() {
+        let a = ScriptedInput()
+        a.timeout = 1
+        let (loop, rig, _, delegate) = make([a])
+        rig.output.failure = "the sound device memory failed: unplugged"
+        #expect(loop.pass(delegate: delegate) == .outputFailed("the sound device memory failed: unplugged"))
+    }
+
+    @Test func aTuneThatHasRungOutEndsTheLoop() {
+        let a = ScriptedInput()
+        a.timeout = 1
+        let clock = TestClock()
+        let (loop, rig, _, delegate) = make([a], clock: clock)
+        clock.nanoseconds = rig.at(0)
+        rig.player.startTune([.noteOn(frame: 100, note: 60, velocity: 127)], endFrame: 200, arrival: clock.nanoseconds)
+        // The tune starts a fifth of a second (9,600 frames) after the frame its start plays at (64).
+        clock.nanoseconds = rig.at(9_800)
+        #expect(loop.pass(delegate: delegate) == nil)
+        // Played, then rung out (the impulse is 16 frames long) and past its end.
+        clock.nanoseconds = rig.at(12_000)
+        #expect(loop.pass(delegate: delegate) == .tuneRungOut)
+        #expect(rig.sounding(0..<12_000) == [9_764])
+    }
+
+    @Test func theStatusIsDrawnAtTheIntervalGiven() {
+        let a = ScriptedInput()
+        a.timeout = 1
+        let clock = TestClock()
+        let (loop, _, _, delegate) = make([a], clock: clock)
+        for milliseconds in [1_000, 1_100, 1_240, 1_250, 1_400, 1_510] {
+            clock.nanoseconds = UInt64(milliseconds) * 1_000_000
+            _ = loop.pass(delegate: delegate)
+        }
+        // At 1.0 s, then 1.25 s, then 1.51 s.
+        #expect(delegate.statuses == 3)
+    }
+}
