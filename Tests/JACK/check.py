@@ -36,6 +36,9 @@ RATE = 48_000
 # The server's period: 64 on jackd; Tests/JACK/run --pipewire sets another (see there).
 PERIOD = int(os.environ.get("JACK_TEST_PERIOD", "64"))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
+import smf  # noqa: E402  (the MIDI file writer)
+
 WORK = os.path.join(ROOT, ".build-jack")
 BELLKEYS = os.environ.get("BELLKEYS", os.path.join(ROOT, ".build", "release", "bellkeys"))
 PROBE = os.path.join(WORK, "probe")
@@ -101,21 +104,7 @@ def write_schedule(path, events):
 def write_midi(path, events, end=0):
     """Format 0, 24000 ticks per quarter, no tempo event (500000 us per quarter): tick = frame.
     The track ends at frame `end` (or at its last event, if later)."""
-    def var(n):
-        out = [n & 0x7F]
-        n >>= 7
-        while n:
-            out.insert(0, 0x80 | (n & 0x7F))
-            n >>= 7
-        return bytes(out)
-    track, now = b"", 0
-    for at, status, d1, d2 in events:
-        track += var(at - now) + bytes([status, d1] if status & 0xE0 == 0xC0 else [status, d1, d2])
-        now = at
-    track += var(max(0, end - now)) + b"\xff\x2f\x00"
-    with open(path, "wb") as f:
-        f.write(b"MThd" + (6).to_bytes(4, "big") + (0).to_bytes(2, "big") + (1).to_bytes(2, "big") + (24000).to_bytes(2, "big"))
-        f.write(b"MTrk" + len(track).to_bytes(4, "big") + track)
+    smf.write(path, [(at, smf.message(status, d1, d2)) for at, status, d1, d2 in events], division=24000, end=end)
 
 
 def read_float_wav(path):
