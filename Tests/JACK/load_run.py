@@ -4,7 +4,7 @@ import json
 import os
 import re
 import subprocess
-import threading
+import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -14,36 +14,13 @@ MAP = os.path.join(ROOT, "Samples", "tags.json")
 RATE, PERIOD, POLYPHONY, EVENTS_PER_SECOND = 48_000, 64, 128, 2000
 TWIN_VOICES = 128               # load_twin starts with this many voices a cycle (see load_send.c)
 AUDIO_SERVERS = ("jackd", "jackdbus", "pipewire", "pipewire-pulse", "wireplumber", "pulseaudio")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
+from processes import (Server, all_processes, comm_of, cpu_of_others, jack_environment, steal_percent,  # noqa: E402
+                       steal_ticks, stop)
 
 
 # Processes --------------------------------------------------------------------------------------
-
-def cpu_seconds(pid):
-    """utime + stime of a process (all its threads), or None if it is gone."""
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def all_processes():
-    """{pid: utime + stime} of every process."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            seconds = cpu_seconds(int(entry))
-            if seconds is not None:
-                found[int(entry)] = seconds
-    return found
-
-
-def steal_ticks():
-    """(steal, total) jiffies over all CPUs, from /proc/stat."""
-    values = [int(v) for v in open("/proc/stat").readline().split()[1:]]
-    return (values[7] if len(values) > 7 else 0), sum(values)
-
 
 def foreign_audio(ours):
     """Audio servers and JACK clients running that are not this test's: 'comm(pid)'."""
@@ -59,74 +36,6 @@ def foreign_audio(ours):
     return found
 
 
-def stop(process, seconds=5.0):
-    """SIGTERM, then SIGKILL after `seconds`. Returns the exit status and whether it was killed."""
-    if process is None or process.poll() is not None:
-        return (process.returncode if process else None), False
-    process.terminate()
-    try:
-        return process.wait(timeout=seconds), False
-    except subprocess.TimeoutExpired:
-        process.kill()
-        return process.wait(), True
-
-
-def comm_of(pid):
-    try:
-        return open(f"/proc/{pid}/comm").read().strip()
-    except OSError:
-        return f"pid {pid}"
-
-
-class Server:
-    """jackd on the dummy backend, its output lines stamped with time.monotonic() as they come."""
-
-    def __init__(self, name, realtime, log_path):
-        self.name, self.lines, self.log_path = name, [], log_path
-        self.command = ["jackd", "-n", name] + (["-R"] if realtime else ["-r"]) + \
-                       ["-d", "dummy", "-r", str(RATE), "-p", str(PERIOD)]
-        self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, env=jack_environment(name))
-        self.reader = threading.Thread(target=self.read, daemon=True)
-        self.reader.start()
-        try:
-            self.wait_started(name)
-        except BaseException:           # a signal too: the caller has no server to stop yet
-            self.stop()
-            raise
-
-    def wait_started(self, name):
-        try:
-            waited = subprocess.run(["jack_wait", "-w", "-t", "5"], env=jack_environment(name),
-                                    capture_output=True, timeout=10)
-            started = waited.returncode == 0 and self.process.poll() is None
-        except subprocess.TimeoutExpired:
-            started = False
-        if not started:
-            raise RuntimeError(f"jackd -n {name} did not start: " + " | ".join(t for _, t in self.lines[-3:]))
-
-    def read(self):
-        for raw in self.process.stdout:
-            self.lines.append((time.monotonic(), raw.decode(errors="replace").rstrip()))
-
-    def stop(self):
-        _, killed = stop(self.process)
-        self.reader.join(timeout=5)
-        if killed:      # a killed jackd keeps its slot in JACK's registry (8 per user) until a
-            again = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, env=jack_environment(self.name))
-            time.sleep(1)           # server of the same name starts and stops properly
-            stop(again)
-        for entry in os.listdir("/dev/shm"):
-            if entry.startswith(f"jack_{self.name}_") or (entry.startswith("jack_sem.") and f"_{self.name}_" in entry):
-                try:
-                    os.remove(os.path.join("/dev/shm", entry))
-                except OSError:
-                    pass
-        with open(self.log_path, "w") as f:
-            f.writelines(f"{at:.6f} {text}\n" for at, text in self.lines)
-
-
 def wait_for_port(env, port, process, seconds=10):
     """Waits until `port` exists (its client is open), or raises."""
     give_up = time.monotonic() + seconds
@@ -134,11 +43,6 @@ def wait_for_port(env, port, process, seconds=10):
         if process.poll() is not None or time.monotonic() > give_up:
             raise RuntimeError(f"no port {port} after {seconds} s" + (f" (exit {process.returncode})" if process.poll() is not None else ""))
         time.sleep(0.1)
-
-
-def jack_environment(name):
-    # JACK_NO_START_SERVER: no client may start a server of its own.
-    return dict(os.environ, JACK_DEFAULT_SERVER=name, JACK_NO_AUDIO_RESERVATION="1", JACK_NO_START_SERVER="1")
 
 
 # One run ----------------------------------------------------------------------------------------
@@ -192,7 +96,7 @@ def perform(kind, seconds, realtime, sender, twin_ns=None):
     ours = {os.getpid()}
     run.foreign = foreign_audio(ours)
     try:
-        server = Server(name, realtime, os.path.join(WORK, f"jackd-{kind}.log"))
+        server = Server(name, ["-R"] if realtime else ["-r"], RATE, PERIOD, os.path.join(WORK, f"jackd-{kind}.log"))
         run.jackd_command = " ".join(server.command)
         ours.add(server.process.pid)
         env = jack_environment(name)
@@ -246,12 +150,11 @@ def perform(kind, seconds, realtime, sender, twin_ns=None):
             if p and all_end.get(p.pid) is not None and p.pid in all_start:
                 run.cpu[label] = (all_end[p.pid] - all_start[p.pid]) / window * 100
         # Everything else (alive at both ends), and what the hypervisor took.
-        others = {p: all_end[p] - c for p, c in all_start.items() if p in all_end and p not in ours}
+        others = cpu_of_others(all_start, all_end, ours)
         run.other = sum(others.values()) / window * 100
         top = sorted(others, key=others.get, reverse=True)[:2]
         run.top_other = ", ".join(f"{comm_of(p)} {others[p] / window * 100:.1f} %" for p in top if others[p] > 0.01 * window)
-        total = steal_end[1] - steal_start[1]
-        run.steal = (steal_end[0] - steal_start[0]) / total * os.cpu_count() * 100 if total else 0
+        run.steal = steal_percent(steal_start, steal_end)
         if send.poll() is None:
             stop(send)
         out, err = send.communicate(timeout=10)
