@@ -61,7 +61,6 @@ import subprocess
 import sys
 import threading
 import time
-import wave
 
 import numpy as np
 
@@ -76,6 +75,7 @@ WARM_SECONDS, CPU_SECONDS, IDLE_SECONDS, SETTLE_SECONDS = 13.0, 20.0, 30.0, 3.0
 
 sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
 import processes  # noqa: E402  (/proc's CPU figures, stopping a process, our jackd)
+from bells import step_bell, write_wav  # noqa: E402
 from processes import (CLOCK_TICKS, all_processes, comm_of, cpu_of_others, cpu_seconds, steal_percent,  # noqa: E402
                        steal_ticks, stop)
 
@@ -254,14 +254,8 @@ def write_step_bells(folder):
     over 960. Returns the map's path."""
     keys = []
     for note in range(60, 73):
-        level = 16384 - 512 * (note - 60)
-        samples = np.concatenate([np.full(1920, level), np.round(level * (1 - np.arange(1, 961) / 960))]).astype("<i2")
         name = f"step-{note}.wav"
-        with wave.open(os.path.join(folder, name), "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(RATE)
-            w.writeframes(samples.tobytes())
+        write_wav(os.path.join(folder, name), step_bell(16384 - 512 * (note - 60), 1920, 960), RATE)
         keys.append({"note": note, "sample": name})
     path = os.path.join(folder, "steps.json")
     with open(path, "w") as f:

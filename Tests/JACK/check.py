@@ -30,12 +30,14 @@ import signal
 import sys
 import time
 
-import common
-from common import PIPEWIRE_PID, check
-from onset_tests import test_bufsize, test_channels, test_onsets, test_order_after
-from server_tests import test_pipewire_gone, test_ports, test_server_gone
-from session_tests import test_keyboard, test_rt_allocations, test_session
-from sound_tests import test_classroom, test_dynamics, test_room
+# The parts shared with other harnesses (smf, bells) are in Tools/python.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tools", "python"))
+import common  # noqa: E402
+from common import PIPEWIRE_PID, check  # noqa: E402
+from onset_tests import test_bufsize, test_channels, test_onsets, test_order_after  # noqa: E402
+from server_tests import test_pipewire_gone, test_ports, test_server_gone  # noqa: E402
+from session_tests import test_keyboard, test_rt_allocations, test_session  # noqa: E402
+from sound_tests import test_classroom, test_dynamics, test_room  # noqa: E402
 
 TESTS = {"ports": test_ports, "onsets": test_onsets, "channels": test_channels, "order-after": test_order_after, "dynamics": test_dynamics,
          "room": test_room, "classroom": test_classroom,

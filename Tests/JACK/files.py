@@ -2,21 +2,12 @@
 render's WAV."""
 import json
 import os
-import sys
-import wave
 
 import numpy as np
+import smf
 
-from common import RATE, ROOT
-
-sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
-import smf  # noqa: E402  (the MIDI file writer)
-
-
-def step_bell(level, hold_frames, decay_frames):
-    """16-bit samples: `level` (of 32768) for `hold_frames`, then a straight line down to 0."""
-    decay = np.round(level * (1 - np.arange(1, decay_frames + 1) / decay_frames))
-    return np.concatenate([np.full(hold_frames, level), decay]).astype("<i2")
+from bells import write_wav
+from common import RATE
 
 
 def tone_bell(note, seconds=0.45):
@@ -32,11 +23,7 @@ def write_map(folder, bells, **fields):
     for note, bell in sorted(bells.items()):
         samples, extra = bell if isinstance(bell, tuple) else (bell, {})
         name = f"bell-{note}.wav"
-        with wave.open(os.path.join(folder, name), "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(RATE)
-            w.writeframes(samples.tobytes())
+        write_wav(os.path.join(folder, name), samples, RATE)
         keys.append({"note": note, "sample": name, **extra})
     path = os.path.join(folder, "map.json")
     with open(path, "w") as f:

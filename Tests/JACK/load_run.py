@@ -4,8 +4,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
+
+from processes import (Server, all_processes, comm_of, cpu_of_others, jack_environment, steal_percent, steal_ticks,
+                       stop)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = os.path.join(ROOT, ".build-jack", "load")
@@ -14,10 +16,6 @@ MAP = os.path.join(ROOT, "Samples", "tags.json")
 RATE, PERIOD, POLYPHONY, EVENTS_PER_SECOND = 48_000, 64, 128, 2000
 TWIN_VOICES = 128               # load_twin starts with this many voices a cycle (see load_send.c)
 AUDIO_SERVERS = ("jackd", "jackdbus", "pipewire", "pipewire-pulse", "wireplumber", "pulseaudio")
-
-sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
-from processes import (Server, all_processes, comm_of, cpu_of_others, jack_environment, steal_percent,  # noqa: E402
-                       steal_ticks, stop)
 
 
 # Processes --------------------------------------------------------------------------------------

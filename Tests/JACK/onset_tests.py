@@ -6,8 +6,9 @@ import time
 import numpy as np
 
 from analysis import HOLES, compare, jump, onsets_ok
+from bells import step_bell
 from common import PERIOD, WRAP, bellkeys_lines, check, folder_for, frame
-from files import step_bell, write_map
+from files import write_map
 from takes import perform, probe_ok, render, stopped_ok
 
 

@@ -8,8 +8,9 @@ import time
 
 import numpy as np
 
+from bells import step_bell
 from common import BELLKEYS, PIPEWIRE_PID, PROBE, RATE, WORK, WRAP, bellkeys_lines, check, folder_for, frame
-from files import step_bell, write_map
+from files import write_map
 from servers import connections, forget_server, jack_lsp, start_bellkeys, start_server, stop_bellkeys, stop_server
 from takes import perform
 

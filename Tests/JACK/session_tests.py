@@ -8,8 +8,9 @@ import time
 import numpy as np
 
 from analysis import HOLES, jump, onsets_ok
+from bells import step_bell
 from common import BELLKEYS, PERIOD, WORK, WRAP, bellkeys_lines, check, folder_for, frame
-from files import read_float_wav, step_bell, write_map
+from files import read_float_wav, write_map
 from takes import perform, probe_ok, stopped_ok
 
 

@@ -7,8 +7,9 @@ import time
 import numpy as np
 
 from analysis import compare, jump, unchecked
+from bells import step_bell
 from common import PERIOD, RATE, ROOT, bellkeys_lines, check, folder_for, frame
-from files import step_bell, tone_bell, write_map
+from files import tone_bell, write_map
 from takes import perform, probe_ok, render, stopped_ok
 
 
