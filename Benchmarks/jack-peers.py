@@ -61,7 +61,6 @@ import subprocess
 import sys
 import threading
 import time
-import wave
 
 import numpy as np
 
@@ -70,22 +69,18 @@ ROOT = os.path.dirname(HERE)
 WORK = os.path.join(ROOT, ".build-bench", "jack-peers")
 BELLKEYS = os.environ.get("BELLKEYS", os.path.join(ROOT, ".build", "release", "bellkeys"))
 RATE = 48_000
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 NOTE_SPACING = 3584             # frames between onset notes: 75 ms, a multiple of every period
 VOICE_SECONDS = 134.4 / 13     # the bundled bells' mean length (8.3 s for C5 to 12.6 s for C4)
 WARM_SECONDS, CPU_SECONDS, IDLE_SECONDS, SETTLE_SECONDS = 13.0, 20.0, 30.0, 3.0
 
+sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
+import processes  # noqa: E402  (/proc's CPU figures, stopping a process, our jackd)
+from bells import step_bell, write_wav  # noqa: E402
+from processes import (CLOCK_TICKS, all_processes, comm_of, cpu_of_others, cpu_seconds, steal_percent,  # noqa: E402
+                       steal_ticks, stop)
+
 
 # Processes --------------------------------------------------------------------------------------
-
-def cpu_seconds(pid):
-    """utime + stime of a process (all its threads) in seconds, or None if it is gone."""
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
-        return None
-
 
 def thread_seconds(pid):
     """(real-time threads, other threads) utime + stime in seconds: JACK's process thread is the
@@ -106,30 +101,6 @@ def thread_seconds(pid):
         else:
             other += seconds
     return realtime, other
-
-
-def all_processes():
-    """{pid: utime + stime} of every process."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            seconds = cpu_seconds(int(entry))
-            if seconds is not None:
-                found[int(entry)] = seconds
-    return found
-
-
-def comm_of(pid):
-    try:
-        return open(f"/proc/{pid}/comm").read().strip()
-    except OSError:
-        return f"pid {pid}"
-
-
-def steal_ticks():
-    """(steal, total) jiffies over all CPUs, from /proc/stat."""
-    values = [int(v) for v in open("/proc/stat").readline().split()[1:]]
-    return (values[7] if len(values) > 7 else 0), sum(values)
 
 
 class Window:
@@ -159,13 +130,12 @@ class Window:
                         if self.threads0 and threads1 else None)
         # Every other process's CPU (those alive at both ends), and what the hypervisor took.
         mine = set(self.pids.values()) | self.helpers
-        others = {p: all1[p] - before for p, before in self.all0.items() if p in all1 and p not in mine}
+        others = cpu_of_others(self.all0, all1, mine)
         self.other = sum(others.values()) / self.seconds * 100
         top = max(others, key=others.get, default=None)
         self.top_other = (f"{comm_of(top)} {others[top] / self.seconds * 100:.0f} %"
                           if top is not None and others[top] > 0.01 * self.seconds else None)
-        total = steal1[1] - self.steal0[1]
-        self.steal = (steal1[0] - self.steal0[0]) / total * os.cpu_count() * 100 if total else 0
+        self.steal = steal_percent(self.steal0, steal1)
         self.xruns = self.server.xruns(self.began, self.began + self.seconds)
         return self
 
@@ -182,52 +152,12 @@ class Window:
                 + (f" (most: {self.top_other})" if self.top_other else "") + f", steal {self.steal:.1f} %, xruns {self.xruns}")
 
 
-def stop(process, seconds=5.0):
-    """SIGTERM, then SIGKILL after `seconds`. Returns (status, killed)."""
-    if process is None or process.poll() is not None:
-        return (process.returncode if process else None), False
-    process.terminate()
-    try:
-        return process.wait(timeout=seconds), False
-    except subprocess.TimeoutExpired:
-        process.kill()
-        return process.wait(), True
-
-
-def jack_environment(name):
-    # JACK_NO_START_SERVER: no client may start a server (FluidSynth's would, named default).
-    return dict(os.environ, JACK_DEFAULT_SERVER=name, JACK_NO_AUDIO_RESERVATION="1", JACK_NO_START_SERVER="1")
-
-
-class Server:
-    """Our jackd on the dummy backend; its output lines stamped with time.monotonic() as they come."""
+class Server(processes.Server):
+    """Our jackd on the dummy backend (synchronous, real-time); its output lines stamped with
+    time.monotonic() as they come."""
 
     def __init__(self, name, period):
-        self.name, self.lines = name, []
-        self.env = jack_environment(name)
-        self.command = ["jackd", "-n", name, "-S", "-R", "-d", "dummy", "-r", str(RATE), "-p", str(period)]
-        self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, env=self.env)
-        self.reader = threading.Thread(target=self.read, daemon=True)
-        self.reader.start()
-        try:
-            self.wait_started(name)
-        except BaseException:           # a signal too: the caller has no server to stop yet
-            self.stop()
-            raise
-
-    def wait_started(self, name):
-        try:
-            started = subprocess.run(["jack_wait", "-w", "-t", "5"], env=self.env, capture_output=True,
-                                     timeout=10).returncode == 0 and self.process.poll() is None
-        except subprocess.TimeoutExpired:
-            started = False
-        if not started:
-            raise RuntimeError(f"jackd -n {name} did not start: " + " | ".join(t for _, t in self.lines[-3:]))
-
-    def read(self):
-        for raw in self.process.stdout:
-            self.lines.append((time.monotonic(), raw.decode(errors="replace").rstrip()))
+        super().__init__(name, ["-S", "-R"], RATE, period, os.path.join(WORK, "jackd.log"))
 
     def xruns(self, start, end):
         """xrun lines (the driver's, and clients named late) jackd logged in [start, end)."""
@@ -239,23 +169,6 @@ class Server:
 
     def run(self, *command):
         return subprocess.run(list(command), env=self.env, capture_output=True, text=True, timeout=10)
-
-    def stop(self):
-        _, killed = stop(self.process)
-        self.reader.join(timeout=5)
-        if killed:      # a killed jackd keeps its slot in JACK's registry (8 per user) until a
-            again = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, env=self.env)
-            time.sleep(1)           # server of the same name starts and stops properly
-            stop(again)
-        for entry in os.listdir("/dev/shm"):
-            if entry.startswith(f"jack_{self.name}_") or (entry.startswith("jack_sem.") and f"_{self.name}_" in entry):
-                try:
-                    os.remove(os.path.join("/dev/shm", entry))
-                except OSError:
-                    pass
-        with open(os.path.join(WORK, "jackd.log"), "w") as f:
-            f.writelines(f"{at:.6f} {text}\n" for at, text in self.lines)
 
 
 class Synth:
@@ -341,14 +254,8 @@ def write_step_bells(folder):
     over 960. Returns the map's path."""
     keys = []
     for note in range(60, 73):
-        level = 16384 - 512 * (note - 60)
-        samples = np.concatenate([np.full(1920, level), np.round(level * (1 - np.arange(1, 961) / 960))]).astype("<i2")
         name = f"step-{note}.wav"
-        with wave.open(os.path.join(folder, name), "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(RATE)
-            w.writeframes(samples.tobytes())
+        write_wav(os.path.join(folder, name), step_bell(16384 - 512 * (note - 60), 1920, 960), RATE)
         keys.append({"note": note, "sample": name})
     path = os.path.join(folder, "steps.json")
     with open(path, "w") as f:

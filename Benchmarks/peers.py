@@ -42,7 +42,6 @@ import math
 import os
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
@@ -50,6 +49,9 @@ import wave
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
+import smf  # noqa: E402  (the MIDI file writer)
+
 RATE = 48000
 # The plain map: the bundled bells with no pan, reverb or velocity timbre.
 PLAIN_MAP = os.path.join(ROOT, "Samples", "examples", "plain.json")
@@ -90,33 +92,18 @@ ROOM_TARGET = 15.0
 HALL_TAIL_SECONDS = 3.0
 
 
-def vlq(n):
-    out = [n & 0x7F]
-    n >>= 7
-    while n:
-        out.insert(0, (n & 0x7F) | 0x80)
-        n >>= 7
-    return bytes(out)
-
-
 def write_midi(path, notes, ppq=960, tempo=500000, seconds=None, controllers=()):
     """notes: (start_seconds, note, velocity, channel); each is held for its bell's length. With
     `seconds`, the file lasts that long (end of track) even without notes. `controllers`:
     (number, value) on every channel at the start, before any note."""
-    events = [(0, -1, bytes([0xB0 | channel, number, value])) for number, value in controllers for channel in range(16)]
+    events = [(0, -1, smf.message(0xB0 | channel, number, value)) for number, value in controllers for channel in range(16)]
     if seconds is not None:
-        events.append((round(seconds * 2 * ppq), 0, b"\xff\x01\x03end"))
+        events.append((round(seconds * 2 * ppq), 0, smf.meta(0x01, b"end")))
     for start, note, velocity, channel in notes:
-        events.append((round(start * 2 * ppq), 1, bytes([0x90 | channel, note, velocity])))
-        events.append((round((start + BELL_SECONDS[note]) * 2 * ppq), 0, bytes([0x80 | channel, note, 0])))
+        events.append((round(start * 2 * ppq), 1, smf.message(0x90 | channel, note, velocity)))
+        events.append((round((start + BELL_SECONDS[note]) * 2 * ppq), 0, smf.message(0x80 | channel, note, 0)))
     events.sort(key=lambda e: (e[0], e[1]))
-    body, last = bytearray(b"\x00\xff\x51\x03" + tempo.to_bytes(3, "big")), 0
-    for tick, _, data in events:
-        body += vlq(tick - last) + data
-        last = tick
-    body += b"\x00\xff\x2f\x00"
-    with open(path, "wb") as f:
-        f.write(b"MThd" + struct.pack(">IHHH", 6, 0, 1, ppq) + b"MTrk" + struct.pack(">I", len(body)) + body)
+    smf.write(path, [(tick, data) for tick, _, data in events], division=ppq, tempo=tempo)
 
 
 def workloads(quick, room=False):

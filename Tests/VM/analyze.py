@@ -24,6 +24,9 @@ import numpy as np
 
 RATE = 48_000
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tools", "python"))
+import smf  # noqa: E402  (the MIDI file writer)
+
 NAMES = ["C4", "Cs4", "D4", "Ds4", "E4", "F4", "Fs4", "G4", "Gs4", "A4", "As4", "B4", "C5"]
 TEMPLATE = int(0.040 * RATE)
 failures = 0
@@ -36,23 +39,9 @@ PHRASE = [(0.0, 67, 100), (0.625, 64, 100), (1.25, 65, 100), (1.875, 62, 110), (
 
 
 def write_phrase(path):
-    def var(n):
-        out = [n & 0x7F]
-        n >>= 7
-        while n:
-            out.insert(0, 0x80 | (n & 0x7F))
-            n >>= 7
-        return bytes(out)
-    events, now = b"", 0
-    timeline = sorted([(round(t * 960), 0x90, n, v) for t, n, v in PHRASE]
-                      + [(round((t + 0.1) * 960), 0x80, n, 64) for t, n, v in PHRASE])
-    for tick, status, note, velocity in timeline:
-        events += var(tick - now) + bytes([status, note, velocity])
-        now = tick
-    events += b"\x00\xff\x2f\x00"
-    with open(path, "wb") as f:
-        f.write(b"MThd" + (6).to_bytes(4, "big") + (0).to_bytes(2, "big") + (1).to_bytes(2, "big") + (480).to_bytes(2, "big"))
-        f.write(b"MTrk" + len(events).to_bytes(4, "big") + events)
+    timeline = [(round(t * 960), smf.message(0x90, n, v)) for t, n, v in PHRASE] \
+        + [(round((t + 0.1) * 960), smf.message(0x80, n, 64)) for t, n, v in PHRASE]
+    smf.write(path, sorted(timeline), division=480)
 
 
 def check(ok, text):
