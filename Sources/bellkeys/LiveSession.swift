@@ -28,7 +28,7 @@ final class LiveSession: LiveLoopDelegate {
     /// MIDI keyboards; nil when the machine has no sequencer and the computer keyboard or a
     /// tune plays instead.
     let midi: SequencerInput?
-    /// The MIDI input the driver brings (JACK's `midi_in`), if any.
+    /// The MIDI input the output driver brings with it (`OutputDrivers`), if any.
     let driverMIDI: (any LiveInput)?
     /// Whether the notice about notes outside the map's keys was given (once a session).
     var toldOfUnmappedNotes = false
@@ -54,7 +54,7 @@ final class LiveSession: LiveLoopDelegate {
         let wantsUI = !settings.session.noUI && Terminal.isInteractive
         console = Console(live: !settings.session.quiet && isatty(1) == 1)
         // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the inputs. They are
-        // blocked before any other thread starts (libjack starts its own in jack_client_open,
+        // blocked before any other thread starts (a driver's library may start its own when opened,
         // the render thread comes later), so every thread inherits the mask and none sees them.
         signals = SignalListener()
 
@@ -68,7 +68,7 @@ final class LiveSession: LiveLoopDelegate {
         var sequencer: Sequencer?
         do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
         let outputProblem = opened.problem
-        // Without MIDI input the computer keyboard or the tune still plays; JACK brings its own.
+        // Without MIDI input the computer keyboard or the tune still plays; a driver may bring its own.
         let needsSequencer = !wantsUI && settings.tune == nil && opened.midiInput == nil && !settings.classroom.web
         guard let output = opened.output, sequencer != nil || !needsSequencer else {
             let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
@@ -124,8 +124,8 @@ final class LiveSession: LiveLoopDelegate {
                 sequencer: $0, console: console, patterns: settings.connect,
                 filter: settings.notes.filter, verbose: settings.verbose)
         }
-        // Keyboards come through the ALSA sequencer when it is there, else the driver's own MIDI
-        // input (JACK's physical MIDI ports): never both, so no keyboard is connected twice.
+        // Keyboards come through the sequencer when it is there, else through the driver's own
+        // MIDI input: never both, so no keyboard is connected twice.
         driverMIDI = opened.midiInput?(console, sequencer == nil, settings.verbose)
 
         let lockError = lockMemory()
