@@ -455,6 +455,43 @@ private func clientFrame(
         #expect(refusal(#"[1]"#) == "message")
         #expect(refusal("{\"type\":\"free\"" + String(repeating: " ", count: 1_100) + "}") == "message")
     }
+
+    /// The opening (size, JSON, object, type, fields) is the pupil's reader's, each throwing its
+    /// own error: the same words, the teacher's limit and types.
+    @Test func theOpeningIsSharedWithThePupilsReader() {
+        func teacher(_ text: String) -> TeacherMessageError? {
+            do {
+                _ = try readTeacherMessage(Array(text.utf8))
+                return nil
+            } catch { return error }
+        }
+        let types =
+            "give \"type\": deal, dealRound, free, remove, volume, dampAll, reverb, velocity, follow or stopFollow"
+        #expect(teacher(#"{"device":1}"#)?.description == "type: missing; " + types)
+        #expect(teacher(#"{"type":7}"#)?.description == "type: a number, not a string; " + types)
+        #expect(teacher(#"{"type":"a\u001bb"}"#)?.description == #"type: "a?b" is not a message; "# + types)
+        #expect(
+            teacher(#"{"type":"remove","device":1,"x":2}"#)?.description
+                == "x: not a field of remove; send only type, device")
+        #expect(teacher("[1]")?.description == "message: an array, not an object; send one JSON object")
+        #expect(
+            teacher("{") != nil && teacher("{")?.field == "message"
+                && teacher("{")?.problem.hasPrefix("not JSON") == true)
+        #expect(teacher(String(repeating: " ", count: 1_025))?.problem == "1025 bytes, more than 1024")
+        // Nested one level deeper than a pupil's: a deal's notes.
+        #expect(teacher(#"{"type":"deal","device":1,"notes":[60]}"#) == nil)
+        // The pupil's reader says the same of its own.
+        #expect(
+            pupilRefusal(#"{"type":7}"#)
+                == "type: a number, not a string; give \"type\": join, strike, release, damp or ping")
+    }
+
+    private func pupilRefusal(_ text: String) -> String? {
+        do {
+            _ = try readPupilMessage(Array(text.utf8))
+            return nil
+        } catch { return error.description }
+    }
 }
 
 @Suite struct QRPictures {
