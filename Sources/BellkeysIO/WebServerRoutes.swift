@@ -82,14 +82,22 @@ extension WebServer {
                 respond(c, status: 403, text: "only the teacher's computer, or a page opened with the teacher key")
                 return
             }
-            let accept: String
+            let key: String
             do {
-                accept = try webSocketAccept(for: head)
+                key = try webSocketKey(for: head)
             } catch {
                 httpRefused.add(1, ordering: .relaxed)
                 respond(
                     c, status: error.status, text: error.reason,
                     headers: error.status == 426 ? [HTTPHeader(name: "Sec-WebSocket-Version", value: "13")] : [])
+                return
+            }
+            let accept: String
+            do {
+                accept = try webSocketAccept(key: key)
+            } catch {
+                httpRefused.add(1, ordering: .relaxed)
+                respond(c, status: 500, text: "bellkeys cannot answer the WebSocket handshake: \(error)")
                 return
             }
             c.role = teacher ? .teacher : .pupil
