@@ -1,14 +1,19 @@
 """Tests/Web/run's groups on the limits: strike and message rates, the per-address limits, the
-connection cap, a reconnect storm, the all-addresses lockout.
+connection cap, a reconnect storm, a flood of slow requests, the all-addresses lockout.
 """
 import json
 import select
+import signal
 import socket
 import struct
+import subprocess
+import sys
+import threading
 import time
+from pathlib import Path
 
 from wsclient import Closed, http_get
-from run_harness import FLOOD_REASON, R, collect, expect_close, frame, strike, wait_room
+from run_harness import FLOOD_REASON, R, collect, expect_close, frame, quiet_room, strike, wait_room
 
 
 def group_rate(b):
@@ -286,4 +291,128 @@ def group_lockout(b):
     counters = room["counters"]
     R.check("lockout teacher counts", counters["wrongCodes"] == b.expect["wrong"] and counters["lockedOut"] == 2,
             f"wrongCodes {counters['wrongCodes']}, lockedOut {counters['lockedOut']}")
+    b.close_clients()
+
+
+FLOOD_FIRST, FLOOD_ADDRESSES, FLOOD_PER = 2, 30, 8      # 127.0.0.2..127.0.0.31, 8 connections each
+RINGER, NEWCOMER = "127.0.0.40", "127.0.0.41"
+
+
+def group_flood(b):
+    """Slots under a flood: 30 addresses keep 8 connections each that send a request head one
+    line a second and never finish it, opened again as soon as they are closed: 240 for the 96
+    places. Every connection comes from 127.0.0.x (x > 1) to 127.0.0.1, so bellkeys sees a peer
+    that is not the address it reached: the per-address limits hold (checked first), and none is
+    taken for the teacher. A pupil joined before the flood keeps ringing (4 strikes a second)
+    with none lost, and a new pupil from another address joins at its first attempt."""
+    t = b.ws("/teacher/ws")
+    room = t.recv_type("room", timeout=3)
+    maximum, refused_before = room["maximumConnections"], room["connectionsRefused"]
+
+    # The flood's addresses are held to the per-address limit: a 9th connection from the last
+    # of them is closed at once (the exception for this machine's own address does not apply).
+    last = f"127.0.0.{FLOOD_FIRST + FLOOD_ADDRESSES - 1}"
+    probe, closed = [], []
+    for _ in range(9):
+        probe.append(socket.create_connection(("127.0.0.1", b.port), timeout=2, source_address=(last, 0)))
+        time.sleep(0.02)
+    for s in probe:
+        s.settimeout(0.3)
+        try:
+            closed.append(s.recv(1) == b"")
+        except (socket.timeout, TimeoutError):
+            closed.append(False)
+        except OSError:
+            closed.append(True)
+    for s in probe:
+        s.close()
+    R.check("flood per address", closed == [False] * 8 + [True],
+            f"9 connections from {last} to 127.0.0.1: {closed.count(False)} kept, the 9th closed at once: {closed[-1]}")
+
+    ringer = b.ws(source=RINGER)
+    ringer.join(b.code, "Ringer")
+    ringing = dict(sent=0, rang=0, closed=None)
+    stop = threading.Event()
+
+    def ring():
+        next_at = time.monotonic()
+        while not stop.is_set():
+            now = time.monotonic()
+            if now >= next_at:
+                ringer.send(strike(60 + ringing["sent"] % 13, 90))
+                ringing["sent"] += 1
+                next_at += 0.25
+            try:
+                if ringer.recv(timeout=max(0.01, next_at - time.monotonic())).get("type") == "rang":
+                    ringing["rang"] += 1
+            except (socket.timeout, TimeoutError):
+                pass
+            except (Closed, OSError):
+                ringing["closed"] = ringer.close_code or "socket"
+                return
+    ringer_thread = threading.Thread(target=ring, daemon=True)
+    ringer_thread.start()
+
+    flooder = subprocess.Popen([sys.executable, str(Path(__file__).resolve().parent / "flood.py"), str(b.port), "30",
+                                str(FLOOD_ADDRESSES), str(FLOOD_PER), str(FLOOD_FIRST)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    stats, full, last_room, during, attempts, joined, took, errors = {}, None, None, None, 0, None, None, []
+    newcomer_rang = None
+    try:
+        flooder.stdout.readline()           # "ready": every connection opened once
+        full, last_room = wait_room(t, lambda m: m["connections"] == maximum, timeout=5)
+        started = time.monotonic()
+        while joined is None and attempts < 20 and time.monotonic() - started < 15:
+            attempts += 1
+            try:
+                c = b.ws(source=NEWCOMER, timeout=3)
+                joined = c.join(b.code, "Newcomer")
+                took = time.monotonic() - started
+                c.send(strike(64))
+                newcomer_rang = c.recv_type("rang", timeout=2)
+            except (Closed, OSError, TimeoutError) as e:
+                errors.append(type(e).__name__)
+                time.sleep(0.5)
+        # The ringer rings on under the flood, 4 s of it at least.
+        time.sleep(max(1.0, started + 4 - time.monotonic()))
+        during, _ = wait_room(t, lambda m: True, timeout=1)
+    finally:
+        stop.set()
+        ringer_thread.join(timeout=3)
+        flooder.send_signal(signal.SIGTERM)
+        try:
+            out, _ = flooder.communicate(timeout=10)
+            stats = json.loads(out.strip().splitlines()[-1])
+        except (subprocess.TimeoutExpired, ValueError, IndexError):
+            flooder.kill()
+            flooder.wait(timeout=5)
+    # The answers to the last strikes.
+    deadline = time.monotonic() + 2
+    while ringing["closed"] is None and ringing["rang"] < ringing["sent"] and time.monotonic() < deadline:
+        try:
+            if ringer.recv(timeout=0.2).get("type") == "rang":
+                ringing["rang"] += 1
+        except (socket.timeout, TimeoutError):
+            pass
+        except (Closed, OSError):
+            ringing["closed"] = ringer.close_code or "socket"
+    R.check("flood fills the places", full is not None and stats.get("opened", 0) > FLOOD_ADDRESSES * FLOOD_PER
+            and stats.get("closedByServer", 0) > 0,
+            f"{FLOOD_ADDRESSES * FLOOD_PER} connections from {FLOOD_ADDRESSES} addresses for {maximum} places: the teacher saw "
+            f"{(full or last_room or {}).get('connections')} connections; the flood opened {stats.get('opened')}, bellkeys closed "
+            f"{stats.get('closedByServer')} of them, {stats.get('lines')} header lines sent")
+    R.check("flood new pupil joins at once", joined is not None and attempts == 1 and newcomer_rang is not None,
+            f"a new pupil from {NEWCOMER} joined " + (f"at attempt {attempts}, {took:.2f} s after the first" if joined else
+                                                       f"never in {attempts} attempts") +
+            (f" (before: {', '.join(errors)})" if errors else "") +
+            f"; its strike answered 'rang': {newcomer_rang is not None}")
+    R.check("flood joined pupil rings on", ringing["closed"] is None and ringing["sent"] >= 8
+            and ringing["rang"] == ringing["sent"],
+            f"the pupil joined before the flood struck {ringing['sent']} times (4 a second), {ringing['rang']} answered 'rang'"
+            f"{'' if ringing['closed'] is None else ', closed ' + str(ringing['closed'])}")
+    b.expect["rang"] += ringing["sent"] + (newcomer_rang is not None)
+    # Everything the flood cost in refusals, as the teacher counts them once it is over.
+    after = quiet_room(t, quiet=0.6, timeout=4) or during or room
+    b.expect["refused_low"] += after["connectionsRefused"] - refused_before
+    b.expect["refused_high"] += after["connectionsRefused"] - refused_before
     b.close_clients()
