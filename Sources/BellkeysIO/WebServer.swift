@@ -10,12 +10,13 @@ import Synchronization
 /// Everything that arrives is hostile until read: request heads (`scanHTTPRequestHead`),
 /// frames (`scanWebSocketFrame`) and messages (`readPupilMessage`, `readTeacherMessage`) are
 /// read strictly, within fixed limits, and anything wrong closes that connection and is
-/// counted. Connections are capped (`maximumConnections`; past that, closed at once); a
-/// connection that has not finished its request in 10 s, a WebSocket silent for 30 s, a pupil's
-/// that has not joined in 30 s, or one
-/// whose unread output passes 256 KiB is closed; each connection may send at most 50
-/// messages a second (burst 100) of any kind, and each device 10 strikes a second (the
-/// classroom's limit).
+/// counted. Connections are capped (`maximumConnections`, `connectionsPerAddress` from one
+/// address): when every place is taken, an unfinished request or a pupil's socket that has not
+/// joined gives way to a new connection, the oldest first (`ConnectionSlots`), and past that a
+/// new one is closed at once. A connection that has not finished its request in 10 s, a
+/// WebSocket silent for 30 s, a pupil's that has not joined in 30 s, or one whose unread output
+/// passes 256 KiB is closed; each connection may send at most 50 messages a second (burst 100)
+/// of any kind, and each device 10 strikes a second (the classroom's limit).
 ///
 /// Its parts: the socket loop (`WebServerLoop.swift`), a connection's state and the writing and
 /// closing of it (`WebServerConnection.swift`), requests and routes (`WebServerRoutes.swift`),
@@ -72,6 +73,8 @@ public final class WebServer: @unchecked Sendable {
 
     /// Counters for the teacher (and the session's closing line). Thread: server, read by any.
     public let connectionsRefused = Atomic<Int>(0)
+    /// Connections closed to make room for a new one (unfinished requests, sockets not joined).
+    public let connectionsGaveWay = Atomic<Int>(0)
     public let connectionsAccepted = Atomic<Int>(0)
     public let httpRefused = Atomic<Int>(0)
     public let malformedClosed = Atomic<Int>(0)
@@ -83,6 +86,7 @@ public final class WebServer: @unchecked Sendable {
         self.settings = settings
         self.classroom = classroom
         self.link = link
+        slots = ConnectionSlots(maximum: settings.maximumConnections, perAddress: Self.connectionsPerAddress)
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, 255)
         let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
@@ -171,4 +175,6 @@ public final class WebServer: @unchecked Sendable {
     static let maximumOutput = 256 * 1024
     /// Connections at once from one address (a pupil's phone needs 1; a page reloading 2).
     static let connectionsPerAddress = 8
+    /// Who gets a place (`maximumConnections`, `connectionsPerAddress`).
+    let slots: ConnectionSlots
 }

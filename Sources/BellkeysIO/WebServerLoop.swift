@@ -44,6 +44,9 @@ extension WebServer {
     }
 
     func acceptAll(now: UInt64) {
+        // What each connection is doing, built at the first accept of the pass and kept in step.
+        var held: [(peer: String, use: SlotUse)] = []
+        var heldBuilt = false
         for _ in 0..<64 {
             var address = sockaddr_in(), length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let fd = withUnsafeMutablePointer(to: &address) {
@@ -54,33 +57,63 @@ extension WebServer {
             guard fd >= 0 else { return }
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            guard connections.count < settings.maximumConnections else {
-                // Closed at once, so a flood cannot fill the backlog for the pupils behind it.
-                Glibc.close(fd)
-                connectionsRefused.add(1, ordering: .relaxed)
-                teacherDirty = true
-                continue
-            }
             let peer = ipv4Text(address.sin_addr)
             var local = sockaddr_in(), localLength = socklen_t(MemoryLayout<sockaddr_in>.size)
             _ = withUnsafeMutablePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) }
             }
             let localText = ipv4Text(local.sin_addr)
-            // One machine may not take the room's places: at most `connectionsPerAddress` at
-            // once from one address (this machine itself, the teacher's, excepted).
-            if peer != localText, connections.count(where: { $0.peer == peer }) >= Self.connectionsPerAddress {
+            if !heldBuilt {
+                held = connections.map { ($0.peer, slotUse($0)) }
+                heldBuilt = true
+            }
+            // This machine itself (the teacher's) is not held to the per-address limit.
+            switch slots.admit(peer: peer, trusted: peer == localText, among: held) {
+            case .refuseAddress, .refuseFull:
+                // Closed at once, so a flood cannot fill the backlog for the pupils behind it.
                 Glibc.close(fd)
                 connectionsRefused.add(1, ordering: .relaxed)
                 teacherDirty = true
                 continue
+            case .admitInPlaceOf(let k):
+                giveWay(connections[k], now: now)
+                connections.remove(at: k)
+                held.remove(at: k)
+            case .admit:
+                break
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             connections.append(Connection(id: nextConnection, fd: fd, peer: peer, local: localText, now: now))
+            held.append((peer, .request))
             nextConnection += 1
             connectionsAccepted.add(1, ordering: .relaxed)
         }
+    }
+
+    /// What `c` is doing, for `slots`: whether it would give way to a new connection.
+    func slotUse(_ c: Connection) -> SlotUse {
+        if c.closeAfterWrite || c.fd < 0 { return .closing }
+        switch c.role {
+        case .http: return .request
+        case .teacher: return .teacher
+        case .pupil: return classroom.device(connection: c.id) == nil ? .unjoined : .joined
+        }
+    }
+
+    /// Closes `c` at once (an unfinished request, or a pupil's socket that has not joined) to
+    /// make room for a new connection; a socket is told why first, if its buffer takes it (the
+    /// page comes back by itself).
+    func giveWay(_ c: Connection, now: UInt64) {
+        if c.role == .pupil, c.output.isEmpty {
+            let frame = webSocketCloseFrame(WebSocketClose.tryAgainLater, reason: "too many connections; try again")
+            _ = frame.withUnsafeBytes {
+                Glibc.send(c.fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+        }
+        connectionsGaveWay.add(1, ordering: .relaxed)
+        teacherDirty = true
+        drop(c, now: now)
     }
 
     func receive(_ c: Connection, now: UInt64) {

@@ -93,6 +93,7 @@ extension WebServer {
             ("connections", String(connections.count)),
             ("maximumConnections", String(settings.maximumConnections)),
             ("connectionsRefused", String(connectionsRefused.load(ordering: .relaxed))),
+            ("connectionsGaveWay", String(connectionsGaveWay.load(ordering: .relaxed))),
             ("httpRefused", String(httpRefused.load(ordering: .relaxed))),
             ("floodClosed", String(floodClosed.load(ordering: .relaxed))),
             ("droppedToControl", String(link.droppedToControl.load(ordering: .relaxed))),
