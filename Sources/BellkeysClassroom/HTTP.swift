@@ -196,6 +196,7 @@ public func httpReason(_ status: Int) -> String {
     case 426: "Upgrade Required"
     case 429: "Too Many Requests"
     case 431: "Request Header Fields Too Large"
+    case 500: "Internal Server Error"
     case 503: "Service Unavailable"
     case 505: "HTTP Version Not Supported"
     default: "Error"

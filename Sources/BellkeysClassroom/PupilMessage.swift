@@ -1,11 +1,10 @@
 import BellkeysFormats
 
-// Issue 16 (phones as handbells), first part: what a pupil's browser may say, read strictly.
-// Everything here is hostile input from the network: the reader takes at most
-// `PupilMessage.maximumBytes`, accepts only the fields each message names, with the types and
-// ranges given, and answers anything else with an error that names the field and the fix (the
-// server closes that connection and counts it). Pure Swift, no I/O: the server library and the
-// page come next.
+// What a pupil's browser may say, read strictly. Everything here is hostile input from the
+// network: the reader takes at most `PupilMessage.maximumBytes`, accepts only the fields each
+// message names (the opening it shares with the teacher's reader, `openMessage`), with the types
+// and ranges given, and answers anything else with an error that names the field and the fix
+// (the server closes that connection and counts it). Pure Swift, no I/O.
 
 /// One message from a pupil's page, a JSON object with a "type":
 ///
@@ -37,60 +36,29 @@ public enum PupilMessage: Equatable, Sendable {
     public static let maximumNameLength = 24
 }
 
-/// Why a message was refused: the field (or "message" for the whole), what was wrong, the fix.
-public struct PupilMessageError: Error, Equatable, Sendable, CustomStringConvertible {
+/// Why a pupil's message was refused: the field (or "message" for the whole), what was wrong,
+/// the fix.
+public struct PupilMessageError: MessageRefusal {
     public var field: String
     public var problem: String
     public var fix: String
 
-    public var description: String { "\(field): \(problem); \(fix)" }
+    public init(field: String, problem: String, fix: String) {
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+    }
 }
 
 /// Reads one message. Thread: any (the server's).
 public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> PupilMessage {
-    guard bytes.count <= PupilMessage.maximumBytes else {
-        throw PupilMessageError(
-            field: "message", problem: "\(bytes.count) bytes, more than \(PupilMessage.maximumBytes)",
-            fix: "send one short JSON object")
-    }
-    let root: JSONNode
-    do {
-        root = try parseJSON(bytes, maxDepth: 2)
-    } catch {
-        throw PupilMessageError(
-            field: "message", problem: "not JSON (column \(error.column): \(printable(error.message, limit: 80)))",
-            fix: "send one JSON object")
-    }
-    guard case .object(let members) = root.value else {
-        throw PupilMessageError(
-            field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
-    }
-    func member(_ key: String) -> JSONNode? { members.first { $0.key == key }?.value }
-    guard let typeNode = member("type") else {
-        throw PupilMessageError(
-            field: "type", problem: "missing", fix: "give \"type\": join, strike, release, damp or ping")
-    }
-    guard case .string(let type) = typeNode.value else {
-        throw PupilMessageError(
-            field: "type", problem: "\(typeNode.kindName), not a string",
-            fix: "give \"type\": join, strike, release, damp or ping")
-    }
-    let allowed: [String]
-    switch type {
-    case "join": allowed = ["type", "code", "name", "resume"]
-    case "strike": allowed = ["type", "note", "velocity", "at"]
-    case "release", "damp": allowed = ["type", "note"]
-    case "ping": allowed = ["type", "sent"]
-    default:
-        throw PupilMessageError(
-            field: "type", problem: "\"\(printable(type))\" is not a message",
-            fix: "give \"type\": join, strike, release, damp or ping")
-    }
-    if let extra = members.first(where: { !allowed.contains($0.key) }) {
-        throw PupilMessageError(
-            field: extra.key.isEmpty ? "\"\"" : printable(extra.key), problem: "not a field of \(type)",
-            fix: "send only \(allowed.joined(separator: ", "))")
-    }
+    let opened = try openMessage(
+        bytes, maximumBytes: PupilMessage.maximumBytes, maximumDepth: 2,
+        fields: [
+            ("join", ["type", "code", "name", "resume"]), ("strike", ["type", "note", "velocity", "at"]),
+            ("release", ["type", "note"]), ("damp", ["type", "note"]), ("ping", ["type", "sent"]),
+        ], refusal: PupilMessageError.self)
+    let member = opened.member
 
     func integer(_ key: String, _ range: ClosedRange<Int>) throws(PupilMessageError) -> Int {
         guard let node = member(key) else {
@@ -119,7 +87,7 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
         return s
     }
 
-    switch type {
+    switch opened.type {
     case "join":
         let code = try string("code")
         guard code.utf8.count == 4, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
@@ -181,25 +149,4 @@ public func readPupilMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Pupi
         }
         return .ping(sent: x)
     }
-}
-
-/// A value as an error may show it: numbers and short strings as they are, others by kind.
-private func describe(_ node: JSONNode) -> String {
-    switch node.value {
-    case .number(let x): return x.rounded() == x && abs(x) < 1e15 ? String(Int64(x)) : String(x)
-    case .string(let s): return "\"" + printable(s) + "\""
-    default: return node.kindName
-    }
-}
-
-/// At most `limit` characters of `s`, control and formatting characters as `?`, for messages
-/// a teacher may read (the JSON reader's own messages quote the bytes they stopped at).
-func printable(_ s: String, limit: Int = 32) -> String {
-    var out = String.UnicodeScalarView()
-    for scalar in s.unicodeScalars.prefix(limit) {
-        out.append(
-            scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format ? "?" : scalar
-        )
-    }
-    return String(out) + (s.unicodeScalars.count > limit ? "…" : "")
 }

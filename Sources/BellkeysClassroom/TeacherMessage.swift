@@ -29,62 +29,45 @@ public enum TeacherMessage: Equatable, Sendable {
     public static let presets = ["off", "room", "hall", "church"]
 }
 
+/// Why a teacher's message was refused: the field (or "message" for the whole), what was
+/// wrong, the fix. The page shows it (a bug to see: the teacher's page is ours).
+public struct TeacherMessageError: MessageRefusal {
+    public var field: String
+    public var problem: String
+    public var fix: String
+
+    public init(field: String, problem: String, fix: String) {
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+    }
+}
+
 /// Reads one teacher message. Thread: any (the server's).
-public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> TeacherMessage {
-    guard bytes.count <= TeacherMessage.maximumBytes else {
-        throw PupilMessageError(
-            field: "message", problem: "\(bytes.count) bytes, more than \(TeacherMessage.maximumBytes)",
-            fix: "send one short JSON object")
-    }
-    let root: JSONNode
-    do {
-        root = try parseJSON(bytes, maxDepth: 3)
-    } catch {
-        throw PupilMessageError(
-            field: "message", problem: "not JSON (column \(error.column): \(printable(error.message, limit: 80)))",
-            fix: "send one JSON object")
-    }
-    guard case .object(let members) = root.value else {
-        throw PupilMessageError(
-            field: "message", problem: "\(root.kindName), not an object", fix: "send one JSON object")
-    }
-    func member(_ key: String) -> JSONNode? { members.first { $0.key == key }?.value }
-    let types = "deal, dealRound, free, remove, volume, dampAll, reverb, velocity, follow or stopFollow"
-    guard let typeNode = member("type"), case .string(let type) = typeNode.value else {
-        throw PupilMessageError(field: "type", problem: "missing or not a string", fix: "give \"type\": \(types)")
-    }
-    let allowed: [String]
-    switch type {
-    case "deal": allowed = ["type", "device", "notes"]
-    case "dealRound", "free", "dampAll", "stopFollow": allowed = ["type"]
-    case "follow": allowed = ["type", "tune", "tempo"]
-    case "remove": allowed = ["type", "device"]
-    case "volume": allowed = ["type", "decibels"]
-    case "reverb": allowed = ["type", "preset"]
-    case "velocity": allowed = ["type", "fixed"]
-    default:
-        throw PupilMessageError(
-            field: "type", problem: "\"\(printable(type))\" is not a message", fix: "give \"type\": \(types)")
-    }
-    if let extra = members.first(where: { !allowed.contains($0.key) }) {
-        throw PupilMessageError(
-            field: extra.key.isEmpty ? "\"\"" : printable(extra.key), problem: "not a field of \(type)",
-            fix: "send only \(allowed.joined(separator: ", "))")
-    }
-    func whole(_ node: JSONNode?, _ key: String, _ range: ClosedRange<Int>) throws(PupilMessageError) -> Int {
+public func readTeacherMessage(_ bytes: [UInt8]) throws(TeacherMessageError) -> TeacherMessage {
+    let opened = try openMessage(
+        bytes, maximumBytes: TeacherMessage.maximumBytes, maximumDepth: 3,
+        fields: [
+            ("deal", ["type", "device", "notes"]), ("dealRound", ["type"]), ("free", ["type"]),
+            ("remove", ["type", "device"]), ("volume", ["type", "decibels"]), ("dampAll", ["type"]),
+            ("reverb", ["type", "preset"]), ("velocity", ["type", "fixed"]), ("follow", ["type", "tune", "tempo"]),
+            ("stopFollow", ["type"]),
+        ], refusal: TeacherMessageError.self)
+    let member = opened.member
+    func whole(_ node: JSONNode?, _ key: String, _ range: ClosedRange<Int>) throws(TeacherMessageError) -> Int {
         guard let node, case .number(let x) = node.value, x.rounded() == x, x >= Double(range.lowerBound),
             x <= Double(range.upperBound)
         else {
-            throw PupilMessageError(
+            throw TeacherMessageError(
                 field: key, problem: "missing or not a whole number \(range.lowerBound) to \(range.upperBound)",
                 fix: "give \(key) as a whole number \(range.lowerBound) to \(range.upperBound)")
         }
         return Int(x)
     }
-    switch type {
+    switch opened.type {
     case "deal":
         guard let node = member("notes"), case .array(let items) = node.value, items.count <= 13 else {
-            throw PupilMessageError(
+            throw TeacherMessageError(
                 field: "notes", problem: "missing, not an array, or over 13 notes", fix: "give notes as [60, 62]")
         }
         var notes: [Int] = []
@@ -100,7 +83,7 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Te
     case "remove": return .remove(device: try whole(member("device"), "device", 1...Int(Int32.max)))
     case "volume":
         guard let node = member("decibels"), case .number(let x) = node.value, x >= -60, x <= 12 else {
-            throw PupilMessageError(
+            throw TeacherMessageError(
                 field: "decibels", problem: "missing or not -60 to 12", fix: "give decibels from -60 to 12")
         }
         return .volume(decibels: x)
@@ -108,13 +91,13 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(PupilMessageError) -> Te
         guard let node = member("preset"), case .string(let preset) = node.value,
             TeacherMessage.presets.contains(preset)
         else {
-            throw PupilMessageError(
+            throw TeacherMessageError(
                 field: "preset", problem: "missing or not a room", fix: "give preset: off, room, hall or church")
         }
         return .reverb(preset: preset)
     default:
         guard let node = member("fixed") else {
-            throw PupilMessageError(
+            throw TeacherMessageError(
                 field: "fixed", problem: "missing", fix: "give fixed as a velocity 1 to 127, or null")
         }
         if case .null = node.value { return .velocity(fixed: nil) }

@@ -176,6 +176,7 @@ public let teacherPageHTML = ##"""
         ["Closed: malformed messages", c.malformed],
         ["Closed: flooding (over 50 messages a second)", room.floodClosed],
         ["Connections refused (too many at once)", room.connectionsRefused],
+        ["Closed to make room (unfinished, or not joined)", room.connectionsGaveWay],
         ["Requests refused", room.httpRefused],
         ["Removed by you", c.removed],
         ["Lost on the way to the bells", room.droppedToControl],

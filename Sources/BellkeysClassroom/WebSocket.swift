@@ -1,5 +1,6 @@
 // WebSocket (RFC 6455) as far as the classroom needs it, read strictly: the opening handshake's
-// checks and accept key, client frames in, server frames out. Client frames must be masked,
+// checks, client frames in, server frames out (the accept key's SHA-1 and base64 are
+// libcrypto's, computed in BellkeysIO: this module stays pure Swift). Client frames must be masked,
 // unfragmented, without extensions, and at most `maximumPayload` bytes, which is checked from
 // the frame's length field before any of the payload is kept. Anything else is answered with
 // the close code that says why. Pure Swift, no I/O.
@@ -129,10 +130,14 @@ public struct WebSocketRefusal: Error, Equatable, Sendable {
     public var reason: String
 }
 
-/// Checks a request that asks to become a WebSocket and returns the `Sec-WebSocket-Accept`
-/// value, or why not. The Origin must be the page's own (the Host it was served from), so a
-/// page from anywhere else cannot ring the bells through a pupil's browser.
-public func webSocketAccept(for head: HTTPRequestHead) throws(WebSocketRefusal) -> String {
+/// The GUID RFC 6455 appends to a client's key before hashing it for `Sec-WebSocket-Accept`.
+public let webSocketKeyGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+/// Checks a request that asks to become a WebSocket and returns its `Sec-WebSocket-Key`, or
+/// why not. The Origin must be the page's own (the Host it was served from), so a page from
+/// anywhere else cannot ring the bells through a pupil's browser. The accept value is the
+/// caller's to compute (`webSocketAccept(key:)` in BellkeysIO, with libcrypto).
+public func webSocketKey(for head: HTTPRequestHead) throws(WebSocketRefusal) -> String {
     guard head.method == "GET", head.version == "HTTP/1.1" else {
         throw WebSocketRefusal(status: 400, reason: "a WebSocket opens with GET over HTTP/1.1")
     }
@@ -142,7 +147,7 @@ public func webSocketAccept(for head: HTTPRequestHead) throws(WebSocketRefusal) 
     guard head.header("sec-websocket-version") == "13" else {
         throw WebSocketRefusal(status: 426, reason: "WebSocket version 13 only")
     }
-    guard let key = head.header("sec-websocket-key"), let nonce = base64Decode(key), nonce.count == 16 else {
+    guard let key = head.header("sec-websocket-key"), isBase64Of16Bytes(key) else {
         throw WebSocketRefusal(status: 400, reason: "Sec-WebSocket-Key is not 16 bytes in base64")
     }
     guard let origin = head.header("origin"), let host = head.header("host"),
@@ -150,7 +155,7 @@ public func webSocketAccept(for head: HTTPRequestHead) throws(WebSocketRefusal) 
     else {
         throw WebSocketRefusal(status: 403, reason: "the page is not this server's (Origin is not http:// + Host)")
     }
-    return base64Encode(sha1(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
+    return key
 }
 
 /// The 101 response that opens the WebSocket.
@@ -160,98 +165,12 @@ public func webSocketUpgradeResponse(accept: String) -> [UInt8] {
             .utf8)
 }
 
-// MARK: SHA-1 and base64 (the handshake's accept key, nothing secret)
-
-/// SHA-1 of `message` (FIPS 180-4). Used only for the WebSocket accept key, as RFC 6455 asks.
-public func sha1(_ message: [UInt8]) -> [UInt8] {
-    var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
-    var data = message
-    let bitLength = UInt64(message.count) * 8
-    data.append(0x80)
-    while data.count % 64 != 56 { data.append(0) }
-    for k in (0..<8).reversed() { data.append(UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(k)))) }
-    var w = [UInt32](repeating: 0, count: 80)
-    for chunk in stride(from: 0, to: data.count, by: 64) {
-        for t in 0..<16 {
-            w[t] =
-                UInt32(data[chunk + 4 * t]) << 24 | UInt32(data[chunk + 4 * t + 1]) << 16
-                | UInt32(data[chunk + 4 * t + 2]) << 8 | UInt32(data[chunk + 4 * t + 3])
-        }
-        for t in 16..<80 {
-            let x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]
-            w[t] = x << 1 | x >> 31
-        }
-        var (a, b, c, d, e) = h
-        for t in 0..<80 {
-            let f: UInt32, k: UInt32
-            switch t {
-            case 0..<20:
-                f = (b & c) | (~b & d)
-                k = 0x5A82_7999
-            case 20..<40:
-                f = b ^ c ^ d
-                k = 0x6ED9_EBA1
-            case 40..<60:
-                f = (b & c) | (b & d) | (c & d)
-                k = 0x8F1B_BCDC
-            default:
-                f = b ^ c ^ d
-                k = 0xCA62_C1D6
-            }
-            let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[t]
-            e = d
-            d = c
-            c = b << 30 | b >> 2
-            b = a
-            a = temp
-        }
-        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
-    }
-    var digest: [UInt8] = []
-    for word in [h.0, h.1, h.2, h.3, h.4] {
-        digest += [UInt8(word >> 24), UInt8(word >> 16 & 0xFF), UInt8(word >> 8 & 0xFF), UInt8(word & 0xFF)]
-    }
-    return digest
-}
-
-private let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-public func base64Encode(_ bytes: [UInt8]) -> String {
-    var out: [UInt8] = []
-    for i in stride(from: 0, to: bytes.count, by: 3) {
-        let n = min(3, bytes.count - i)
-        let v = UInt32(bytes[i]) << 16 | (n > 1 ? UInt32(bytes[i + 1]) << 8 : 0) | (n > 2 ? UInt32(bytes[i + 2]) : 0)
-        out.append(base64Alphabet[Int(v >> 18 & 63)])
-        out.append(base64Alphabet[Int(v >> 12 & 63)])
-        out.append(n > 1 ? base64Alphabet[Int(v >> 6 & 63)] : UInt8(ascii: "="))
-        out.append(n > 2 ? base64Alphabet[Int(v & 63)] : UInt8(ascii: "="))
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-/// Decodes padded base64, or nil if `text` is not that.
-public func base64Decode(_ text: String) -> [UInt8]? {
+/// Whether `text` is 16 bytes in padded base64: 22 characters of the alphabet, then "==" (the
+/// key is only checked, never decoded: nothing in it is used but its text).
+func isBase64Of16Bytes(_ text: String) -> Bool {
     let bytes = Array(text.utf8)
-    guard bytes.count % 4 == 0 else { return nil }
-    var out: [UInt8] = []
-    for i in stride(from: 0, to: bytes.count, by: 4) {
-        var v: UInt32 = 0, pad = 0
-        for k in 0..<4 {
-            let c = bytes[i + k]
-            let d: UInt32
-            if c == UInt8(ascii: "="), i + 4 == bytes.count, k >= 2 {
-                pad += 1
-                d = 0
-            } else if pad == 0, let index = base64Alphabet.firstIndex(of: c) {
-                d = UInt32(index)
-            } else {
-                return nil
-            }
-            v = v << 6 | d
-        }
-        out.append(UInt8(v >> 16 & 0xFF))
-        if pad < 2 { out.append(UInt8(v >> 8 & 0xFF)) }
-        if pad < 1 { out.append(UInt8(v & 0xFF)) }
+    guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
+    return bytes[..<22].allSatisfy { c in
+        (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) || c == 0x2B || c == 0x2F
     }
-    return out
 }

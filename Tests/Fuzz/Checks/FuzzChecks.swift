@@ -79,6 +79,16 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
             $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
         }
     }
+    // Both readers share their opening (`openMessage`), each throwing its own error type.
+    func refused(_ error: some MessageRefusal, by reader: String) {
+        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty {
+            broken.append("\(reader) refusal without field, problem or fix: \(error)")
+        }
+        if error.field.unicodeScalars.count > 33 || !printable(error.field) || !printable(error.problem) {
+            broken.append(
+                "\(reader) refusal shows back more than it should: \(error.field.unicodeScalars.count) characters")
+        }
+    }
     do {
         let message = try readPupilMessage(bytes)
         if bytes.count > PupilMessage.maximumBytes { broken.append("read \(bytes.count) bytes") }
@@ -106,12 +116,7 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
             if !sent.isFinite || sent < 0 { broken.append("ping \(sent)") }
         }
     } catch {
-        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty {
-            broken.append("refusal without field, problem or fix: \(error)")
-        }
-        if error.field.unicodeScalars.count > 33 || !printable(error.field) || !printable(error.problem) {
-            broken.append("refusal shows back more than it should: \(error.field.unicodeScalars.count) characters")
-        }
+        refused(error, by: "pupil")
     }
     // The same bytes as the teacher's message, as a request head and as WebSocket frames: the
     // rest of what the classroom's server reads from the network.
@@ -130,9 +135,7 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
         case .dealRound, .free, .dampAll, .stopFollow: break
         }
     } catch {
-        if error.field.isEmpty || error.problem.isEmpty || error.fix.isEmpty {
-            broken.append("teacher refusal without field, problem or fix")
-        }
+        refused(error, by: "teacher")
     }
     switch scanHTTPRequestHead(bytes[...]) {
     case .incomplete:
