@@ -365,6 +365,7 @@ final class LiveSession: LiveLoopDelegate {
                         + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
                         + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
                         + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"
+                        + ", closed to make room \(s.connectionsGaveWay.load(ordering: .relaxed))"
                 } ?? ""))
         return status
     }
