@@ -141,6 +141,46 @@ class Run:
         loud = np.nonzero(np.abs(self.audio[a:b]) > 1 / 32768)[0] if b > a else []
         return start_s + (int(loud[-1]) + 1) / RATE if len(loud) else start_s
 
+    def deliveries(self):
+        """For each note-on sent, when the kernel delivered it to the probe's own port, right
+        after bellkeys' (probe --queue --listen), from the stamp it got from bellkeys' queue:
+        (monotonic ns, uncertainty ns), or None without those files. The queue's time is turned into the
+        monotonic clock with the probe's readings of it just before and just after the write;
+        if the two differ (the queue timer jumped), the delivery is uncertain by the difference."""
+        path = os.path.join(self.folder, "delivered.txt")
+        if not os.path.exists(path):
+            return None
+        # (queue ns, note) of each note-on, in order of delivery
+        stamps = [(int(f[0]), int(f[2])) for f in (l.split() for l in open(path)) if f[1] == "6" and int(f[3]) > 0]
+        q = np.loadtxt(os.path.join(self.folder, "queue.txt"), ndmin=2)
+        q = q[q[:, 2] - q[:, 0] <= 200_000]
+        middle, offset = (q[:, 0] + q[:, 2]) / 2, (q[:, 0] + q[:, 2]) / 2 - q[:, 1]
+        result = []
+        for ns, note, _ in self.note_ons():
+            stamp = next((stamps.pop(i)[0] for i, (_, n) in enumerate(stamps) if n == note), -1)
+            before, after = offset[middle < ns], offset[middle > ns + self.uncertainty.get(ns, 0)]
+            if stamp < 0 or not len(before) or not len(after):
+                result.append(None)
+                continue
+            result.append((stamp + before[-1], abs(after[0] - before[-1])))
+        return result
+
+    def playback_frame_offset(self):
+        """Capture frame minus bellkeys' playback frame for the same sound, or None: snd-aloop
+        moves both positions by the same whole tick, so a playback position read from /proc
+        (playback.txt) within one tick of the capture line gives it; the most common value."""
+        path = os.path.join(self.folder, "playback.txt")
+        if not os.path.exists(path):
+            return None
+        steps = np.diff(np.loadtxt(os.path.join(self.folder, "stamps.txt"), ndmin=2)[:, 1]).astype(int)
+        frames = math.gcd(*[int(x) for x in steps[steps > 0]])
+        values = {}
+        for before, after, hw, _ in np.loadtxt(path, ndmin=2):
+            k = math.floor((before - self.origin) * RATE / 1e9 / frames)
+            if k == math.floor((after - self.origin) * RATE / 1e9 / frames):
+                values[k * frames - int(hw)] = values.get(k * frames - int(hw), 0) + 1
+        return max(values, key=values.get) if values else None
+
     def frame_for_seconds(self, s):
         start = min([t for t, _ in self.sent] + [t for t, _ in self.commands])
         return self.frame_at(start + s * 1e9)
@@ -148,7 +188,7 @@ class Run:
 
 def notes_played(run, name, expect_count=None):
     """Finds every note-on the probe sent; checks bells and onsets. Returns
-    [(note, velocity, latency ms, gain)]."""
+    [(note, velocity, latency ms, gain, send uncertainty ms, onset frame, sent ns)]."""
     results = []
     for ns, note, velocity in run.note_ons():
         found = run.find(ns, note)
@@ -159,7 +199,7 @@ def notes_played(run, name, expect_count=None):
         frame, index, score, gain = found
         latency = (run.origin + frame * 1e9 / RATE - ns) / 1e6
         unsure = run.uncertainty.get(ns, 0) / 1e6
-        results.append((note, velocity, latency, gain, unsure))
+        results.append((note, velocity, latency, gain, unsure, frame, ns))
         check(index == note - 60 and score > 0.999,
               f"{name}: note {note} sent at {when:.3f} s plays bell-{NAMES[index]} "
               f"(waveform match {score:.4f}) {latency:.2f} ms after its bytes, gain {gain:.3f}"
@@ -216,6 +256,49 @@ def onset_spread(name, results, bound):
               f"{name}: onset latency {min(latencies):.2f} to {max(latencies):.2f} ms (spread {spread:.2f} ms)")
 
 
+def onset_detail(run, name, results):
+    """What each note's latency is made of, printed and kept in RESULTS/NAME/onsets.json: from
+    the write to the note's delivery to the probe's own port (probe --listen; the kernel delivers
+    to bellkeys' port just before, and the probe's stamp trails bellkeys' only when the kernel's
+    delivery work is preempted in between, which also makes the write slow), from that delivery
+    to the onset, and the frame of bellkeys' period the onset fell on. An event that bellkeys'
+    MIDI thread hands to the engine after the render thread has begun the period holding its
+    frame plays at the start of the next period (the closing line counts it as `late`): its
+    onset is a period's first frame, up to a period later than placed."""
+    deliveries = run.deliveries()
+    offset = run.playback_frame_offset()
+    m = re.search(r"period (\d+) frames", run.log)
+    period = int(m.group(1)) if m else None
+    late = re.search(r", late (\d+);", run.log)
+    detail = []
+    for i, (note, _, latency, _, unsure, frame, ns) in enumerate(results):
+        row = {"note": note, "sent_s": (ns - run.sent[0][0]) / 1e9, "latency_ms": latency, "write_ms": unsure,
+               "capture_frame": frame}
+        index = [t for t, _, _ in run.note_ons()].index(ns)
+        delivered = deliveries[index] if deliveries else None
+        if delivered:
+            row["to_delivery_ms"] = (delivered[0] - ns) / 1e6
+            row["delivery_to_onset_ms"] = latency - row["to_delivery_ms"]
+            row["delivery_uncertainty_ms"] = delivered[1] / 1e6
+        if offset is not None and period:
+            row["period_frame"] = (frame - offset) % period
+        detail.append(row)
+        text = f"      {name}: note {note} at {row['sent_s']:.3f} s: {latency:.2f} ms"
+        if delivered:
+            text += (f" = {row['to_delivery_ms']:.2f} to its delivery + {row['delivery_to_onset_ms']:.2f} after it"
+                     + (f" (delivery uncertain by {row['delivery_uncertainty_ms']:.2f} ms)" if delivered[1] > 100_000 else ""))
+        if "period_frame" in row:
+            text += f"; frame {row['period_frame']} of its {period}-frame period"
+            if row["period_frame"] == 0:
+                text += " (a period's first frame: the event was applied late)"
+        print(text)
+    if late:
+        print(f"      {name}: bellkeys applied {late.group(1)} event(s) late (after their frame had begun to play)")
+    with open(os.path.join(run.folder, "onsets.json"), "w") as f:
+        json.dump(detail, f, indent=1)
+    return detail
+
+
 def started(run, name):
     check("MIDI input: port" in run.log and "output plughw" in run.log, f"{name}: start-up report printed")
     m = re.search(r"underruns: (\d+)", run.log)
@@ -235,6 +318,7 @@ def test_autoconnect(results):
     check("events stamped on delivery" in run.log,
           "autoconnect: the kernel stamps each event as it delivers it (bellkeys' own sequencer queue)")
     found = notes_played(run, "autoconnect", expect_count=6)
+    onset_detail(run, "autoconnect", found)
     onset_spread("autoconnect", found, spread_bound_ms(results))
     notes_played(Run(os.path.join(results, "autoconnect-port2")), "autoconnect (second port)", expect_count=1)
     exit_status(results, "autoconnect")
@@ -242,6 +326,24 @@ def test_autoconnect(results):
     check("JACK is not installed: libjack.so.0: cannot open shared object file" in jack and "--driver alsa" in jack
           and jack.rstrip().endswith("exit 1"),
           "autoconnect: without libjack, --driver jack says JACK is not installed and exits 1 (ALSA played above)")
+
+
+def test_onsets(results):
+    """The diagnostic rounds of tests.sh's test_onsets: each note's latency and what it is made of."""
+    rows = []
+    for folder in sorted(f for f in os.listdir(results) if f.startswith("onsets-")):
+        run = Run(os.path.join(results, folder))
+        rows += onset_detail(run, folder, notes_played(run, folder))
+        exit_status(results, folder)
+    exact = [r for r in rows if r["write_ms"] <= UNSURE_MS]
+    if exact:
+        latency = [r["latency_ms"] for r in exact]
+        median = float(np.median(latency))
+        first = [r for r in exact if r.get("period_frame") == 0]
+        late = ", ".join(f"{r['latency_ms'] - median:+.2f}" for r in first)
+        print(f"info  onsets: {len(rows)} notes, {len(exact)} timed: latency median {median:.2f} ms, "
+              f"{min(latency):.2f} to {max(latency):.2f} ms; at a period's first frame (applied late): {len(first)}"
+              + (f", {late} ms from the median" if first else ""))
 
 
 def test_hotplug(results):

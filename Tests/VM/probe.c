@@ -9,6 +9,8 @@
 // command may unload it). Outputs in DIR: capture.raw (S16_LE, mono, 48 kHz), sent.txt
 // ("<ns> <hex bytes>" per message, monotonic time after the write returned), stamps.txt
 // ("<ns> <frame>": capture frame `frame` was recorded at monotonic time ns).
+// With --queue NAME --listen CLIENT:PORT it also records when each message reached bellkeys'
+// port, and bellkeys' playback position (see struct listener).
 //
 // Soak mode, instead of a script: --generate RATE sends RATE MIDI events per second (notes on
 // and off across and beyond the 13 keys, CC7, CC11, CC64, CC123, pitch bend) from a fixed
@@ -147,10 +149,110 @@ static void generate_events(struct generator *g, snd_rawmidi_t **midi, const cha
     }
 }
 
+// Listening beside bellkeys (--queue NAME --listen CLIENT:PORT ...): a port of the probe's own,
+// subscribed to the keyboard's ports and stamped on delivery with bellkeys' queue (NAME), gets each
+// message right after bellkeys' port (the kernel delivers in the order of subscription; the stamp
+// trails bellkeys' by milliseconds when that work is preempted in between), with the queue time
+// (delivered.txt: "<queue ns> <event type> <note> <velocity>"). The queue is read against the
+// monotonic clock just before and after each write and every 10 ms (queue.txt: "<ns before> <queue
+// ns> <ns after>"), and the loopback card's playback side, bellkeys' device, from /proc every 50 ms
+// (playback.txt: "<ns before> <ns after> <hw_ptr> <appl_ptr>"). Events are read on each pass, not
+// polled for: the stamps are the kernel's, and the probe does not compete with bellkeys' MIDI
+// thread for the CPU as the event arrives.
+struct listener {
+    snd_seq_t *seq;
+    int queue;
+    snd_seq_queue_status_t *status;
+    FILE *delivered, *queue_file, *playback;
+    int64_t last_queue, last_playback;
+};
+
+static FILE *open_out(const char *out, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", out, name);
+    FILE *f = fopen(path, "w");
+    if (!f) die(path, 0);
+    return f;
+}
+
+static void listen_open(struct listener *l, const char *queue, const char **from, int from_count, const char *out) {
+    int err;
+    if ((err = snd_seq_open(&l->seq, "default", SND_SEQ_OPEN_INPUT, SND_SEQ_NONBLOCK)) < 0) die("open sequencer", err);
+    snd_seq_set_client_name(l->seq, "probe");
+    if ((l->queue = snd_seq_query_named_queue(l->seq, queue)) < 0) die("find bellkeys' queue", l->queue);
+    snd_seq_port_info_t *info;
+    snd_seq_port_info_alloca(&info);
+    snd_seq_port_info_set_name(info, "probe");
+    snd_seq_port_info_set_capability(info, SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE);
+    snd_seq_port_info_set_type(info, SND_SEQ_PORT_TYPE_APPLICATION);
+    snd_seq_port_info_set_timestamping(info, 1);
+    snd_seq_port_info_set_timestamp_real(info, 1);
+    snd_seq_port_info_set_timestamp_queue(info, l->queue);
+    if ((err = snd_seq_create_port(l->seq, info)) < 0) die("create the listening port", err);
+    for (int i = 0; i < from_count; i++) {
+        snd_seq_addr_t addr;
+        if ((err = snd_seq_parse_address(l->seq, &addr, from[i])) < 0) die(from[i], err);
+        if ((err = snd_seq_connect_from(l->seq, snd_seq_port_info_get_port(info), addr.client, addr.port)) < 0)
+            die("listen to the keyboard", err);
+    }
+    snd_seq_queue_status_malloc(&l->status);
+    l->delivered = open_out(out, "delivered.txt");
+    l->queue_file = open_out(out, "queue.txt");
+    l->playback = open_out(out, "playback.txt");
+}
+
+static void listen_queue(struct listener *l) {
+    int64_t before = now_ns();
+    if (snd_seq_get_queue_status(l->seq, l->queue, l->status) < 0) return;
+    int64_t after = now_ns();
+    const snd_seq_real_time_t *t = snd_seq_queue_status_get_real_time(l->status);
+    fprintf(l->queue_file, "%lld %lld %lld\n", (long long)before, (long long)t->tv_sec * 1000000000LL + t->tv_nsec, (long long)after);
+    l->last_queue = after;
+}
+
+// Reads what was delivered, and the queue and the playback side when due. The /proc read
+// takes the emulated guest a millisecond: it is left out within 30 ms of a scripted step.
+static void listen_pass(struct listener *l, int64_t until_next_step) {
+    snd_seq_event_t *ev;
+    while (snd_seq_event_input(l->seq, &ev) >= 0 && ev) {
+        long long stamp = (ev->flags & SND_SEQ_TIME_STAMP_MASK) == SND_SEQ_TIME_STAMP_REAL && ev->queue == l->queue
+            ? (long long)ev->time.time.tv_sec * 1000000000LL + ev->time.time.tv_nsec : -1;
+        int note = ev->type == SND_SEQ_EVENT_NOTEON || ev->type == SND_SEQ_EVENT_NOTEOFF;
+        fprintf(l->delivered, "%lld %d %d %d\n", stamp, ev->type, note ? ev->data.note.note : -1, note ? ev->data.note.velocity : -1);
+    }
+    int64_t now = now_ns();
+    if (now - l->last_queue >= 10000000) listen_queue(l);
+    if (now - l->last_playback >= 50000000 && until_next_step > 30000000) {
+        int64_t before = now_ns();
+        FILE *f = fopen("/proc/asound/card0/pcm0p/sub0/status", "r");
+        long long hw = -1, appl = -1;
+        char line[128];
+        while (f && fgets(line, sizeof line, f)) {
+            sscanf(line, "hw_ptr : %lld", &hw);
+            sscanf(line, "appl_ptr : %lld", &appl);
+        }
+        if (f) fclose(f);
+        int64_t after = now_ns();
+        if (hw >= 0) fprintf(l->playback, "%lld %lld %lld %lld\n", (long long)before, (long long)after, hw, appl);
+        l->last_playback = after;
+    }
+}
+
+static void listen_close(struct listener *l) {
+    listen_pass(l, 0);
+    fclose(l->delivered);
+    fclose(l->queue_file);
+    fclose(l->playback);
+    snd_seq_queue_status_free(l->status);
+    snd_seq_close(l->seq);
+}
+
 struct step { int64_t at_ns; unsigned char bytes[16]; int count; char *command; };
 
 int main(int argc, char **argv) {
     const char *capture_name = "plughw:0,1,0", *midi_name = "hw:1,0,0", *script_path = NULL, *out = ".";
+    const char *queue_name = NULL, *listen_from[4];
+    int listen_count = 0;
     double seconds = 5, generate = 0, replug = 0, tail = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--capture")) capture_name = argv[i + 1];
@@ -161,6 +263,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--generate")) generate = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--replug")) replug = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--tail")) tail = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--queue")) queue_name = argv[i + 1];
+        else if (!strcmp(argv[i], "--listen") && listen_count < 4) listen_from[listen_count++] = argv[i + 1];
         else { fprintf(stderr, "probe: unknown option %s\n", argv[i]); return 2; }
     }
 
@@ -227,6 +331,8 @@ int main(int argc, char **argv) {
     int pfd_count = snd_pcm_poll_descriptors_count(pcm);
     struct pollfd pfds[8];
     snd_pcm_poll_descriptors(pcm, pfds, pfd_count);
+    struct listener listener = { 0 };
+    if (queue_name) listen_open(&listener, queue_name, listen_from, listen_count, out);
     snd_pcm_status_t *status;
     snd_pcm_status_alloca(&status);
 
@@ -256,10 +362,12 @@ int main(int argc, char **argv) {
                 }
                 // The bytes left between these two times: a guest stalled in between (the
                 // emulated CPU does that) makes the moment uncertain, and the analysis says so.
+                if (queue_name) listen_queue(&listener);
                 int64_t before = now_ns();
                 snd_rawmidi_write(midi, s->bytes, s->count);
                 snd_rawmidi_drain(midi);
                 int64_t after = now_ns();
+                if (queue_name) listen_queue(&listener);
                 fprintf(sent, "%lld", (long long)before);
                 for (int k = 0; k < s->count; k++) fprintf(sent, " %02x", s->bytes[k]);
                 fprintf(sent, " @%lld\n", (long long)(after - before));
@@ -273,6 +381,7 @@ int main(int argc, char **argv) {
         int timeout = (int)(wait / 1000000);
         if (timeout > 20) timeout = 20;
         poll(pfds, pfd_count, timeout);
+        if (queue_name) listen_pass(&listener, next < step_count ? start + steps[next].at_ns - now_ns() : INT64_MAX);
         for (;;) {
             snd_pcm_sframes_t n = snd_pcm_readi(pcm, frames, RATE);
             if (n == -EAGAIN) break;
@@ -287,6 +396,7 @@ int main(int argc, char **argv) {
             frames_read += n;
         }
     }
+    if (queue_name) listen_close(&listener);
     fclose(raw);
     fclose(sent);
     fclose(stamps);
