@@ -14,7 +14,11 @@ import Synchronization
 /// The control thread turns an arrival time into a frame one period after the frame the line
 /// says the render thread would render at that moment (`FrameClock.Stamper`, in
 /// BellkeysControl). An event then plays a constant buffer's time after it arrived, whatever
-/// its phase within the period, and is never late.
+/// its phase within the period, if the control thread hands it over before the render thread
+/// begins that period. An event that arrives near a period's end leaves it almost no time: when
+/// it misses, the engine plays it at the next period's start and counts it late (in the VM,
+/// about one note in twenty, up to a period late: docs/testing.md, what an onset's latency is
+/// made of).
 /// (Quantising to the period instead, as FluidSynth does, spreads onsets over a whole period.)
 ///
 /// A sequence lock keeps the pair consistent: the writer never waits; a reader retries while
