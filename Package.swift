@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "BellkeysTerminal"),
         // File formats (map JSON, Standard MIDI Files). Pure Swift, no Foundation, no C, no I/O.
         .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
-        // The classroom (issue 16): what pupils' browsers may say, and the limits on them.
+        // The classroom: what pupils' browsers may say, and the limits on them.
         .target(name: "BellkeysClassroom", dependencies: ["BellkeysFormats"]),
         // The only code that talks to C libraries and the file system.
         .target(
