@@ -6,6 +6,7 @@ import os
 import numpy as np
 import smf
 
+import bells
 from bells import write_wav
 from common import RATE
 
@@ -45,20 +46,5 @@ def write_midi(path, events, end=0):
 
 
 def read_float_wav(path):
-    """(frames, channels) float32 from a WAV of 32-bit floats (format 3, or extensible)."""
-    data = open(path, "rb").read()
-    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE", f"{path}: not a WAV file"
-    position, channels, samples = 12, None, None
-    while position + 8 <= len(data):
-        kind, size = data[position:position + 4], int.from_bytes(data[position + 4:position + 8], "little")
-        body = data[position + 8:position + 8 + size]
-        if kind == b"fmt ":
-            tag, channels, rate = int.from_bytes(body[0:2], "little"), int.from_bytes(body[2:4], "little"), int.from_bytes(body[4:8], "little")
-            bits = int.from_bytes(body[14:16], "little")
-            if tag == 0xFFFE:
-                tag = int.from_bytes(body[24:26], "little")
-            assert tag == 3 and bits == 32 and rate == RATE, f"{path}: format {tag}, {bits} bits, {rate} Hz; expected 32-bit float at {RATE}"
-        elif kind == b"data":
-            samples = np.frombuffer(body, dtype="<f4")
-        position += 8 + size + (size & 1)
-    return samples.reshape(-1, channels)
+    """(frames, channels) float32 from a 32-bit float WAV at the tests' rate."""
+    return bells.read_float_wav(path, RATE)

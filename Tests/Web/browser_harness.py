@@ -7,6 +7,7 @@ import math
 import os
 import signal
 import subprocess
+import sys
 import time
 import traceback
 import wave
@@ -14,7 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from wsclient import classroom_address
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tools" / "python"))
+import bells  # noqa: E402
+from report import Report  # noqa: E402
+from wsclient import classroom_address  # noqa: E402
 
 
 HERE = Path(__file__).resolve().parent
@@ -62,19 +66,6 @@ def binary():
 
 
 # MARK: Reporting
-
-class Report:
-    def __init__(self):
-        self.checks = 0
-        self.failed = 0
-
-    def check(self, name, ok, facts):
-        self.checks += 1
-        if not ok:
-            self.failed += 1
-        print(f"{'ok' if ok else 'FAIL'} {name}: {facts}", flush=True)
-        return ok
-
 
 R = Report()
 
@@ -198,24 +189,8 @@ def write_map(folder):
 
 
 def read_float_wav(path):
-    """(frames, channels) float32 from a WAV of 32-bit floats (format 3, or extensible)."""
-    data = Path(path).read_bytes()
-    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE", f"{path}: not a WAV file"
-    position, channels, samples, rate = 12, None, None, None
-    while position + 8 <= len(data):
-        kind, size = data[position:position + 4], int.from_bytes(data[position + 4:position + 8], "little")
-        body = data[position + 8:position + 8 + size]
-        if kind == b"fmt ":
-            tag, channels, rate = (int.from_bytes(body[0:2], "little"), int.from_bytes(body[2:4], "little"),
-                                   int.from_bytes(body[4:8], "little"))
-            bits = int.from_bytes(body[14:16], "little")
-            if tag == 0xFFFE:
-                tag = int.from_bytes(body[24:26], "little")
-            assert tag == 3 and bits == 32 and rate == RATE, f"{path}: format {tag}, {bits} bits, {rate} Hz; expected 32-bit float at {RATE}"
-        elif kind == b"data":
-            samples = np.frombuffer(body, dtype="<f4")
-        position += 8 + size + (size & 1)
-    return samples.reshape(-1, channels)
+    """(frames, channels) float32 from a 32-bit float WAV at the test's rate."""
+    return bells.read_float_wav(path, RATE)
 
 
 # MARK: JACK and bellkeys

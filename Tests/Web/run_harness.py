@@ -8,12 +8,15 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 
-from wsclient import Client, Closed, classroom_address
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tools" / "python"))
+from report import Report  # noqa: E402
+from wsclient import Client, Closed, classroom_address  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -33,19 +36,6 @@ def binary():
 
 
 # MARK: Reporting
-
-class Report:
-    def __init__(self):
-        self.checks = 0
-        self.failed = 0
-
-    def check(self, name, ok, facts):
-        self.checks += 1
-        if not ok:
-            self.failed += 1
-        print(f"{'ok' if ok else 'FAIL'} {name}: {facts}", flush=True)
-        return ok
-
 
 R = Report()
 
