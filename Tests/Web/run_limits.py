@@ -105,15 +105,13 @@ def group_rate(b):
     b.close_clients()
 
 
-def group_peraddress(b):
-    """One address may not take the room's places: 8 connections at once from 127.0.0.5 are
-    kept, the 9th and 10th closed at once; 4 devices from 127.0.0.6 join, the 5th is refused."""
-    port = b.port
+def closed_at_once(port, source, count, pause):
+    """Opens `count` connections to 127.0.0.1:`port` from `source`, `pause` s apart, and tells for
+    each whether the server closed it at once (within 0.3 s, nothing sent); then closes them."""
     socks, closed = [], []
-    for k in range(10):
-        s = socket.create_connection(("127.0.0.1", port), timeout=2, source_address=("127.0.0.5", 0))
-        socks.append(s)
-        time.sleep(0.03)
+    for _ in range(count):
+        socks.append(socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0)))
+        time.sleep(pause)
     for s in socks:
         s.settimeout(0.3)
         try:
@@ -124,6 +122,13 @@ def group_peraddress(b):
             closed.append(True)
     for s in socks:
         s.close()
+    return closed
+
+
+def group_peraddress(b):
+    """One address may not take the room's places: 8 connections at once from 127.0.0.5 are
+    kept, the 9th and 10th closed at once; 4 devices from 127.0.0.6 join, the 5th is refused."""
+    closed = closed_at_once(b.port, "127.0.0.5", 10, pause=0.03)
     b.expect["refused_low"] += 2
     b.expect["refused_high"] += 2
     R.check("per address connections", closed == [False] * 8 + [True] * 2,
@@ -319,20 +324,7 @@ def group_flood(b):
     # The flood's addresses are held to the per-address limit: a 9th connection from the last
     # of them is closed at once (the exception for this machine's own address does not apply).
     last = f"127.0.0.{FLOOD_FIRST + FLOOD_ADDRESSES - 1}"
-    probe, closed = [], []
-    for _ in range(9):
-        probe.append(socket.create_connection(("127.0.0.1", b.port), timeout=2, source_address=(last, 0)))
-        time.sleep(0.02)
-    for s in probe:
-        s.settimeout(0.3)
-        try:
-            closed.append(s.recv(1) == b"")
-        except (socket.timeout, TimeoutError):
-            closed.append(False)
-        except OSError:
-            closed.append(True)
-    for s in probe:
-        s.close()
+    closed = closed_at_once(b.port, last, 9, pause=0.02)
     R.check("flood per address", closed == [False] * 8 + [True],
             f"9 connections from {last} to 127.0.0.1: {closed.count(False)} kept, the 9th closed at once: {closed[-1]}")
 
