@@ -84,13 +84,13 @@ public struct OutputDriverListing: Sendable {
     public var name: String
     /// The lines `bellkeys list` prints under the driver's heading (devices, or the server).
     public var lines: [String]
-    /// What the driver lacks here ("sound card"), or nil when it could play.
-    public var missing: String?
+    /// Whether the driver could play here (a sound card, a running server).
+    public var canPlay: Bool
 
-    public init(name: String, lines: [String], missing: String?) {
+    public init(name: String, lines: [String], canPlay: Bool) {
         self.name = name
         self.lines = lines
-        self.missing = missing
+        self.canPlay = canPlay
     }
 }
 

@@ -68,6 +68,6 @@ public final class ALSAOutput: AudioOutput {
         for card in cards { lines.append("  card \(card.index): \(card.name)") }
         for device in pcmDeviceNames() { lines.append("  " + pad(device.name, 28) + device.description) }
         if cards.isEmpty { lines.append("  no sound card (/dev/snd has none)") }
-        return OutputDriverListing(name: "alsa", lines: lines, missing: cards.isEmpty ? "sound card" : nil)
+        return OutputDriverListing(name: "alsa", lines: lines, canPlay: !cards.isEmpty)
     }
 }

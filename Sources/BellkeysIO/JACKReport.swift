@@ -58,7 +58,7 @@ extension JACKOutput {
     /// playback ports, or why there is none. Opens and closes a client without ports.
     public static func listing() -> OutputDriverListing {
         if let problem = loadJACK() {
-            return OutputDriverListing(name: "jack", lines: ["  not installed (\(problem))"], missing: "JACK")
+            return OutputDriverListing(name: "jack", lines: ["  not installed (\(problem))"], canPlay: false)
         }
         var status: Int32 = 0
         guard let client = bk_jack_client_open("bellkeys-list", Int32(BK_JACK_NO_START_SERVER), &status) else {
@@ -67,7 +67,7 @@ extension JACKOutput {
                 lines: [
                     "  no JACK server running (jack_client_open status 0x\(String(status, radix: 16))): "
                         + "bellkeys plays through ALSA; start one (jackd, qjackctl) or run under pw-jack"
-                ], missing: "JACK server")
+                ], canPlay: false)
         }
         defer { bk_jack_client_close(client) }
         let rate = Int(bk_jack_get_sample_rate(client)), buffer = Int(bk_jack_get_buffer_size(client))
@@ -79,7 +79,7 @@ extension JACKOutput {
             lines: [
                 "  \(bk_jack_is_pipewire() != 0 ? "PipeWire's JACK" : "JACK server") running: \(rate) Hz, buffer \(buffer) frames; "
                     + (playback.isEmpty ? "no physical playback ports" : "playback " + playback.joined(separator: ", "))
-            ], missing: nil)
+            ], canPlay: true)
     }
 }
 

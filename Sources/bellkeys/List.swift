@@ -32,7 +32,7 @@ struct List: ParsableCommand {
                 for line in driver.lines { print(line) }
             }
             // Live playing needs one driver that could play.
-            if drivers.allSatisfy({ $0.missing != nil }) { missing.append("sound card") }
+            if !drivers.contains(where: \.canPlay) { missing.append("sound card") }
             if !missing.isEmpty {
                 throw Failure(
                     "this machine has no \(missing.joined(separator: " and no ")); live playing needs a sequencer and a sound card.\n"
