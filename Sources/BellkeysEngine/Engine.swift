@@ -107,6 +107,11 @@ public final class Engine: @unchecked Sendable {
     let prefetchDistance = 8
     /// Whether the four-voice loop is the AVX2 build (`EngineConfiguration.wideMixing`).
     public let wideMixing: Bool
+    /// `EngineConfiguration.skipsRest`.
+    let skipsRest: Bool
+    /// Whether every segment of the last `render` call was at rest (`isAtRest`): its output
+    /// was all zeros, unmixed. Thread: render.
+    public internal(set) var renderedOnlySilence = false
     /// Output frame that the next `render` call starts at.
     public internal(set) var currentFrame: Int64 = 0
 
@@ -115,6 +120,7 @@ public final class Engine: @unchecked Sendable {
     public init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
         precondition(configuration.polyphony > 0 && configuration.maxBlockFrames > 0)
         self.configuration = configuration
+        skipsRest = configuration.skipsRest
         #if arch(x86_64)
         wideMixing = configuration.wideMixing
         #else

@@ -23,6 +23,9 @@ public struct EngineConfiguration: Sendable {
     /// about twice as fast. Only where the CPU runs it: BellkeysIO's `wideMixingAvailable()`
     /// says so, and the command line sets it from there. Ignored on other architectures.
     public var wideMixing = false
+    /// Skip the mix of a segment at rest (`Engine.isAtRest`): zeros, bit for bit what the mix
+    /// gives. Off only in the test that proves that.
+    public var skipsRest = true
 
     public init(sampleRate: Int, polyphony: Int = 128) {
         self.sampleRate = sampleRate

@@ -27,6 +27,7 @@ extension Engine {
         let cancellation = scheduledCancellation.load(ordering: .acquiring)
         let cancelledBefore = cancellation >> 5, cancelledChannel = UInt8(cancellation & 31)
         var done = 0
+        var rested = true
         while done < frameCount {
             // Blocks lie on a fixed grid of output frames (multiples of maxBlockFrames), however
             // the caller cuts its calls and wherever events split them: the same frames are mixed
@@ -87,10 +88,16 @@ extension Engine {
             }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
-            renderSegment(left: output + done, right: rightFromDone, frameCount: end - done)
+            if skipsRest, isAtRest {
+                restSegment(left: output + done, right: rightFromDone, frameCount: end - done)
+            } else {
+                renderSegment(left: output + done, right: rightFromDone, frameCount: end - done)
+                rested = false
+            }
             currentFrame += Int64(end - done)
             done = end
         }
+        renderedOnlySilence = rested
         voiceCount.store(activeCount, ordering: .relaxed)
         if hasReverb { roomIsQuiet.store(reverb.idle, ordering: .relaxed) }
         soundingNotesLow.store(soundingLow, ordering: .relaxed)

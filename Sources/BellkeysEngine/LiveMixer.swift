@@ -34,6 +34,8 @@ public final class LiveMixer: @unchecked Sendable {
     private let scratchRight: UnsafeMutablePointer<Float>
     /// Interleaved output of the last `renderPeriod`.
     public let output: UnsafeMutableRawPointer
+    /// Whether `output` holds only zeros (the engines were at rest). Thread: render.
+    private var outputIsSilent = true
     /// Frame that the next period starts at.
     public private(set) var frame: Int64 = 0
     /// Frames of the period under way (the last `beginPeriod`'s), 0 before the first: the
@@ -143,8 +145,12 @@ public final class LiveMixer: @unchecked Sendable {
         // Left and right for every device: `interleave` gives a mono one their average, which
         // is the mono mix itself while no bell is panned.
         let out = left, outRight = right
-        current._withUnsafeGuaranteedRef { $0.render(left: out, right: outRight, frameCount: frameCount) }
+        var silent = current._withUnsafeGuaranteedRef { engine in
+            engine.render(left: out, right: outRight, frameCount: frameCount)
+            return engine.renderedOnlySilence
+        }
         if let old = retiring {
+            silent = false
             let extra = scratch, extraRight = scratchRight
             old._withUnsafeGuaranteedRef { $0.render(left: extra, right: extraRight, frameCount: frameCount) }
             for i in 0..<frameCount {
@@ -157,7 +163,17 @@ public final class LiveMixer: @unchecked Sendable {
                 retiring = nil
             }
         }
-        interleave(left: out, right: outRight, frameCount: frameCount, channels: channels, format: format, into: output)
+        if silent {
+            // Zeros in every format: written once, then left as they are while all is quiet.
+            if !outputIsSilent {
+                output.initializeMemory(as: UInt8.self, repeating: 0, count: maximumPeriodFrames * channels * 4)
+                outputIsSilent = true
+            }
+        } else {
+            interleave(
+                left: out, right: outRight, frameCount: frameCount, channels: channels, format: format, into: output)
+            outputIsSilent = false
+        }
         frame += Int64(frameCount)
     }
 
@@ -179,7 +195,11 @@ public final class LiveMixer: @unchecked Sendable {
             render(frameCount: part)
             for channel in 0..<channelCount {
                 let destination = channelBuffers[channel] + done
-                for i in 0..<part { destination[i] = interleaved[i * channelCount + channel] }
+                if outputIsSilent {
+                    destination.update(repeating: 0, count: part)
+                } else {
+                    for i in 0..<part { destination[i] = interleaved[i * channelCount + channel] }
+                }
             }
             if let tap {
                 let source = output

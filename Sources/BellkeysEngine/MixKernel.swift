@@ -139,13 +139,7 @@ extension Engine {
         for channel in 0..<16 {
             let bit: UInt16 = 1 << channel
             if (used | usedSide) & bit == 0 {
-                channels[channel].bus.advance(by: Int.max) // silent bus: jump, nothing to click
-                if panned & bit != 0 {
-                    channels[channel].panLeft.advance(by: Int.max)
-                    channels[channel].panRight.advance(by: Int.max)
-                    settlePan(channel: channel)
-                }
-                if room { channels[channel].send.advance(by: Int.max) }
+                settleSilentChannel(channel)
                 continue
             }
             let ramp = channels[channel].bus
@@ -216,6 +210,47 @@ extension Engine {
             limit(output, frameCount: n)
             if let right { for j in 0..<n { right[j] = output[j] } }
         }
+    }
+}
+
+extension Engine {
+    /// Whether a segment would come out as zeros and change nothing but the channels' gains:
+    /// no voice, the room exactly empty (`Reverb.idle`: its lines cleared, not just quiet), and
+    /// the limiter at rest (gain exactly 1; while it recovers, each frame moves it). Then
+    /// `render` skips the mix (`restSegment`), and its output and every state after it are bit
+    /// for bit those of the mix it skipped (the offline and JACK tests compare them). Thread: render. Real-time safe.
+    var isAtRest: Bool {
+        @_noLocks get {
+            // (two ifs, not ||: the operator's autoclosure would retain self)
+            if activeCount != 0 { return false }
+            if limiterGain != 1 { return false }
+            if hasReverb, !reverb.idle { return false }
+            return true
+        }
+    }
+
+    /// A segment at rest (`isAtRest`), not mixed: zeros out, and the channels' gains settled as
+    /// a mixed silent segment settles them, so the next sound is mixed exactly as if this
+    /// segment had been. Thread: render. Real-time safe.
+    @_noLocks
+    func restSegment(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int) {
+        output.update(repeating: 0, count: n)
+        if let right { right.update(repeating: 0, count: n) }
+        for channel in 0..<16 { settleSilentChannel(channel) }
+    }
+
+    /// A channel with nothing in its buses this segment: its gain, pan and send ramps jump to
+    /// their targets (a silent bus has nothing to click). Thread: render. Real-time safe.
+    @_noLocks
+    @inline(__always)
+    func settleSilentChannel(_ channel: Int) {
+        channels[channel].bus.advance(by: Int.max)
+        if pannedChannels & (1 << UInt16(channel)) != 0 {
+            channels[channel].panLeft.advance(by: Int.max)
+            channels[channel].panRight.advance(by: Int.max)
+            settlePan(channel: channel)
+        }
+        if hasReverb { channels[channel].send.advance(by: Int.max) }
     }
 }
 
