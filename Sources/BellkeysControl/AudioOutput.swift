@@ -58,6 +58,13 @@ public protocol AudioOutput: AnyObject {
     var underrunCount: Int { get }
     /// The most frames the driver asks the mixer for at once: the mixer is built for it.
     var maximumPeriodFrames: Int { get }
+    /// A descriptor that becomes readable when the output has news for the control thread (an
+    /// underrun, a failure, a JACK graph change), which may be asleep with nothing sounding;
+    /// the loop reads it empty (an eventfd). Nil: the output has none.
+    var wakeDescriptor: Int32? { get }
+    /// The driver's own upkeep, on each pass of the control loop at `now` (monotonic ns): the
+    /// ALSA buffer grows after underruns. Returns lines for the console (what changed).
+    func maintain(now: UInt64) -> [String]
 
     // What the driver says of itself: the session prints these as they come and names no driver.
 
@@ -75,6 +82,8 @@ public protocol AudioOutput: AnyObject {
 extension AudioOutput {
     /// A driver with a fixed period renders exactly that.
     public var maximumPeriodFrames: Int { configuration.periodFrames }
+    public var wakeDescriptor: Int32? { nil }
+    public func maintain(now: UInt64) -> [String] { [] }
 }
 
 /// One row of the driver table (`--driver`, `bellkeys list`): a driver's name and what it finds
@@ -107,6 +116,12 @@ public final class MemoryOutput: AudioOutput {
     public var failure: String?
     public private(set) var isStopped = false
     public var underrunCount: Int { 0 }
+    /// Set by a test: a descriptor the loop waits on for the output's news.
+    public var wakeDescriptor: Int32?
+    /// Set by a test: the lines the next `maintain` says.
+    public var linesToSay: [String] = []
+    /// The times `maintain` was called at.
+    public private(set) var maintained: [UInt64] = []
 
     public init(sampleRate: Int = 48_000, channels: Int = 1, format: OutputSampleFormat = .f32, periodFrames: Int = 64)
     {
@@ -141,6 +156,12 @@ public final class MemoryOutput: AudioOutput {
     }
 
     public func stop() { isStopped = true }
+
+    public func maintain(now: UInt64) -> [String] {
+        maintained.append(now)
+        defer { linesToSay = [] }
+        return linesToSay
+    }
 
     public func startupLines(scheduling: RealTimeScheduling) -> [String] {
         [

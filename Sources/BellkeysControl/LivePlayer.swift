@@ -35,6 +35,8 @@ public final class LivePlayer {
     private var tuneNext = 0
     private var tuneEndFrame: Int64 = 0
     private var hasTune = false
+    /// The latest frame of an event queued for the engines (-1: none yet).
+    private var lastQueuedFrame: Int64 = -1
 
     /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
     public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
@@ -150,6 +152,7 @@ public final class LivePlayer {
     @discardableResult
     private func send(_ message: MIDIMessage, arrival: UInt64) -> EngineEvent {
         let event = message.event(atFrame: frame(arrival: arrival))
+        lastQueuedFrame = max(lastQueuedFrame, event.frame)
         engine.enqueue(event)
         if let previousEngine, !event.strikes { previousEngine.enqueue(event) }
         return event
@@ -172,6 +175,7 @@ public final class LivePlayer {
         let channel = UInt8(looper.channel)
         looper.clear()
         let now = frame(arrival: arrival)
+        lastQueuedFrame = max(lastQueuedFrame, now)
         forEachEngine { engine in
             engine.cancelScheduled(channel: Int(channel))
             engine.enqueue(
@@ -287,6 +291,16 @@ public final class LivePlayer {
     public var isSilent: Bool {
         voiceCount == 0 && engine.roomIsQuiet.load(ordering: .relaxed)
             && previousEngine?.roomIsQuiet.load(ordering: .relaxed) ?? true
+    }
+
+    /// Whether nothing will happen until an input plays: no bell sounds, no tune or loop is
+    /// under way, no reload waits. The control thread may then sleep until an input wakes it.
+    /// (What the engines report is after their last period: it counts only once the render
+    /// thread has begun a period after the last event queued, which it then has taken.)
+    public var isAtRest: Bool {
+        guard !hasTune, looper.state == .empty, !isReloading, isSilent else { return false }
+        guard let renderedThrough = mixer.clock.read()?.frame else { return lastQueuedFrame < 0 }
+        return renderedThrough > lastQueuedFrame
     }
 
     /// Whether `note` sounded at the end of the last period, in any engine.

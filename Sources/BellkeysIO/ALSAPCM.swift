@@ -47,7 +47,16 @@ public final class PCMOutput: @unchecked Sendable {
         }
     }
 
-    deinit { snd_pcm_close(handle) }
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes the device (after `stop`, with no write under way). Thread: control.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        snd_pcm_close(handle)
+    }
 
     private static func configure(
         _ pcm: OpaquePointer, device: String, sampleRate: Int, channels: Int,
@@ -142,7 +151,10 @@ public final class PCMOutput: @unchecked Sendable {
 
     /// Stops at once, dropping what is buffered. Thread: control, after the render thread ended
     /// (or to cut short a write it is stuck in; see `RenderThread.stop`).
-    public func stop() { snd_pcm_drop(handle) }
+    public func stop() {
+        guard !isClosed else { return }
+        snd_pcm_drop(handle)
+    }
 }
 
 /// The message alsa-lib gives for an error code.

@@ -101,6 +101,15 @@ public final class ClassroomLink: @unchecked Sendable {
         return record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) } == 24
     }
 
+    /// Wakes the control thread with no request (a record it skips): something it shows
+    /// changed (a device joined). Never blocks; dropped if the pipe is full (it is awake then).
+    /// Thread: server.
+    public func wakeControl() {
+        var record = [UInt8](repeating: 0, count: 24)
+        record[0] = 7
+        _ = record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) }
+    }
+
     /// The strikes the control thread has queued since the last call: (device, note, arrival).
     /// Thread: server.
     public func takeQueued(limit: Int = 256) -> [(device: Int, note: Int, arrival: UInt64)] {
@@ -145,7 +154,7 @@ public final class ClassroomLink: @unchecked Sendable {
             case 4: out.append(.dampAll(arrival: arrival))
             case 5: out.append(.volume(decibels: Double(Int64(bitPattern: get(8, 8))) / 100))
             case 6: out.append(.reverb(index: Int(get(8, 8))))
-            default: break
+            default: break // 7: `wakeControl`, nothing to do but wake
             }
         }
         return out

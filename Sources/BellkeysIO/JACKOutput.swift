@@ -82,6 +82,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     let serverStopped = Atomic<Bool>(false)
     /// Set when ports appeared or connections changed; the control thread looks again.
     let graphChanged = Atomic<Bool>(false)
+    /// Signalled by JACK's notification thread (never the process thread) on an xrun, a graph
+    /// change or the server's end, so that the control thread sees it while asleep.
+    public let wakeup = Wakeup()
     /// Connections to `midi_in` removed so far (counted as they go, so that a sender that came
     /// and went between two looks of the control thread is not missed).
     public let midiDisconnections = Atomic<Int>(0)
@@ -178,17 +181,19 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         bk_jack_set_xrun_callback(
             opened,
             { context in
-                _ = Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                     $0.xruns.wrappingAdd(1, ordering: .relaxed)
+                    $0.wakeup.signal()
                 }
                 return 0
             }, context)
         bk_jack_on_info_shutdown(
             opened,
             { _, _, context in
-                // Like a signal handler: atomics only.
+                // Like a signal handler: atomics and write(2) only.
                 Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                     $0.serverStopped.store(true, ordering: .releasing)
+                    $0.wakeup.signal()
                 }
             }, context)
         // Both: JACK calls only the info one when both are set; PipeWire's JACK may call either.
@@ -197,6 +202,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             { context in
                 Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                     $0.serverStopped.store(true, ordering: .releasing)
+                    $0.wakeup.signal()
                 }
             }, context)
         bk_jack_set_port_registration_callback(
@@ -204,6 +210,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             { _, _, context in
                 Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                     $0.graphChanged.store(true, ordering: .releasing)
+                    $0.wakeup.signal()
                 }
             }, context)
         bk_jack_set_port_connect_callback(
@@ -286,6 +293,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     }
 
     public var underrunCount: Int { xruns.load(ordering: .relaxed) }
+
+    public var wakeDescriptor: Int32? { wakeup.descriptor }
 }
 
 /// Loads libjack (once); returns nil, or the dynamic linker's words for why not.

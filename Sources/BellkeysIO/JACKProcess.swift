@@ -127,6 +127,7 @@ extension JACKOutput {
     func bufferSizeChanged(to frames: Int) {
         let old = bufferFrames.exchange(frames, ordering: .relaxed)
         if old != frames, cycles.load(ordering: .relaxed) > 0 { bufferSizeChanges.wrappingAdd(1, ordering: .relaxed) }
+        wakeup.signal()
     }
 
     /// A connection between ports `a` and `b` was made or removed. Thread: JACK's notification
@@ -136,5 +137,6 @@ extension JACKOutput {
             midiDisconnections.wrappingAdd(1, ordering: .releasing)
         }
         graphChanged.store(true, ordering: .releasing)
+        wakeup.signal()
     }
 }

@@ -34,8 +34,13 @@ public final class RenderThread: @unchecked Sendable {
     private let finished = Atomic<Bool>(false)
     private var thread: pthread_t?
 
-    public init(mixer: LiveMixer, output: PCMOutput, tap: AudioTap? = nil) {
+    /// Signalled after each underrun and when the device fails, so the control thread sees
+    /// them at once (it may be asleep with nothing sounding).
+    public let wakeup: Wakeup?
+
+    public init(mixer: LiveMixer, output: PCMOutput, tap: AudioTap? = nil, wakeup: Wakeup? = nil) {
         self.tap = tap
+        self.wakeup = wakeup
         precondition(output.configuration.periodFrames <= mixer.maximumPeriodFrames)
         self.mixer = mixer
         self.output = output
@@ -66,8 +71,11 @@ public final class RenderThread: @unchecked Sendable {
             switch cycle() {
             case .failed(let code):
                 failureCode.store(code, ordering: .releasing)
+                wakeup?.signal()
                 return
             case .recovered:
+                // Off the period's path: the device ran dry, and this thread sleeps anyway.
+                wakeup?.signal()
                 usleep(periodMicroseconds)
             case .written:
                 break

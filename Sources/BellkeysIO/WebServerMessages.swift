@@ -26,6 +26,8 @@ extension WebServer {
                 send(c, text: welcome)
                 send(c, text: Classroom.litJSON(lastLit))
                 joinedNow.store(classroom.devices.count, ordering: .relaxed)
+                // The teacher's status line counts devices: the control thread may be asleep.
+                link.wakeControl()
                 // The device came back on a new connection: the old one goes, the device stays.
                 if let replaced, let old = connections.first(where: { $0.id == replaced }) {
                     closeWebSocket(

@@ -52,9 +52,11 @@ public final class JACKMIDIInput: LiveInput {
     }
 
     public var descriptors: [Int32] { [] }
-    /// Nothing to wait on, and no hurry: the events have sounded already; this keeps the books
-    /// at the loop's own pace.
-    public var pollTimeoutMilliseconds: Int32? { nil }
+    /// Nothing to wait on: JACK's process thread plays the events, and makes no system call to
+    /// wake this one. While a sender is connected, the loop looks at least every
+    /// `LiveLoop.busyMilliseconds` (the lit keys, the held notes); with none, nothing can
+    /// arrive, and a new connection wakes the loop (through the output's wake-up).
+    public var pollTimeoutMilliseconds: Int32? { connected.isEmpty ? nil : LiveLoop.busyMilliseconds }
 
     public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         player.notePlayedNow(source: LivePlayer.renderThreadSource) { event in

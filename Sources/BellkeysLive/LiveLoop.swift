@@ -12,6 +12,11 @@ public protocol LiveLoopDelegate: AnyObject {
     func loopReceived(signal: Int32) -> String?
     /// Time to draw the status area.
     func loopStatusDue()
+    /// Whether the session waits for nothing by itself (no reload or room change waiting for
+    /// bells to ring out): with the player at rest, the loop may sleep until an input wakes it.
+    var loopIsAtRest: Bool { get }
+    /// A line the output driver has to say (its buffer grew).
+    func loopOutputSaid(_ line: String)
 }
 
 /// The control thread's poll loop: waits on every live input and the signals at once, drains
@@ -39,11 +44,17 @@ public final class LiveLoop {
     let statusSeconds: Double
     /// The monotonic clock in ns (a test's own in tests).
     let clock: () -> UInt64
-    /// One descriptor set for the life of the loop: the signals, then each input's, and which
-    /// input each belongs to (-1: the signals).
+    /// One descriptor set for the life of the loop: the signals, the output's wake-up, then
+    /// each input's, and which input each belongs to (-1: the signals, -2: the output).
     private var descriptors: [pollfd]
     private let owner: [Int]
     private var nextStatus = 0.0
+    /// Whether the status was drawn with everything at rest, and nothing has moved since: the
+    /// screen is up to date, and the loop may sleep until something happens.
+    private var drawnAtRest = false
+    /// The longest wait while anything sounds or waits: the lit keys and the status follow the
+    /// bells at this pace (the status itself is drawn every `statusSeconds`).
+    public static let busyMilliseconds: Int32 = 50
 
     public init(
         inputs: [any LiveInput], player: LivePlayer, output: any AudioOutput, signals: any SignalSource,
@@ -57,6 +68,10 @@ public final class LiveLoop {
         self.clock = clock
         var descriptors = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
         var owner = [-1]
+        if let wake = output.wakeDescriptor {
+            descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+            owner.append(-2)
+        }
         for (index, input) in inputs.enumerated() {
             for fd in input.descriptors {
                 descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
@@ -74,10 +89,25 @@ public final class LiveLoop {
         }
     }
 
-    /// One pass: waits until an input or a signal is ready (at most the shortest time an input
-    /// asks for, else 50 ms), then drains, updates, and checks. Returns why to stop, or nil.
+    /// How long the next pass may wait for an input, a signal or the output, in ms (-1: until
+    /// one is ready): the shortest time an input asks for; while anything sounds or waits,
+    /// at most `busyMilliseconds`; at rest, with the status drawn, no limit.
+    public func waitMilliseconds(delegate: any LiveLoopDelegate) -> Int32 {
+        let asked = inputs.compactMap(\.pollTimeoutMilliseconds).min()
+        if drawnAtRest, player.isAtRest, delegate.loopIsAtRest { return asked ?? -1 }
+        drawnAtRest = false
+        return min(asked ?? Self.busyMilliseconds, Self.busyMilliseconds)
+    }
+
+    /// One pass: waits until an input, a signal or the output is ready (see
+    /// `waitMilliseconds`), then drains, updates, and checks. Returns why to stop, or nil.
     public func pass(delegate: any LiveLoopDelegate) -> End? {
-        _ = poll(&descriptors, nfds_t(descriptors.count), inputs.compactMap(\.pollTimeoutMilliseconds).min() ?? 50)
+        let ready = poll(&descriptors, nfds_t(descriptors.count), waitMilliseconds(delegate: delegate))
+        if let index = owner.firstIndex(of: -2), descriptors[index].revents != 0 {
+            var count: UInt64 = 0
+            _ = read(descriptors[index].fd, &count, 8)
+        }
+        for line in output.maintain(now: clock()) { delegate.loopOutputSaid(line) }
         for (index, input) in inputs.enumerated() {
             let ready = descriptors.indices.contains { owner[$0] == index && descriptors[$0].revents != 0 }
             switch input.drain(ready: ready, player: player) {
@@ -94,9 +124,17 @@ public final class LiveLoop {
         if let failure = output.failure { return .outputFailed(failure) }
         if player.tuneHasRungOut { return .tuneRungOut }
         let now = Double(clock()) / 1e9
-        if now >= nextStatus {
+        if now >= nextStatus || (!drawnAtRest && player.isAtRest && delegate.loopIsAtRest) {
+            // At rest, the status is drawn once more at once (the last key going dark), and the
+            // loop may then sleep.
+            let atRest = player.isAtRest && delegate.loopIsAtRest
             nextStatus = now + statusSeconds
             delegate.loopStatusDue()
+            drawnAtRest = atRest
+        } else if ready > 0 {
+            // Something happened (a key that only moves the volume, a device joining) and the
+            // status is not yet drawn with it: it will be when due.
+            drawnAtRest = false
         }
         return nil
     }

@@ -51,8 +51,11 @@ public final class WebInput: LiveInput {
     }
 
     public var descriptors: [Int32] { [link.controlDescriptor] }
-    // The lights follow the bells within 20 ms.
-    public var pollTimeoutMilliseconds: Int32? { 20 }
+    /// Whether a phone's light may be on: the bells sounded at the last look.
+    private var lightsMayBeOn = false
+    // The lights follow the bells within 20 ms while any sounds; when all are dark, the phones'
+    // requests wake the loop.
+    public var pollTimeoutMilliseconds: Int32? { lightsMayBeOn ? 20 : nil }
 
     public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         for request in link.takeRequests() {
@@ -78,6 +81,7 @@ public final class WebInput: LiveInput {
             }
         }
         link.publishSounding({ player.isSounding(note: $0) }, notes: notes)
+        lightsMayBeOn = !player.isAtRest
         link.masterCentibels.store(Int((player.masterDecibels * 100).rounded()), ordering: .relaxed)
         if let roomIndex { link.roomIndex.store(roomIndex(), ordering: .relaxed) }
         return .carryOn

@@ -1,6 +1,7 @@
 #ifndef BELLKEYS_CLINUX_SHIM_H
 #define BELLKEYS_CLINUX_SHIM_H
 // Linux interfaces that Glibc's Swift module leaves out.
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <signal.h>
 #include <string.h>

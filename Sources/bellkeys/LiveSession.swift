@@ -235,6 +235,10 @@ final class LiveSession: LiveLoopDelegate {
         return signal == SIGINT ? "SIGINT" : "SIGTERM"
     }
 
+    var loopIsAtRest: Bool { !reloadPending && wantedRoom == room }
+
+    func loopOutputSaid(_ line: String) { console.line(line) }
+
     func loopStatusDue() {
         tellOfUnmappedNotes()
         console.status(statusLines())

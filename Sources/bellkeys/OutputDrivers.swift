@@ -57,7 +57,8 @@ enum OutputDrivers {
         do {
             let alsa = try ALSAOutput(
                 device: options.deviceName, sampleRate: loaded.sampleRate, channels: options.channels,
-                periodFrames: options.periodFrames, periods: options.periodCount)
+                periodFrames: options.periodFrames, periods: options.periodCount,
+                grows: options.period == nil && options.periods == nil)
             return Opened(output: alsa, loaded: loaded, notes: notes)
         } catch {
             return Opened(output: nil, problem: error.description, loaded: loaded, notes: notes)

@@ -1,5 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
+import BellkeysIO
 import BellkeysLive
 import EngineTestSupport
 import Glibc
@@ -24,6 +25,9 @@ final class ScriptedInput: LiveInput {
 final class RecordingDelegate: LiveLoopDelegate {
     private(set) var passes = 0, statuses = 0
     private(set) var signals: [Int32] = []
+    private(set) var said: [String] = []
+    var loopIsAtRest = true
+    func loopOutputSaid(_ line: String) { said.append(line) }
     func loopDidPass() { passes += 1 }
     func loopReceived(signal: Int32) -> String? {
         signals.append(signal)
@@ -34,10 +38,11 @@ final class RecordingDelegate: LiveLoopDelegate {
 
 /// The control thread's poll loop with fake inputs, fake signals and the in-memory output.
 @Suite struct PollLoop {
-    func make(_ inputs: [ScriptedInput], clock: TestClock = TestClock())
+    func make(_ inputs: [ScriptedInput], clock: TestClock = TestClock(), wake: Int32? = nil)
         -> (LiveLoop, Rig, FakeSignals, RecordingDelegate)
     {
         let rig = Rig(impulseBells()), signals = FakeSignals()
+        rig.output.wakeDescriptor = wake
         let loop = LiveLoop(
             inputs: inputs, player: rig.player, output: rig.output, signals: signals, statusSeconds: 0.25,
             clock: clock.read)
@@ -115,5 +120,86 @@ final class RecordingDelegate: LiveLoopDelegate {
         }
         // At 1.0 s, then 1.25 s, then 1.51 s.
         #expect(delegate.statuses == 3)
+    }
+
+    @Test func atRestTheLoopSleepsUntilSomethingHappens() {
+        let a = ScriptedInput()
+        let clock = TestClock()
+        let (loop, rig, _, delegate) = make([a], clock: clock)
+        clock.nanoseconds = rig.at(0)
+        // Not yet drawn at rest: the usual pace.
+        #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
+        a.pipe.poke()
+        _ = loop.pass(delegate: delegate)
+        #expect(delegate.statuses == 1)
+        // Drawn at rest: no limit.
+        #expect(loop.waitMilliseconds(delegate: delegate) == -1)
+        // An input's own wait still counts (a lone Esc).
+        a.timeout = 30
+        #expect(loop.waitMilliseconds(delegate: delegate) == 30)
+        a.timeout = nil
+        // A note played: queued for the engine, not yet rendered, so not at rest.
+        clock.nanoseconds = rig.at(50)
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: clock.nanoseconds)
+        #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
+        // Rendered and sounding at the period's end (the impulse at frame 114 sounds for 16
+        // frames, into the next period).
+        clock.nanoseconds = rig.at(120)
+        #expect(rig.player.voiceCount == 1 && !rig.player.isAtRest)
+        #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
+        // Rung out: the next pass draws the status at once (the key goes dark), then sleeps.
+        clock.nanoseconds = rig.at(200)
+        #expect(rig.player.isAtRest)
+        a.pipe.poke()
+        _ = loop.pass(delegate: delegate)
+        #expect(delegate.statuses == 2)
+        #expect(loop.waitMilliseconds(delegate: delegate) == -1)
+        // The session waiting for bells to ring out (a reload) keeps the loop awake.
+        delegate.loopIsAtRest = false
+        #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
+    }
+
+    @Test func aWakeUpAtRestThatChangesOnlyTheStatusIsDrawnBeforeSleepingAgain() {
+        let a = ScriptedInput()
+        let clock = TestClock()
+        let (loop, rig, _, delegate) = make([a], clock: clock)
+        clock.nanoseconds = rig.at(0)
+        a.pipe.poke()
+        _ = loop.pass(delegate: delegate)
+        #expect(loop.waitMilliseconds(delegate: delegate) == -1 && delegate.statuses == 1)
+        // A key that only moves the volume, 10 ms later: the status is not due yet (0.25 s),
+        // so the loop keeps its pace until it has drawn it.
+        clock.nanoseconds += 10_000_000
+        a.pipe.poke()
+        _ = loop.pass(delegate: delegate)
+        #expect(delegate.statuses == 1)
+        #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
+        clock.nanoseconds += 250_000_000
+        a.pipe.poke()
+        _ = loop.pass(delegate: delegate)
+        #expect(delegate.statuses == 2)
+        #expect(loop.waitMilliseconds(delegate: delegate) == -1)
+    }
+
+    @Test func theOutputWakesTheLoopAndWhatItSaysReachesTheSession() {
+        let a = ScriptedInput()
+        let wakeup = Wakeup()
+        let clock = TestClock()
+        let (loop, rig, _, delegate) = make([a], clock: clock, wake: wakeup.descriptor)
+        clock.nanoseconds = rig.at(0)
+        a.pipe.poke()
+        _ = loop.pass(delegate: delegate)
+        #expect(loop.waitMilliseconds(delegate: delegate) == -1)
+        // The render thread after underruns: the loop wakes (it would sleep for good without
+        // it), the driver does its upkeep at the loop's clock, and its line is said.
+        rig.output.linesToSay = ["sound: the buffer grows"]
+        clock.nanoseconds += 1_000_000
+        wakeup.signal()
+        _ = loop.pass(delegate: delegate)
+        #expect(delegate.said == ["sound: the buffer grows"])
+        #expect(rig.output.maintained.last == clock.nanoseconds)
+        // Read empty: not ready again until the next signal.
+        var descriptor = pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&descriptor, 1, 0) == 0)
     }
 }

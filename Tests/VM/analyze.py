@@ -573,6 +573,30 @@ def test_underruns(results):
               f"CPU {cpu:.1f} s in the whole run (emulated)")
 
 
+def test_grows(results):
+    """The default buffer grows after underruns, one step at a time, and says so; an explicit
+    one never changes; the bells go on through each step."""
+    run = Run(os.path.join(results, "grows"))
+    steps = [(int(p), int(n)) for p, n in re.findall(r"the buffer grows to (\d+) × (\d+) frames", run.log)]
+    sizes = [(64, 2)] + steps
+    ladder = [(64, 2), (128, 2), (256, 2), (512, 2), (512, 3), (512, 4)]
+    path = " → ".join(f"{p} × {n}" for p, n in sizes)
+    check(len(steps) >= 1 and sizes == ladder[:len(sizes)],
+          f"grows: the default buffer grew step by step under 64 voices on the emulated CPU: {path}")
+    said = re.findall(r"sound: 3 underruns within 10 s at (\d+) × (\d+) frames: the buffer grows", run.log)
+    check([(int(p), int(n)) for p, n in said] == sizes[:-1], "grows: each step is said once, from the size before it")
+    stop = re.search(r"underruns: (\d+) \(the buffer grew from 64 × 2 frames to (\d+) × (\d+) frames\)", run.log)
+    check(bool(stop) and (int(stop.group(2)), int(stop.group(3))) == sizes[-1],
+          f"grows: the closing line says how far it grew ({stop.group(0) if stop else 'no closing line'})")
+    # Every chord of the last 10 s sounds: a chord every 650 ms, so no 650 ms without sound.
+    quiet = [s for s in np.arange(30.2, 40.2, 0.65) if run.level(s, s + 0.65) < 0.01]
+    check(not quiet, f"grows: after the last step, every chord sounds (silent windows at {quiet} s)")
+    explicit = open(os.path.join(results, "grows-explicit", "bellkeys.log")).read()
+    u = re.search(r"underruns: (\d+)", explicit)
+    check("grows" not in explicit and "grew" not in explicit and u is not None,
+          f"grows: an explicit --period 64 --periods 2 is never changed ({u.group(1) if u else '?'} underruns in 20 s)")
+
+
 def test_soak(results):
     folder = os.path.join(results, "soak")
     log = open(os.path.join(folder, "bellkeys.log")).read()

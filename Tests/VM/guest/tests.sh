@@ -29,7 +29,9 @@ keyboard_out() { echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/unbi
 start_bellkeys() {
     name=$1; shift
     mkdir -p /out/$name
-    /bin/bellkeys --map $MAP --device $DEVICE --period $PERIOD --periods $PERIODS "$@" > /out/$name/bellkeys.log 2>&1 &
+    # PERIOD=default: no --period or --periods, the buffer bellkeys starts at (and may grow).
+    if [ "$PERIOD" = default ]; then buffer=""; else buffer="--period $PERIOD --periods $PERIODS"; fi
+    /bin/bellkeys --map $MAP --device $DEVICE $buffer "$@" > /out/$name/bellkeys.log 2>&1 &
     BELLKEYS_PID=$!
     for i in $(seq 1 100); do
         grep -q "MIDI input" /out/$name/bellkeys.log 2>/dev/null && break
@@ -241,6 +243,28 @@ test_underruns() {
         stop_bellkeys $name
         say "$name: $(tail -3 /out/$name/bellkeys.log | tr "\n" " ")"
     done
+    keyboard_out
+}
+
+# The default buffer heals itself: 64 voices (the chords of test_underruns) for 40 s with no
+# --period or --periods; the emulated CPU underruns 64 x 2 at once, and bellkeys grows the
+# buffer, step by step. Then the same with an explicit --period 64 --periods 2, never changed.
+test_grows() {
+    keyboard_in 1
+    : > /tmp/s
+    i=0
+    while [ $i -lt 62 ]; do
+        t=$((200 + i * 650))
+        for n in 60 64 67 72; do note $t $n 100 >> /tmp/s; done
+        i=$((i + 1))
+    done
+    PERIOD=default start_bellkeys grows
+    probe grows 41 --script /tmp/s
+    stop_bellkeys grows
+    say "grows: $(grep -E 'grows|grew|gives no' /out/grows/bellkeys.log | tr "\n" " ")"
+    PERIOD=64 PERIODS=2 start_bellkeys grows-explicit
+    probe grows-explicit 21 --script /tmp/s
+    stop_bellkeys grows-explicit
     keyboard_out
 }
 
