@@ -34,6 +34,8 @@ struct List: ParsableCommand {
             // Live playing needs one driver that could play.
             if !drivers.contains(where: \.canPlay) { missing.append("sound card") }
             if !missing.isEmpty {
+                // Tools/play reads "this machine has no [sequencer and no ]sound card;" to render
+                // the demo to a file instead (CommandLineTests checks the sentence).
                 throw Failure(
                     "this machine has no \(missing.joined(separator: " and no ")); live playing needs a sequencer and a sound card.\n"
                         + "    What works without them: `bellkeys render FILE.mid -o out.wav` and `bellkeys check`.")
