@@ -27,9 +27,9 @@ struct MapOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The map file (JSON) that names the bells.",
+            "The map file (JSON) that names the bells (default: the bundled tags.json).",
             discussion:
-                "Default: the bundled bells' tags.json (/usr/share/bellkeys when installed, Samples/ in a checkout).",
+                "The bundled tags.json is /usr/share/bellkeys/tags.json when installed, Samples/tags.json in a checkout.",
             valueName: "file"))
     var map: String?
 
@@ -58,20 +58,20 @@ struct VoiceOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Voices that sound at once before the oldest is stolen (default: the map's, 128 if it says none).",
+            "Voices that sound at once before the oldest is stolen, 1 to 65536 (default: the map's, 128 if it says none).",
             valueName: "n"))
     var polyphony: Int?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Master volume in dB (-60 to 12), replacing the map's masterVolumeDecibels.",
+            "Master volume in dB, -60 to 12, in place of the map's masterVolumeDecibels (default: the map's, 0 if it says none).",
             valueName: "db"))
     var volume: Double?
 
     @Option(
         help: ArgumentHelp(
-            "The room the bells ring in: off, room, hall or church, in place of the map's reverb.",
+            "The room the bells ring in: off, room, hall or church, in place of the map's reverb (default: the map's, off if it says none; the bundled map's is hall).",
             discussion:
                 "The reverb's level is the map's reverbMix (0.3 if it says none); MIDI CC91 sets each channel's send.",
             valueName: "preset"))

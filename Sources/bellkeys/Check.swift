@@ -14,7 +14,7 @@ struct Check: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Prepare the bank for this output rate in Hz (default: the samples' rate).",
+            "Prepare the bank for this output rate in Hz, 8000 to 384000 (default: the samples' rate, 48000 for the bundled bells).",
             valueName: "hz"))
     var rate: Int?
 

@@ -13,13 +13,13 @@ struct ClassroomOptions: ParsableArguments {
 
     @Option(
         name: .customLong("web-port"), parsing: .unconditional,
-        help: ArgumentHelp("The classroom's TCP port (default: 8080; 0 takes a free one).", valueName: "port"))
+        help: ArgumentHelp("The classroom's TCP port, 0 to 65535; 0 takes a free one.", valueName: "port"))
     var webPort = 8080
 
     @Option(
         name: .customLong("web-address"),
         help: ArgumentHelp(
-            "Listen only on this IPv4 address of this machine, and put it in the QR code (default: listen on every interface; the QR code carries the first address that is not loopback).",
+            "Listen only on this IPv4 address of this machine, and put it in the QR code (default: every interface; the QR code then carries the first address that is not loopback).",
             discussion:
                 "Names one interface: the Wi-Fi hotspot's address, say, so nothing on the other networks can reach the bells. 127.0.0.1 keeps the classroom to this computer.",
             valueName: "ip"))
@@ -27,13 +27,13 @@ struct ClassroomOptions: ParsableArguments {
 
     @Option(
         name: .customLong("web-devices"), parsing: .unconditional,
-        help: ArgumentHelp("The most phones that may join at once (default: 64, at most 250).", valueName: "n"))
+        help: ArgumentHelp("The most phones that may join at once, 1 to 250.", valueName: "n"))
     var webDevices = 64
 
     @Option(
         name: .customLong("web-tune"),
         help: ArgumentHelp(
-            "A MIDI file the teacher may start as a follow-along, besides the demo tune (repeatable).",
+            "A MIDI file the teacher may start as a follow-along, besides the demo tune (repeatable, at most 99 times; default: the demo tune only).",
             discussion:
                 "Its notes are moved by octaves onto the bells and cued on the phones that hold them; they are not played.",
             valueName: "file.mid"))

@@ -20,13 +20,14 @@ struct OutputOptions: ParsableArguments {
             valueName: "driver"))
     var driver: Driver = .auto
 
-    @Option(help: ArgumentHelp("ALSA playback device (see `bellkeys list`; default: default).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp("ALSA playback device, as `bellkeys list` names it (default: default).", valueName: "name"))
     var device: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "ALSA output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+            "ALSA output rate in Hz, 8000 to 384000 (default: the samples' rate, 48000 for the bundled bells).",
             discussion:
                 "A device that refuses it gets its nearest rate, and the bells are resampled to that once, at load. With JACK the server's rate is used.",
             valueName: "hz"))
@@ -35,7 +36,7 @@ struct OutputOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "ALSA frames per period: how often the render thread writes to the device (default: 64).",
+            "ALSA frames per period, 16 to 8192: how often the render thread writes to the device (default: 64).",
             discussion:
                 "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises. With JACK the server's buffer size is used (jack_bufsize).",
             valueName: "frames"))
@@ -44,7 +45,7 @@ struct OutputOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "ALSA periods in the device buffer; the buffer latency is period × periods (default: 2).",
+            "ALSA periods in the device buffer, 2 to 32; the buffer latency is period × periods (default: 2).",
             discussion: "2 × 64 frames is 2.7 ms at 48 kHz. Use 3 if the card underruns with 2.",
             valueName: "n"))
     var periods: Int?
@@ -52,14 +53,14 @@ struct OutputOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix. With JACK, one output port each.",
+            "Output channels, 1 to 8: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix. With JACK, one output port each.",
             valueName: "n"))
     var channels = 2
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Real-time priority (SCHED_FIFO, 1 to 99) of the ALSA render thread (default: 70). With JACK the server sets it.",
+            "Real-time priority (SCHED_FIFO) of the ALSA render thread, 1 to 99 (default: 70). With JACK the server sets it.",
             valueName: "n"))
     var priority: Int32?
 

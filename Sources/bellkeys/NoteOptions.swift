@@ -8,8 +8,9 @@ struct NoteOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Play only MIDI channel n (1 to 16); default: all channels.",
-            discussion: "Not to be confused with --channels, the number of audio channels.",
+            "Play only MIDI channel n, 1 to 16 (default: all channels).",
+            discussion:
+                "Not to be confused with --channels, the number of audio channels. The computer keyboard and the phones (--web) play on channel 1, or on this channel when it is given.",
             valueName: "n"))
     var channel: Int?
 
@@ -21,7 +22,7 @@ struct NoteOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Notes outside the map's keys: ignore (drop them) or fold (move them by octaves onto the bells), in place of the map's unmappedNotes.",
+            "Notes outside the map's keys: ignore (drop them) or fold (move them by octaves onto the bells), in place of the map's unmappedNotes (default: the map's, ignore if it says none).",
             discussion: "Most songs reach beyond the 13 bells of C4..C5; with fold every note rings.",
             valueName: "ignore|fold"))
     var unmapped: UnmappedNotes?

@@ -30,7 +30,7 @@ struct Play: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Connect only this MIDI port (repeatable; turns auto-connect off): client:port, a client number, a client name, or part of a port name.",
+            "Connect only this MIDI port (repeatable; turns auto-connect off): client:port, a client number, a client name, or part of a port name (default: every keyboard, now and when plugged in).",
             discussion: "A port that is not there yet is connected when it appears.",
             valueName: "port"))
     var connect: [String] = []

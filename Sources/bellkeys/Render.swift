@@ -36,7 +36,7 @@ struct Render: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Output rate in Hz (default: the samples' rate, 48000 for the bundled bells).",
+            "Output rate in Hz, 8000 to 384000 (default: the samples' rate, 48000 for the bundled bells).",
             discussion: "Samples at another rate are resampled once at load (libsamplerate).",
             valueName: "hz"))
     var rate: Int?
@@ -47,7 +47,7 @@ struct Render: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Output channels: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix.",
+            "Output channels, 1 to 8: 1 is the mono mix; with 2 or more the first is the left and the second the right (the same while no bell is panned and no reverb is on), the others the mono mix.",
             valueName: "n"))
     var channels: Int = 2
 
@@ -56,7 +56,7 @@ struct Render: ParsableCommand {
     @Option(
         name: .customLong("block"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Frames the engine mixes at most at once.",
+            "Frames the engine mixes at most at once, 16 to 8192.",
             discussion:
                 "The notes land on the same frames whatever the block; only the last bits of ramps and sums move with it. 64 renders bit for bit what the live engine plays (the JACK tests compare a live recording with such a render).",
             valueName: "frames"))
