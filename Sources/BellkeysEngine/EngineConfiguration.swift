@@ -3,7 +3,7 @@ public struct EngineConfiguration: Sendable {
     /// Output frames per second.
     public var sampleRate: Int
     /// Voices that may sound at once before one is stolen. Default 128: the bundled bells (10.3 s
-    /// on average) struck 12 times a second before any is stolen (see docs/performance.md).
+    /// on average) struck 12 times a second before any is stolen (see docs/design/performance.md).
     public var polyphony: Int = 128
     /// The render loop works in blocks of at most this many frames.
     public var maxBlockFrames: Int = 64

@@ -25,7 +25,7 @@ extension Engine {
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
             // hardware prefetcher cannot follow them and every voice would start with cache
-            // misses (3x slower at 64-frame blocks; see docs/performance.md). Ask for the data of the voice
+            // misses (3x slower at 64-frame blocks; see docs/design/performance.md). Ask for the data of the voice
             // `prefetchDistance` places ahead while this one mixes.
             if i >= prefetchDistance {
                 let ahead = Int(active[i - prefetchDistance])

@@ -10,7 +10,7 @@ public func cpuRunsWideMixing() -> Bool { bellkeys_cpu_runs_x86_64_v3() != 0 }
 /// same bytes (the `WideMixing` tests); the AVX2 one about 1.85 times the voices. (It was opt-in
 /// in 0.3.0's first builds while the JACK load test found bellkeys late in more cycles than its
 /// twin with it on; that test's twin then did half bellkeys' work, and it failed the same way
-/// with the portable loop: docs/jack.md.) Thread: any.
+/// with the portable loop: docs/design/jack-timing.md.) Thread: any.
 public func wideMixingAvailable() -> Bool {
     if let choice = getenv("BELLKEYS_MIX"), String(cString: choice) == "portable" { return false }
     return cpuRunsWideMixing()

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BellkeysIO
 
-/// The classroom: phones as handbells (`--web`). See docs/classroom-web.md.
+/// The classroom: phones as handbells (`--web`). See docs/handbells.md (for users) and docs/design/classroom-server.md.
 struct ClassroomOptions: ParsableArguments {
     @Flag(
         help: ArgumentHelp(
@@ -41,7 +41,7 @@ struct ClassroomOptions: ParsableArguments {
 
     func validate() throws {
         if !(0...65_535).contains(webPort) {
-            throw ValidationError("--web-port \(webPort) is out of range; use 1 to 65535 (0 takes a free port)")
+            throw ValidationError("--web-port \(webPort) is out of range; use 0 to 65535 (0 takes a free port)")
         }
         if webTunes.count > 99 {
             throw ValidationError("--web-tune is given \(webTunes.count) times; at most 99 tunes")

@@ -38,7 +38,7 @@ struct OutputOptions: ParsableArguments {
         help: ArgumentHelp(
             "ALSA frames per period, 16 to 8192: how often the render thread writes to the device (default: 64).",
             discussion:
-                "64 frames is 1.3 ms at 48 kHz. Raise it (128, 256) if `underruns` rises. With JACK the server's buffer size is used (jack_bufsize).",
+                "64 frames is 1.3 ms at 48 kHz. Without --period and --periods the buffer starts at 64 × 2 and grows by itself after 3 underruns within 10 s (a longer period, then more periods, at most 512 × 4); given either, it stays as given. With JACK the server's buffer size is used (jack_bufsize).",
             valueName: "frames"))
     var period: Int?
 
@@ -46,7 +46,7 @@ struct OutputOptions: ParsableArguments {
         parsing: .unconditional,
         help: ArgumentHelp(
             "ALSA periods in the device buffer, 2 to 32; the buffer latency is period × periods (default: 2).",
-            discussion: "2 × 64 frames is 2.7 ms at 48 kHz. Use 3 if the card underruns with 2.",
+            discussion: "2 × 64 frames is 2.7 ms at 48 kHz, where the buffer starts; see --period for how it grows.",
             valueName: "n"))
     var periods: Int?
 

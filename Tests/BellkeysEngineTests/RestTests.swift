@@ -80,7 +80,8 @@ import Testing
         }
         #expect(engine.limitedFrames.load(ordering: .relaxed) > 0)
         // Recovery from 0.891 / 2.7 to 1 takes (1 - 0.33) × 12,000 frames = about 126 blocks.
-        #expect(silentBlocks.first.map { $0 > 100 && $0 < 200 } == true, "first rest at block \(silentBlocks.first ?? -1)")
+        #expect(
+            silentBlocks.first.map { $0 > 100 && $0 < 200 } == true, "first rest at block \(silentBlocks.first ?? -1)")
         #expect(silentBlocks.count == 400 - silentBlocks.first!)
     }
 }

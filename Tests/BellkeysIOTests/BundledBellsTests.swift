@@ -86,7 +86,7 @@ import Testing
     @Test func loadsFastAndSmall() throws {
         let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
         #expect(loaded.bank.byteCount == 1_344 * 48_000 * 2 / 10) // 134.4 s of 16-bit frames in all
-        #expect(loaded.loadSeconds < 0.5) // generous for debug builds; docs/performance.md has the release figure
+        #expect(loaded.loadSeconds < 0.5) // generous for debug builds; docs/design/performance.md has the release figure
     }
 }
 

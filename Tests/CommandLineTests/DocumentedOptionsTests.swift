@@ -27,7 +27,9 @@ import Testing
     @Test func everyOptionStatesItsDefaultOnceInItsHelp() throws {
         for command in try Self.commands() {
             for (name, option) in try HelpOption.parse(command: command) {
-                #expect(option.defaults.count <= 1, "bellkeys help \(command): \(name) gives its default twice: \(option.defaults)")
+                #expect(
+                    option.defaults.count <= 1,
+                    "bellkeys help \(command): \(name) gives its default twice: \(option.defaults)")
             }
         }
     }
@@ -103,7 +105,9 @@ import Testing
     @Test func everyLinkInTheDocsReachesItsTarget() throws {
         for page in try docPages() + [try DocPage(path: "CONTRIBUTING.md")] {
             for (line, target) in page.links() {
-                if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") { continue }
+                if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") {
+                    continue
+                }
                 let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
                 let file = parts[0].isEmpty ? page.path : page.folder + String(parts[0])
                 let resolved = URL(fileURLWithPath: repository + "/" + file).standardizedFileURL.path
