@@ -35,8 +35,10 @@ public final class LivePlayer {
     private var tuneNext = 0
     private var tuneEndFrame: Int64 = 0
     private var hasTune = false
-    /// The latest frame of an event queued for the engines (-1: none yet).
+    /// The latest frame of an event queued for the engines (-1: none yet), and the mixer's
+    /// `completedRenders` when the last one was queued.
     private var lastQueuedFrame: Int64 = -1
+    private var rendersAtLastQueue = 0
 
     /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
     public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
@@ -152,7 +154,7 @@ public final class LivePlayer {
     @discardableResult
     private func send(_ message: MIDIMessage, arrival: UInt64) -> EngineEvent {
         let event = message.event(atFrame: frame(arrival: arrival))
-        lastQueuedFrame = max(lastQueuedFrame, event.frame)
+        queued(event.frame)
         engine.enqueue(event)
         if let previousEngine, !event.strikes { previousEngine.enqueue(event) }
         return event
@@ -175,7 +177,7 @@ public final class LivePlayer {
         let channel = UInt8(looper.channel)
         looper.clear()
         let now = frame(arrival: arrival)
-        lastQueuedFrame = max(lastQueuedFrame, now)
+        queued(now)
         forEachEngine { engine in
             engine.cancelScheduled(channel: Int(channel))
             engine.enqueue(
@@ -295,12 +297,24 @@ public final class LivePlayer {
 
     /// Whether nothing will happen until an input plays: no bell sounds, no tune or loop is
     /// under way, no reload waits. The control thread may then sleep until an input wakes it.
-    /// (What the engines report is after their last period: it counts only once the render
-    /// thread has begun a period after the last event queued, which it then has taken.)
+    /// (What the engines report counts only once a render begun after the last event was
+    /// queued has finished, and has passed the event's frame: the event was then taken and
+    /// applied. The mixer's counters are read first; they are stored after the engines'.)
     public var isAtRest: Bool {
-        guard !hasTune, looper.state == .empty, !isReloading, isSilent else { return false }
-        guard let renderedThrough = mixer.clock.read()?.frame else { return lastQueuedFrame < 0 }
-        return renderedThrough > lastQueuedFrame
+        let renders = mixer.completedRenders.load(ordering: .acquiring)
+        let renderedThrough = mixer.renderedThroughFrame.load(ordering: .acquiring)
+        guard !hasTune, looper.state == .empty, !isReloading else { return false }
+        if lastQueuedFrame >= 0 {
+            // One render may have been under way when the event was queued, and missed it.
+            guard renders &- rendersAtLastQueue >= 2, renderedThrough > lastQueuedFrame else { return false }
+        }
+        return isSilent
+    }
+
+    /// Notes an event queued for the engines at `frame`.
+    private func queued(_ frame: Int64) {
+        lastQueuedFrame = max(lastQueuedFrame, frame)
+        rendersAtLastQueue = mixer.completedRenders.load(ordering: .relaxed)
     }
 
     /// Whether `note` sounded at the end of the last period, in any engine.

@@ -36,6 +36,11 @@ public final class LiveMixer: @unchecked Sendable {
     public let output: UnsafeMutableRawPointer
     /// Whether `output` holds only zeros (the engines were at rest). Thread: render.
     private var outputIsSilent = true
+    /// `render` calls finished, and the frame after the last one's, each stored (releasing)
+    /// after the engines' own counters: what a reader sees of the engines (voices, the room)
+    /// after acquiring these is at least that render's. Thread: render writes; any reads.
+    public let completedRenders = Atomic<Int>(0)
+    public let renderedThroughFrame = Atomic<Int64>(0)
     /// Frame that the next period starts at.
     public private(set) var frame: Int64 = 0
     /// Frames of the period under way (the last `beginPeriod`'s), 0 before the first: the
@@ -175,6 +180,8 @@ public final class LiveMixer: @unchecked Sendable {
             outputIsSilent = false
         }
         frame += Int64(frameCount)
+        renderedThroughFrame.store(frame, ordering: .releasing)
+        completedRenders.wrappingAdd(1, ordering: .releasing)
     }
 
     /// Renders the period begun, `frameCount` frames (any number: taken in parts of at most

@@ -28,8 +28,10 @@ public final class ALSAOutput: AudioOutput {
         self.device = try PCMOutput(
             device: device, sampleRate: sampleRate, channels: channels,
             periodFrames: periodFrames, periods: periods)
-        if grows {
-            let granted = self.device.configuration
+        // A device that grants a period past the largest step already has more than growth
+        // would give it.
+        let granted = self.device.configuration
+        if grows, granted.periodFrames <= BufferGrowth.largest.periodFrames {
             growth = BufferGrowth(size: .init(periodFrames: granted.periodFrames, periods: granted.periods))
         }
     }
@@ -79,7 +81,7 @@ public final class ALSAOutput: AudioOutput {
         guard var rule = growth else { return [] }
         let next = rule.observe(underruns: device.underruns.load(ordering: .relaxed), now: now)
         growth = rule
-        guard let next, thread != nil, reopenFailure == nil else { return [] }
+        guard let next, let thread, !thread.failed, reopenFailure == nil else { return [] }
         return grow(to: next).map { [$0] } ?? []
     }
 
@@ -88,8 +90,10 @@ public final class ALSAOutput: AudioOutput {
         let before = rule.size, was = configuration
         thread?.stop()
         thread = nil
-        device.stop()
-        earlierUnderruns += device.underruns.load(ordering: .relaxed)
+        // What the mixer rendered is played out (a buffer, at most 43 ms), not dropped.
+        device.drain()
+        let counted = device.underruns.load(ordering: .relaxed)
+        earlierUnderruns += counted
         let line: String
         do {
             device = try reopen(was, size: next, replacing: device)
@@ -108,6 +112,7 @@ public final class ALSAOutput: AudioOutput {
             do {
                 device = try reopen(was, size: before, replacing: nil)
             } catch let again {
+                earlierUnderruns -= counted // `device` is still the old one, counted as it is
                 reopenFailure = "the sound device \(was.device) could not be opened again: \(again)"
                 wakeup.signal()
                 return nil
@@ -117,6 +122,8 @@ public final class ALSAOutput: AudioOutput {
                 "sound: \(BufferGrowth.underrunLimit) underruns within 10 s at \(before), but \(error); staying there"
         }
         growth = rule
+        // (The render thread's call, made here while no render thread runs: the old one was
+        // joined, and the new one starts after it.)
         mixer.clock.restart()
         _ = startThread()
         return line
@@ -134,7 +141,7 @@ public final class ALSAOutput: AudioOutput {
             periods: size.periods)
         let now = opened.configuration
         guard now.sampleRate == was.sampleRate, now.channels == was.channels, now.format == was.format,
-            now.periodFrames <= BufferGrowth.largest.periodFrames
+            now.periodFrames <= mixer?.maximumPeriodFrames ?? BufferGrowth.largest.periodFrames
         else {
             opened.close()
             throw ALSAError(

@@ -155,6 +155,13 @@ public final class PCMOutput: @unchecked Sendable {
         guard !isClosed else { return }
         snd_pcm_drop(handle)
     }
+
+    /// Plays out what is buffered, then stops (blocking, at most the buffer's length). Thread:
+    /// control, after the render thread ended.
+    public func drain() {
+        guard !isClosed else { return }
+        snd_pcm_drain(handle)
+    }
 }
 
 /// The message alsa-lib gives for an error code.

@@ -171,14 +171,16 @@ public final class ClassroomLink: @unchecked Sendable {
         _ = record.withUnsafeBytes { write(toServer.write, $0.baseAddress, 16) }
     }
 
-    /// Publishes the notes sounding now. Thread: control.
-    public func publishSounding(_ isSounding: (Int) -> Bool, notes: [Int]) {
+    /// Publishes the notes sounding now; returns whether any is. Thread: control.
+    @discardableResult
+    public func publishSounding(_ isSounding: (Int) -> Bool, notes: [Int]) -> Bool {
         var words: (UInt64, UInt64) = (0, 0)
         for note in notes where note >= 0 && note < 128 && isSounding(note) {
             if note < 64 { words.0 |= 1 << UInt64(note) } else { words.1 |= 1 << UInt64(note - 64) }
         }
         soundingLow.store(words.0, ordering: .relaxed)
         soundingHigh.store(words.1, ordering: .relaxed)
+        return words != (0, 0)
     }
 }
 

@@ -82,8 +82,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     let serverStopped = Atomic<Bool>(false)
     /// Set when ports appeared or connections changed; the control thread looks again.
     let graphChanged = Atomic<Bool>(false)
-    /// Signalled by JACK's notification thread (never the process thread) on an xrun, a graph
-    /// change or the server's end, so that the control thread sees it while asleep.
+    /// Signalled on a graph change and the server's end (JACK's notification thread; never from
+    /// the process callback, nor from the xrun and buffer-size callbacks, which PipeWire's JACK
+    /// and JACK1 may call on the process thread), so that the control thread sees them while asleep.
     public let wakeup = Wakeup()
     /// Connections to `midi_in` removed so far (counted as they go, so that a sender that came
     /// and went between two looks of the control thread is not missed).
@@ -181,9 +182,9 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
         bk_jack_set_xrun_callback(
             opened,
             { context in
-                Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                // No wake-up: PipeWire's JACK calls this on the process thread.
+                _ = Unmanaged<JACKOutput>.fromOpaque(context!)._withUnsafeGuaranteedRef {
                     $0.xruns.wrappingAdd(1, ordering: .relaxed)
-                    $0.wakeup.signal()
                 }
                 return 0
             }, context)

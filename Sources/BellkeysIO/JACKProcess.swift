@@ -127,7 +127,6 @@ extension JACKOutput {
     func bufferSizeChanged(to frames: Int) {
         let old = bufferFrames.exchange(frames, ordering: .relaxed)
         if old != frames, cycles.load(ordering: .relaxed) > 0 { bufferSizeChanges.wrappingAdd(1, ordering: .relaxed) }
-        wakeup.signal()
     }
 
     /// A connection between ports `a` and `b` was made or removed. Thread: JACK's notification

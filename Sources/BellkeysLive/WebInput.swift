@@ -80,8 +80,11 @@ public final class WebInput: LiveInput {
                 setRoom?(index)
             }
         }
-        link.publishSounding({ player.isSounding(note: $0) }, notes: notes)
-        lightsMayBeOn = !player.isAtRest
+        // Rest first: a bell that rings out between the two looks leaves the lights as
+        // published, and the loop looks again.
+        let atRest = player.isAtRest
+        let lit = link.publishSounding({ player.isSounding(note: $0) }, notes: notes)
+        lightsMayBeOn = !atRest || lit
         link.masterCentibels.store(Int((player.masterDecibels * 100).rounded()), ordering: .relaxed)
         if let roomIndex { link.roomIndex.store(roomIndex(), ordering: .relaxed) }
         return .carryOn

@@ -85,3 +85,51 @@ import Testing
         #expect(silentBlocks.count == 400 - silentBlocks.first!)
     }
 }
+
+/// The mixer's side of rest: its interleaved output (zeros written once while the engines rest)
+/// and a JACK cycle's channel buffers, bit for bit what they are when every period is mixed.
+@Suite struct QuietMixer {
+    /// Periods of `frames` through a mixer whose engine skips rest or not, as the device sees
+    /// them (interleaved bytes) and as JACK's ports do (one float buffer per channel, .f32 only).
+    func periods(skipping: Bool, format: OutputSampleFormat, frames: Int) -> (bytes: [UInt8], ports: [Float]) {
+        let bell = (0..<300).map { Float(0.8) * Float(1 - Double($0) / 300) * ($0 % 5 < 2 ? 1 : -1) }
+        let engine = makeEngine(samples: [bell], keys: [KeySettings(note: 60, sampleIndex: 0)]) {
+            $0.skipsRest = skipping
+        }
+        // Sound, silence, sound again, silence: each period mixed or rested in turn.
+        for frame in [5, 1_000, 1_003, 3_000] { engine.enqueue(.noteOn(frame: Int64(frame), note: 60, velocity: 100)) }
+        let mixer = LiveMixer(engine: engine, channels: 2, format: format, maximumPeriodFrames: 64)
+        var bytes: [UInt8] = [], ports: [Float] = []
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        defer {
+            left.deallocate()
+            right.deallocate()
+        }
+        let buffers = [left, right]
+        for k in 0..<(4_000 / frames) {
+            if format == .f32, k % 2 == 1 {
+                // Every other period as a JACK cycle (its parts of at most 64 frames).
+                mixer.beginPeriod(frameCount: frames, nanoseconds: 1)
+                buffers.withUnsafeBufferPointer { mixer.render(frameCount: frames, into: $0.baseAddress!, tap: nil) }
+                for i in 0..<frames { ports += [left[i], right[i]] }
+            } else {
+                mixer.renderPeriod(frameCount: min(frames, 64), nanoseconds: 1)
+                bytes += UnsafeRawBufferPointer(start: mixer.output, count: min(frames, 64) * mixer.frameByteCount)
+            }
+        }
+        return (bytes, ports)
+    }
+
+    @Test(arguments: [OutputSampleFormat.s16, .s32, .f32], [64, 100])
+    func theDeviceAndTheJACKPortsGetExactlyTheMixedBytes(format: OutputSampleFormat, frames: Int) {
+        let mixed = periods(skipping: false, format: format, frames: frames)
+        let skipped = periods(skipping: true, format: format, frames: frames)
+        #expect(mixed.bytes.count == skipped.bytes.count && mixed.ports.count == skipped.ports.count)
+        let byte = mixed.bytes.indices.first { mixed.bytes[$0] != skipped.bytes[$0] }
+        let port = mixed.ports.indices.first { mixed.ports[$0].bitPattern != skipped.ports[$0].bitPattern }
+        #expect(byte == nil && port == nil, "first difference: byte \(byte ?? -1), port sample \(port ?? -1)")
+        // Not all silence: both strikes came out.
+        #expect(skipped.bytes.contains { $0 != 0 })
+    }
+}
