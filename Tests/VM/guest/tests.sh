@@ -258,6 +258,17 @@ test_grows() {
         for n in 60 64 67 72; do note $t $n 100 >> /tmp/s; done
         i=$((i + 1))
     done
+    # At rest first: nothing sounds and the control thread sleeps. After 3 s, bellkeys is
+    # stopped for 200 ms three times (SIGSTOP, SIGCONT): the card runs dry each time, and only
+    # the render thread's wake-up after an underrun lets the sleeping loop see it and grow.
+    PERIOD=default start_bellkeys grows-idle
+    sleep 3
+    wc -l < /out/grows-idle/bellkeys.log > /out/grows-idle/mark.txt
+    for i in 1 2 3; do kill -STOP $BELLKEYS_PID; usleep 200000; kill -CONT $BELLKEYS_PID; sleep 1; done
+    sleep 1
+    # Counted before SIGTERM, which wakes the loop too.
+    wc -l < /out/grows-idle/bellkeys.log >> /out/grows-idle/mark.txt
+    stop_bellkeys grows-idle
     PERIOD=default start_bellkeys grows
     probe grows 41 --script /tmp/s
     stop_bellkeys grows
