@@ -2,12 +2,12 @@ import CLinux
 import Glibc
 
 /// A descriptor another thread makes readable to wake the control thread's poll loop: the
-/// render thread after an underrun or when its device failed, JACK's notification thread on an
-/// xrun, a graph change or the server's end. The loop sleeps without a timeout while nothing
+/// render thread after an underrun or when its device failed, JACK's notification thread on a
+/// graph change or the server's end. The loop sleeps without a timeout while nothing
 /// sounds, so anything that must be seen without an input event comes through here.
-/// Wraps an `eventfd` (non-blocking): `signal` adds 1, `drain` reads the count back to 0.
+/// Wraps an `eventfd` (non-blocking): `signal` adds 1; the loop reads the count back to 0.
 /// Thread: `signal` any (one `write`, async-signal-safe; never on a path that runs every
-/// period), the rest the control thread.
+/// period).
 public final class Wakeup: @unchecked Sendable {
     public let descriptor: Int32
 
@@ -22,11 +22,5 @@ public final class Wakeup: @unchecked Sendable {
     public func signal() {
         var one: UInt64 = 1
         _ = write(descriptor, &one, 8)
-    }
-
-    /// Reads the count back to 0: the descriptor is not readable until the next `signal`.
-    public func drain() {
-        var count: UInt64 = 0
-        _ = read(descriptor, &count, 8)
     }
 }

@@ -48,6 +48,8 @@ public final class LiveLoop {
     /// each input's, and which input each belongs to (-1: the signals, -2: the output).
     private var descriptors: [pollfd]
     private let owner: [Int]
+    /// Where the output's wake-up descriptor is in `descriptors`, if it has one.
+    private let wakeIndex: Int?
     private var nextStatus = 0.0
     /// Whether the status was drawn with everything at rest, and nothing has moved since: the
     /// screen is up to date, and the loop may sleep until something happens.
@@ -80,6 +82,7 @@ public final class LiveLoop {
         }
         self.descriptors = descriptors
         self.owner = owner
+        wakeIndex = owner.firstIndex(of: -2)
     }
 
     /// Runs passes until one ends the loop.
@@ -103,7 +106,8 @@ public final class LiveLoop {
     /// `waitMilliseconds`), then drains, updates, and checks. Returns why to stop, or nil.
     public func pass(delegate: any LiveLoopDelegate) -> End? {
         let ready = poll(&descriptors, nfds_t(descriptors.count), waitMilliseconds(delegate: delegate))
-        if let index = owner.firstIndex(of: -2), descriptors[index].revents != 0 {
+        if let index = wakeIndex, descriptors[index].revents != 0 {
+            // The eventfd's count, read back to 0.
             var count: UInt64 = 0
             _ = read(descriptors[index].fd, &count, 8)
         }

@@ -223,17 +223,22 @@ test_latency() {
     keyboard_out
 }
 
-test_underruns() {
-    keyboard_in 1
-    # 64 voices: chords of 4 ringing bells (C4 E4 G4 C5 ring 12.6, 11.0, 9.9 and 8.3 s, 10.45 s
-    # on average), one chord every 650 ms: 16 chords ring at once.
+# chords COUNT: the probe's script /tmp/s of 64 voices: chords of 4 ringing bells (C4 E4 G4 C5
+# ring 12.6, 11.0, 9.9 and 8.3 s, 10.45 s on average), one chord every 650 ms from 200 ms on:
+# 16 chords ring at once.
+chords() {
     : > /tmp/s
     i=0
-    while [ $i -lt 93 ]; do
+    while [ $i -lt $1 ]; do
         t=$((200 + i * 650))
         for n in 60 64 67 72; do note $t $n 100 >> /tmp/s; done
         i=$((i + 1))
     done
+}
+
+test_underruns() {
+    keyboard_in 1
+    chords 93
     for spec in "64 2" "128 2" "128 3" "256 2" "256 4" "512 4"; do
         set -- $spec
         name=underruns-$1x$2
@@ -251,13 +256,7 @@ test_underruns() {
 # buffer, step by step. Then the same with an explicit --period 64 --periods 2, never changed.
 test_grows() {
     keyboard_in 1
-    : > /tmp/s
-    i=0
-    while [ $i -lt 62 ]; do
-        t=$((200 + i * 650))
-        for n in 60 64 67 72; do note $t $n 100 >> /tmp/s; done
-        i=$((i + 1))
-    done
+    chords 62
     # At rest first: nothing sounds and the control thread sleeps. After 3 s, bellkeys is
     # stopped for 200 ms three times (SIGSTOP, SIGCONT): the card runs dry each time, and only
     # the render thread's wake-up after an underrun lets the sleeping loop see it and grow.
