@@ -59,11 +59,33 @@ public final class Engine: @unchecked Sendable {
 
     // Render-thread state. Allocated in init, never resized. Internal, not private, so the
     // render path's other files reach it; nothing outside the module can.
-    let keys: UnsafeMutablePointer<KeySlot>
-    let noteToKey: UnsafeMutablePointer<Int32>
+    /// The instrument's regions: its mapped keys first (as `Region(key:)` makes them), then
+    /// its own regions.
+    let regions: UnsafeMutablePointer<RegionSlot>
+    let regionCount: Int
+    /// For each note, the regions it may start: `candidates[candidateStarts[n] ..<
+    /// candidateStarts[n + 1]]` (a mapped key's region, or its folded one, or every region
+    /// whose key range holds the note).
+    let candidateStarts: UnsafeMutablePointer<Int32>
+    let candidates: UnsafeMutablePointer<Int32>
+    /// Per note: whether any of its regions is damped (its note-off changes what sounds), and
+    /// whether any chokes.
+    let noteDamps: UnsafeMutablePointer<Bool>
+    let noteChokes: UnsafeMutablePointer<Bool>
+    /// Per region and key in its range: the 32.32 playback increment and the kernel level
+    /// (-1: the sample's own pitch).
+    let increments: UnsafeMutablePointer<UInt64>
+    let incrementKernels: UnsafeMutablePointer<Int32>
+    /// The interpolation kernels (kept alive here; the render thread reads `kernelLevels`).
+    let kernels: InterpolationKernels
+    let kernelLevels: UnsafeMutablePointer<KernelLevel>
+    /// Whether any region is pitched, and the pitched voices' read-out (two channels of a block).
+    let hasPitched: Bool
+    let pitchScratch: UnsafeMutablePointer<Float>
+    /// Per region r and velocity v, at 128r + v: the strike's gain.
     let velocityGains: UnsafeMutablePointer<Float>
     let controllerGains: UnsafeMutablePointer<Float>
-    /// Velocity timbre: for key k and velocity v, the voice's low-pass coefficient at 128k + v
+    /// Velocity timbre: for region r and velocity v, the voice's low-pass coefficient at 128r + v
     /// (1: open). Only made when the instrument asks for it.
     let timbreTable: UnsafeMutablePointer<Float>
     let hasTimbre: Bool
@@ -95,7 +117,7 @@ public final class Engine: @unchecked Sendable {
     let buses: UnsafeMutablePointer<Float>
     /// Per channel, a left and a right bus for its panned voices (channel c: 2c and 2c + 1).
     let sideBuses: UnsafeMutablePointer<Float>
-    /// Whether any key is off the centre (if not, no voice is checked for it).
+    /// Whether any region is off the centre (if not, no voice is checked for it).
     let hasPannedKeys: Bool
     /// The right channel of a segment rendered for a mono output, before the downmix.
     let segmentRight: UnsafeMutablePointer<Float>
@@ -116,7 +138,7 @@ public final class Engine: @unchecked Sendable {
     public internal(set) var currentFrame: Int64 = 0
 
     /// Thread: control, before rendering starts.
-    /// - Precondition: every key's `sampleIndex` is valid in `bank`.
+    /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
     public init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
         precondition(configuration.polyphony > 0 && configuration.maxBlockFrames > 0)
         self.configuration = configuration
@@ -132,43 +154,129 @@ public final class Engine: @unchecked Sendable {
         direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
-        keys = .allocate(capacity: max(instrument.keys.count, 1))
-        for (i, key) in instrument.keys.enumerated() {
-            precondition(key.sampleIndex >= 0 && key.sampleIndex < bank.count)
-            let damp: Bool, release: Double
-            switch key.noteOff {
+        let allRegions = instrument.keys.map(Region.init(key:)) + instrument.regions
+        regionCount = allRegions.count
+        let storedRegions = max(regionCount, 1)
+        var highestRatio = 1.0
+        var allIncrements: [UInt64] = []
+        var bases: [Int] = []
+        for region in allRegions {
+            precondition(region.sampleIndex >= 0 && region.sampleIndex < bank.count)
+            bases.append(allIncrements.count)
+            for key in region.keyRange {
+                // The bank holds its samples at the output's rate (the loader converts them once):
+                // the ratio is the pitch's alone.
+                let ratio = region.ratio(key: key, sampleRate: 1, outputRate: 1)
+                highestRatio = max(highestRatio, ratio)
+                allIncrements.append(UInt64(max(1, min(ratio * 4_294_967_296, 1e15)).rounded()))
+            }
+        }
+        kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: highestRatio)
+        kernelLevels = kernels.levels
+        increments = .allocate(capacity: max(allIncrements.count, 1))
+        incrementKernels = .allocate(capacity: max(allIncrements.count, 1))
+        for (i, increment) in allIncrements.enumerated() {
+            increments[i] = increment
+            incrementKernels[i] = increment == 1 << 32 ? -1 : Int32(kernels.level(increment: increment))
+        }
+        regions = .allocate(capacity: storedRegions)
+        var anyPitched = false, anyOffCentre = false
+        var allDamps: [Bool] = []
+        for (i, region) in allRegions.enumerated() {
+            let index = region.sampleIndex
+            let stereo = bank.channelCounts[index] == 2
+            var damp: Bool, release: Double
+            switch region.noteOff {
             case .ring: (damp, release) = (false, 0)
             case .damp(let seconds): (damp, release) = (true, seconds)
             }
-            (keys + i).initialize(
-                to: KeySlot(
-                    frames: bank.frames(of: key.sampleIndex),
-                    frameCount: bank.buffers[key.sampleIndex].count,
-                    gain: key.gain * bank.scales[key.sampleIndex],
-                    damp: damp,
+            if region.envelope != nil { damp = region.loopMode != .oneShot }
+            allDamps.append(damp)
+            var (left, right) = stereo ? balanceGains(region.pan) : panGains(region.pan)
+            if let gains = region.sideGains { (left, right) = (gains.x, gains.y) }
+            let keyCount = region.keyRange.count
+            let transposed = (0..<keyCount).contains { allIncrements[bases[i] + $0] != 1 << 32 }
+            let frameCount = bank.frameCount(of: index)
+            let looped = region.loopMode == .continuous || region.loopMode == .sustain
+            let loopEnd = max(0, min(region.loopEnd, frameCount - 1))
+            let loopStart = max(0, min(region.loopStart, loopEnd))
+            let pitched =
+                transposed || stereo || region.envelope != nil || looped || region.offset != 0
+            anyPitched = anyPitched || pitched
+            anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
+            let loop: VoiceLoop =
+                switch region.loopMode {
+                case .noLoop: .none
+                case .oneShot: .oneShot
+                case .continuous: .continuous
+                case .sustain: .sustain
+                }
+            (regions + i).initialize(
+                to: RegionSlot(
+                    frames: bank.frames(of: index), frameCount: frameCount, isStereo: stereo,
+                    gain: region.gain * bank.scales[index], damp: damp,
                     releaseFrames: max(1, Int((release * rate).rounded())),
-                    chokeGroup: key.chokeGroup,
-                    leftGain: key.leftGain, rightGain: key.rightGain,
-                    isCentred: key.leftGain == 1 && key.rightGain == 1))
+                    chokeGroup: region.chokeGroup,
+                    leftGain: left, rightGain: right, isCentred: !stereo && left == 1 && right == 1,
+                    keyLow: region.keyRange.lowerBound, keyHigh: region.keyRange.upperBound,
+                    velocityLow: region.velocityRange.lowerBound, velocityHigh: region.velocityRange.upperBound,
+                    isPitched: pitched, incrementBase: bases[i],
+                    hasEnvelope: region.envelope != nil,
+                    envelope: region.envelope.map { EnvelopeFrames($0, sampleRate: configuration.sampleRate) }
+                        ?? EnvelopeFrames(),
+                    offset: max(0, min(region.offset, frameCount - 1)),
+                    loop: looped && loopEnd > loopStart ? loop : (loop.is(.oneShot) ? .oneShot : .none),
+                    loopStart: loopStart, loopEnd: loopEnd))
         }
-        hasPannedKeys = instrument.keys.contains { $0.leftGain != 1 || $0.rightGain != 1 }
-        noteToKey = .allocate(capacity: 128)
+        hasPitched = anyPitched
+        pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
+        pitchScratch.initialize(repeating: 0, count: 2 * configuration.maxBlockFrames)
+        hasPannedKeys = anyOffCentre
+
+        // Candidates: a mapped key's region for its note (or the note it folds to), and every
+        // region of the instrument's own whose key range holds the note.
+        var lists = [[Int32]](repeating: [], count: 128)
+        for (note, index) in instrument.keyIndexForEveryNote().enumerated() {
+            if let index { lists[note].append(Int32(index)) }
+        }
+        for (r, region) in instrument.regions.enumerated() {
+            for note in region.keyRange where (0...127).contains(note) {
+                lists[note].append(Int32(instrument.keys.count + r))
+            }
+        }
+        let total = lists.reduce(0) { $0 + $1.count }
+        candidateStarts = .allocate(capacity: 129)
+        candidates = .allocate(capacity: max(total, 1))
+        noteDamps = .allocate(capacity: 128)
+        noteChokes = .allocate(capacity: 128)
+        var next = 0
+        for note in 0..<128 {
+            candidateStarts[note] = Int32(next)
+            var damps = false, chokes = false
+            for r in lists[note] {
+                candidates[next] = r
+                next += 1
+                damps = damps || allDamps[Int(r)]
+                chokes = chokes || allRegions[Int(r)].chokeGroup != 0
+            }
+            noteDamps[note] = damps
+            noteChokes[note] = chokes
+        }
+        candidateStarts[128] = Int32(next)
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
-        for (note, index) in instrument.keyIndexForEveryNote().enumerated() {
-            noteToKey[note] = Int32(index ?? -1)
-        }
-        velocityGains = .allocate(capacity: 128)
+        velocityGains = .allocate(capacity: 128 * storedRegions)
         controllerGains = .allocate(capacity: 128)
         hasTimbre = instrument.velocityTimbre > 0
-        timbreTable = .allocate(capacity: max(instrument.keys.count, 1) * 128)
-        timbreTable.initialize(repeating: 1, count: max(instrument.keys.count, 1) * 128)
-        if hasTimbre {
-            for (k, key) in instrument.keys.enumerated() {
-                for v in 0..<128 {
-                    timbreTable[128 * k + v] = timbreCoefficient(
-                        note: key.note, velocity: v, amount: instrument.velocityTimbre,
-                        sampleRate: configuration.sampleRate)
+        timbreTable = .allocate(capacity: storedRegions * 128)
+        timbreTable.initialize(repeating: 1, count: storedRegions * 128)
+        for (r, region) in allRegions.enumerated() {
+            for v in 0..<128 {
+                velocityGains[128 * r + v] = region.velocityGains?[v] ?? instrument.velocityCurve.gain(velocity: v)
+                if hasTimbre {
+                    timbreTable[128 * r + v] = timbreCoefficient(
+                        note: region.timbreNote ?? region.pitchKeycenter, velocity: v,
+                        amount: instrument.velocityTimbre, sampleRate: configuration.sampleRate)
                 }
             }
         }
@@ -183,10 +291,7 @@ public final class Engine: @unchecked Sendable {
             panTable[2 * v] = left
             panTable[2 * v + 1] = right
         }
-        for v in 0..<128 {
-            velocityGains[v] = instrument.velocityCurve.gain(velocity: v)
-            controllerGains[v] = VelocityCurve.square.gain(velocity: v)
-        }
+        for v in 0..<128 { controllerGains[v] = VelocityCurve.square.gain(velocity: v) }
 
         // Twice the polyphony: a stolen voice keeps its slot while it fades out.
         let slotCount = configuration.polyphony * 2
@@ -221,9 +326,15 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        keys.deallocate()
+        regions.deallocate()
+        candidateStarts.deallocate()
+        candidates.deallocate()
+        noteDamps.deallocate()
+        noteChokes.deallocate()
+        increments.deallocate()
+        incrementKernels.deallocate()
+        pitchScratch.deallocate()
         silence.deallocate()
-        noteToKey.deallocate()
         noteVoiceCounts.deallocate()
         velocityGains.deallocate()
         controllerGains.deallocate()

@@ -26,6 +26,8 @@ public struct EngineConfiguration: Sendable {
     /// Skip the mix of a segment at rest (`Engine.isAtRest`): zeros, bit for bit what the mix
     /// gives. Off only in the test that proves that.
     public var skipsRest = true
+    /// How transposed samples are interpolated (`InterpolationQuality`).
+    public var interpolation = InterpolationQuality.standard
 
     public init(sampleRate: Int, polyphony: Int = 128) {
         self.sampleRate = sampleRate

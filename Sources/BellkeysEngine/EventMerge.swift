@@ -118,20 +118,18 @@ extension Engine {
     }
 
     /// Whether `event` can take effect inside a segment without ending it there: a note-on that
-    /// neither chokes nor steals (its voice starts at its frame), or a note-off of a ringing or
-    /// unmapped key (nothing audible changes).
+    /// neither chokes nor steals (its voices start at their frame), or a note-off of a ringing
+    /// or unmapped key (nothing audible changes).
     @_noLocks
     func appliesWithinSegment(_ event: EngineEvent) -> Bool {
         let kind = event.status & 0xF0
         guard kind == 0x80 || kind == 0x90 else { return false }
-        let keyIndex = Int(noteToKey[Int(event.data1 & 0x7F)])
-        if kind == 0x80 || event.data2 & 0x7F == 0 {
-            if keyIndex < 0 { return true }
-            return !keys[keyIndex].damp
-        }
+        let note = Int(event.data1 & 0x7F)
+        if kind == 0x80 || event.data2 & 0x7F == 0 { return !noteDamps[note] }
         // (guard, not &&: the operator's autoclosure would retain self)
-        guard keyIndex >= 0, keys[keyIndex].chokeGroup == 0, freeCount > 0 else { return false }
-        return soundingCount < configuration.polyphony
+        let count = Int(candidateStarts[note + 1] - candidateStarts[note])
+        guard count > 0, !noteChokes[note], freeCount >= count else { return false }
+        return soundingCount + count <= configuration.polyphony
     }
 
     /// Applies `event`; a note-on's voice starts `delay` frames into the next segment.

@@ -68,7 +68,11 @@ public struct KeySettings: Sendable, Equatable {
 /// The playable instrument: mapped keys and global playing settings.
 /// Thread: built on the control thread; the engine copies it into its own tables.
 public struct Instrument: Sendable {
+    /// Mapped keys: each plays its own sample at its own pitch (a map's keys).
     public var keys: [KeySettings]
+    /// Regions beyond the keys: samples over key and velocity ranges at any pitch (an SFZ
+    /// instrument's). A note starts every region (and key) that matches it.
+    public var regions: [Region] = []
     public var velocityCurve: VelocityCurve
     public var unmappedNotes: UnmappedNotes
     /// Master volume in decibels (0 = unity).
@@ -157,6 +161,14 @@ public func panGains(_ pan: Double) -> (left: Float, right: Float) {
     let (sine, cosine) = sineCosine(theta)
     let root2 = 2.0.squareRoot()
     return (Float(root2 * cosine), Float(root2 * sine))
+}
+
+/// The balance of a stereo sample at `pan` (-1 to 1): the far side turned down linearly, the
+/// near side kept, so the centre is exactly the recording (1 and 1) and an end is one side
+/// alone. Thread: any.
+public func balanceGains(_ pan: Double) -> (left: Float, right: Float) {
+    let p = max(-1, min(1, pan))
+    return p >= 0 ? (Float(1 - p), 1) : (1, Float(1 + p))
 }
 
 /// The position (-1 to 1) of a MIDI pan controller value (CC10): 64 is the centre, 0 the left,

@@ -20,7 +20,7 @@ extension Engine {
         var batch = VoiceBatch(wide: wideMixing)
         // Panned ones likewise, into their channel's left and right buses at once.
         var sides = StereoBatch(wide: wideMixing)
-        let hasPanned = hasPannedKeys, hasFiltered = hasTimbre
+        let hasPanned = hasPannedKeys, hasFiltered = hasTimbre, hasPitchedRegions = hasPitched
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -41,6 +41,34 @@ extension Engine {
                 sideLeft.update(repeating: 0, count: n)
                 sideRight.update(repeating: 0, count: n)
                 usedSide |= 1 << channel
+            }
+            if hasPitchedRegions, voices[slot].isPitched {
+                // Transposed, stereo, looped or enveloped: read at its ratio, through its
+                // envelope, into its channel's bus (or side buses, if panned or stereo).
+                var left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?
+                if isPanned {
+                    left = sideLeft
+                    right = sideRight
+                } else {
+                    left = buses + channel * stride
+                    right = nil
+                    if used & (1 << channel) == 0 {
+                        left.update(repeating: 0, count: n)
+                        used |= 1 << channel
+                    }
+                }
+                let delay = min(voices[slot].delay, n)
+                voices[slot].delay -= delay
+                if delay < n {
+                    var rightFromDelay: UnsafeMutablePointer<Float>?
+                    if let right { rightFromDelay = right + delay }
+                    if mixPitchedVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
+                    {
+                        retire(activeIndex: i)
+                    }
+                }
+                i -= 1
+                continue
             }
             if hasFiltered, voices[slot].isFiltered {
                 // Velocity timbre: through the voice's low-pass, into its channel's bus (or

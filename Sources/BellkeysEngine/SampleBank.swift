@@ -6,10 +6,16 @@
 /// Float samples are quantised relative to their own peak, so quiet samples keep their
 /// resolution; 16-bit files are stored as they are, with scale 2⁻¹⁵.
 ///
+/// A stereo sample is kept interleaved (left, right), with one scale for both sides. Every
+/// sample has `samplePadding` frames of zeros before and after it, so an interpolating voice's
+/// kernel never reads outside its memory.
+///
 /// Thread: filled on the control thread before an engine uses it; read-only afterwards.
 public final class SampleBank {
-    /// One buffer of mono frames per sample.
+    /// One buffer per sample: its frames (interleaved if stereo), inside its padding.
     private(set) var buffers: [UnsafeMutableBufferPointer<Int16>] = []
+    /// Per sample: 1 (mono) or 2 (stereo, interleaved).
+    public private(set) var channelCounts: [Int] = []
     /// Per sample: the scale that turns a stored value back into a linear amplitude.
     public private(set) var scales: [Float] = []
     /// Frames per second of every sample in the bank.
@@ -27,12 +33,35 @@ public final class SampleBank {
         for sample in samples { append(sample) }
     }
 
-    deinit { for buffer in buffers { buffer.deallocate() } }
+    deinit {
+        for (buffer, channels) in zip(buffers, channelCounts) {
+            (buffer.baseAddress! - samplePadding * channels).deallocate()
+        }
+    }
 
     /// Quantises and adds a sample; returns its index.
     /// - Precondition: at least one frame, every value finite.
     @discardableResult
     public func append(_ frames: [Float]) -> Int {
+        append(interleaved: frames, channels: 1)
+    }
+
+    /// Quantises and adds a stereo sample (both sides the same length, one scale for both);
+    /// returns its index.
+    @discardableResult
+    public func append(left: [Float], right: [Float]) -> Int {
+        precondition(left.count == right.count, "both sides of a stereo sample have the same length")
+        var interleaved = [Float](repeating: 0, count: 2 * left.count)
+        for i in left.indices {
+            interleaved[2 * i] = left[i]
+            interleaved[2 * i + 1] = right[i]
+        }
+        return append(interleaved: interleaved, channels: 2)
+    }
+
+    /// Quantises and adds `channels` (1 or 2) interleaved channels; returns the sample's index.
+    @discardableResult
+    public func append(interleaved frames: [Float], channels: Int) -> Int {
         precondition(!frames.isEmpty, "a sample needs at least one frame")
         var peak: Float = 0
         for x in frames {
@@ -40,7 +69,7 @@ public final class SampleBank {
             peak = max(peak, abs(x))
         }
         let scale = SampleBank.powerOfTwoScale(peak: peak)
-        return appendPCM16(frameCount: frames.count, scale: scale) { buffer in
+        return appendPCM16(frameCount: frames.count / channels, channels: channels, scale: scale) { buffer in
             for (i, x) in frames.enumerated() {
                 buffer[i] = Int16(max(-32767, min(32767, (x / scale).rounded())))
             }
@@ -48,22 +77,27 @@ public final class SampleBank {
     }
 
     /// Adds a sample whose frames `fill` writes straight into the bank as 16-bit values that
-    /// mean `value × scale`; returns its index. `fill` may throw, and then nothing is added.
+    /// mean `value × scale` (`channels` interleaved); returns its index. `fill` may throw, and
+    /// then nothing is added.
     @discardableResult
     public func appendPCM16<E: Error>(
-        frameCount: Int, scale: Float,
+        frameCount: Int, channels: Int = 1, scale: Float,
         fill: (UnsafeMutableBufferPointer<Int16>) throws(E) -> Void
     ) throws(E) -> Int {
         precondition(frameCount > 0, "a sample needs at least one frame")
-        let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: frameCount)
-        buffer.initialize(repeating: 0)
+        precondition(channels == 1 || channels == 2, "a sample is mono or stereo")
+        let padding = samplePadding * channels
+        let whole = UnsafeMutablePointer<Int16>.allocate(capacity: frameCount * channels + 2 * padding)
+        whole.initialize(repeating: 0, count: frameCount * channels + 2 * padding)
+        let buffer = UnsafeMutableBufferPointer(start: whole + padding, count: frameCount * channels)
         do {
             try fill(buffer)
         } catch {
-            buffer.deallocate()
+            whole.deallocate()
             throw error
         }
         buffers.append(buffer)
+        channelCounts.append(channels)
         scales.append(scale)
         return buffers.count - 1
     }
@@ -71,8 +105,11 @@ public final class SampleBank {
     /// Number of samples in the bank.
     public var count: Int { buffers.count }
 
-    /// Frames of each sample.
-    public var frameCounts: [Int] { buffers.map(\.count) }
+    /// Frames of each sample (a stereo frame is a left and a right value).
+    public var frameCounts: [Int] { zip(buffers, channelCounts).map { $0.count / $1 } }
+
+    /// Frames of sample `index`.
+    public func frameCount(of index: Int) -> Int { buffers[index].count / channelCounts[index] }
 
     /// Bytes of sample memory (for reports).
     public var byteCount: Int { buffers.reduce(0) { $0 + $1.count * MemoryLayout<Int16>.size } }
@@ -89,8 +126,9 @@ public final class SampleBank {
         return scale
     }
 
-    /// Frame `index` of sample `sample` as a linear amplitude (control thread, tests).
-    public func value(sample: Int, frame index: Int) -> Float {
-        Float(buffers[sample][index]) * scales[sample]
+    /// Frame `index` of sample `sample` (channel `channel` of a stereo one) as a linear
+    /// amplitude (control thread, tests).
+    public func value(sample: Int, frame index: Int, channel: Int = 0) -> Float {
+        Float(buffers[sample][index * channelCounts[sample] + channel]) * scales[sample]
     }
 }

@@ -4,12 +4,22 @@ import Synchronization
 extension Engine {
     @_noLocks
     func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
-        let keyIndex = Int(noteToKey[note])
-        if keyIndex < 0 {
-            ignoredNotes.wrappingAdd(1, ordering: .relaxed)
-            return
+        var started = false
+        let first = Int(candidateStarts[note]), end = Int(candidateStarts[note + 1])
+        for c in first..<end {
+            let r = Int(candidates[c])
+            let region = regions[r]
+            guard velocity >= region.velocityLow, velocity <= region.velocityHigh else { continue }
+            startVoice(region: r, channel: channel, note: note, velocity: velocity, delay: delay)
+            started = true
         }
-        let key = keys[keyIndex]
+        if !started { ignoredNotes.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
+    @_noLocks
+    func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
+        let key = regions[r]
         if key.chokeGroup != 0 {
             for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.chokeGroup {
                 fade(slot: Int(active[i]))
@@ -19,19 +29,33 @@ extension Engine {
         if freeCount == 0 { cutQuietestFadingVoice() }
         freeCount -= 1
         let slot = Int(free[freeCount])
+        let strike = key.gain * velocityGains[128 * r + velocity]
         voices[slot] = Voice(
             frames: key.frames, frameCount: key.frameCount,
-            gain: Ramp(key.gain * velocityGains[velocity]), serial: nextSerial,
+            gain: Ramp(strike), serial: nextSerial,
             releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         voices[slot].delay = delay
+        voices[slot].region = Int32(r)
         if !key.isCentred {
             voices[slot].isPanned = true
             voices[slot].leftGain = key.leftGain
             voices[slot].rightGain = key.rightGain
         }
-        if hasTimbre {
-            let c = timbreTable[128 * keyIndex + velocity]
+        if key.isPitched {
+            let k = key.incrementBase + min(max(note, key.keyLow), key.keyHigh) - key.keyLow
+            voices[slot].isPitched = true
+            voices[slot].isStereo = key.isStereo
+            voices[slot].phaseFrames = UInt64(key.offset) << 32
+            voices[slot].increment = increments[k]
+            voices[slot].kernel = incrementKernels[k]
+            voices[slot].loop = key.loop
+            voices[slot].looping = key.loop.is(.continuous) || key.loop.is(.sustain)
+            voices[slot].loopStart = key.loopStart
+            voices[slot].loopEnd = key.loopEnd
+            if key.hasEnvelope { startEnvelope(&voices[slot], key.envelope, strike: strike) }
+        } else if hasTimbre {
+            let c = timbreTable[128 * r + velocity]
             if c < 1 {
                 voices[slot].isFiltered = true
                 voices[slot].lowpass = c
@@ -53,6 +77,11 @@ extension Engine {
     func release(slot: Int) {
         guard voices[slot].phase.is(.sounding) else { return }
         voices[slot].phase = .releasing
+        if voices[slot].loop.is(.sustain) { voices[slot].looping = false }
+        if voices[slot].isPitched, regions[Int(voices[slot].region)].hasEnvelope {
+            startRelease(&voices[slot], regions[Int(voices[slot].region)].envelope)
+            return
+        }
         voices[slot].gain.move(to: 0, frames: voices[slot].releaseFrames)
     }
 
@@ -62,6 +91,11 @@ extension Engine {
         if voices[slot].phase.is(.fading) { return }
         voices[slot].phase = .fading
         soundingCount -= 1
+        if !voices[slot].envelope.stage.is(.none) {
+            // An envelope gives way to the fade: no more pieces, the fade is the last.
+            voices[slot].envelope.stage = .none
+            voices[slot].envelope.pieceLeft = Int.max
+        }
         let ramp = voices[slot].gain, frames = fadeFrames
         if ramp.target == 0, ramp.framesLeft > 0, ramp.framesLeft <= frames { return }
         voices[slot].gain.move(to: 0, frames: frames)

@@ -1,16 +1,36 @@
-/// One mapped key in the form the render thread reads.
-struct KeySlot {
+/// One region in the form the render thread reads.
+struct RegionSlot {
     var frames: UnsafePointer<Int16>
     var frameCount: Int
-    /// Key gain times the sample's storage scale.
+    var isStereo: Bool
+    /// Region gain times the sample's storage scale.
     var gain: Float
     var damp: Bool
     var releaseFrames: Int
     var chokeGroup: Int
-    /// Gains on the left and right channels; `isCentred` when both are 1.
+    /// Gains on the left and right channels (the pan law for mono, a balance for stereo);
+    /// `isCentred` when both are 1 and the sample is mono.
     var leftGain: Float
     var rightGain: Float
     var isCentred: Bool
+    /// Keys and velocities it answers.
+    var keyLow: Int
+    var keyHigh: Int
+    var velocityLow: Int
+    var velocityHigh: Int
+    /// Whether its voices take the pitched path (`mixPitchedVoice`): transposed at some key, a
+    /// stereo sample, an envelope, a loop or a start offset. Otherwise a voice is today's
+    /// exact one-shot at the sample's own pitch.
+    var isPitched: Bool
+    /// Its 32.32 playback increments start here in `Engine.increments`, for keys
+    /// `keyLow...keyHigh` (a key outside is clamped into it: a folded note).
+    var incrementBase: Int
+    var hasEnvelope: Bool
+    var envelope: EnvelopeFrames
+    var offset: Int
+    var loop: VoiceLoop
+    var loopStart: Int
+    var loopEnd: Int
 }
 
 /// Where a voice is in its life.
@@ -60,6 +80,22 @@ struct Voice {
     var isFiltered = false
     var lowpass: Float = 1
     var lowpassState: Float = 0, lowpassState2: Float = 0
+    /// The region it plays (index into `Engine.regions`).
+    var region: Int32 = 0
+    /// Pitched (`RegionSlot.isPitched`): its position in 32.32 fixed point, its step per output
+    /// frame, its kernel level (-1: at its sample's own pitch, read frame by frame), and its loop.
+    var isPitched = false
+    var isStereo = false
+    var phaseFrames: UInt64 = 0
+    var increment: UInt64 = 1 << 32
+    var kernel: Int32 = -1
+    var looping = false
+    /// Whether its loop has come round at least once.
+    var wrapped = false
+    var loop = VoiceLoop.none
+    var loopStart = 0
+    var loopEnd = 0
+    var envelope = EnvelopeState()
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.

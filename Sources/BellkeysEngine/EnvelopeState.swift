@@ -1,0 +1,213 @@
+// The amplitude envelope on the render thread: a voice's gain as a chain of linear pieces
+// (`Ramp`s). Delay, attack and hold are one piece each; decay and release, linear in decibels,
+// are pieces of `pieceFrames` frames whose ends lie exactly on the curve, counted from the
+// start of the stage, so where output blocks split a voice never changes its gains.
+
+/// A region's envelope in frames, as the render thread reads it.
+struct EnvelopeFrames {
+    var delay = 0
+    var attack = 0
+    var hold = 0
+    /// Frames from full level down to `sustain` (0: straight to the sustain level).
+    var decay = 0
+    var sustain: Float = 1
+    /// log₂ of the gain change per frame while decaying and releasing (negative).
+    var decayRate = 0.0
+    var releaseRate = 0.0
+
+    /// The level at which a release (or a decay to silence) ends: −90 dB.
+    static let floor = 3.162_277_660_168_379_4e-5
+    static let floorLog2 = -14.948_676_426_993_24
+
+    init() {}
+
+    init(_ envelope: Envelope, sampleRate: Int) {
+        let rate = Double(sampleRate)
+        func frames(_ seconds: Double) -> Int { max(0, Int((seconds * rate).rounded())) }
+        delay = frames(envelope.delay)
+        attack = frames(envelope.attack)
+        hold = frames(envelope.hold)
+        let fallLog2 = Envelope.fallDecibels / 20 * 3.321_928_094_887_362_3 // 90 dB in log₂ of gain
+        decayRate = -fallLog2 / max(envelope.decay * rate, 1)
+        releaseRate = -fallLog2 / max(envelope.release * rate, 1)
+        sustain = Float(max(0, min(1, envelope.sustain)))
+        if sustain >= 1 {
+            decay = 0
+        } else if sustain <= 0 {
+            decay = max(1, Int((EnvelopeFrames.floorLog2 / decayRate).rounded()))
+        } else {
+            decay = max(1, Int((log2(Double(sustain)) / decayRate).rounded()))
+        }
+    }
+}
+
+/// Where a voice's envelope is.
+enum EnvelopeStage: UInt8 {
+    case delay, attack, hold, decay, sustain, release
+    /// No envelope, or one that was cut (fade) or ended: no further pieces.
+    case none
+
+    /// Whether this is `stage` (not `==`: see `VoicePhase.is`).
+    @_noLocks
+    func `is`(_ stage: EnvelopeStage) -> Bool { rawValue == stage.rawValue }
+}
+
+/// A voice's envelope position. Thread: render.
+struct EnvelopeState {
+    var stage = EnvelopeStage.none
+    /// Frames since the stage began, its length, and the level (0...1) it began at.
+    var stageFrame = 0
+    var stageLength = 0
+    var stageLevel = 1.0
+    /// Frames left in the gain piece being played (`Int.max`: the gain holds until an event).
+    var pieceLeft = Int.max
+    /// The strike's gain (region × velocity × the sample's storage scale), which every level
+    /// is multiplied by.
+    var strike: Float = 0
+
+    /// Frames of a piece of a decay or a release.
+    static let pieceFrames = 64
+
+    @_noLocks
+    init() {}
+}
+
+/// Starts `voice`'s envelope: its gain at the first frame and its first piece. Returns false if
+/// it is silent from the start and for good (no stage has any length and sustain is 0).
+@_noLocks
+func startEnvelope(_ voice: inout Voice, _ frames: EnvelopeFrames, strike: Float) {
+    voice.envelope = EnvelopeState()
+    voice.envelope.strike = strike
+    voice.gain = Ramp(0)
+    voice.envelope.stage = .delay
+    voice.envelope.stageLength = frames.delay
+    voice.envelope.stageLevel = 0
+    voice.envelope.pieceLeft = 0
+}
+
+/// Moves `voice` to its envelope's next piece (the current one is used up). Returns false when
+/// the envelope has ended: the voice is silent from here.
+@_noLocks
+func nextPiece(_ voice: inout Voice, _ frames: EnvelopeFrames) -> Bool {
+    while true {
+        var e = voice.envelope
+        if e.stageFrame >= e.stageLength {
+            // The stage is over: on to the next one.
+            switch e.stage {
+            case .delay:
+                e.stage = .attack
+                e.stageLength = frames.attack
+                e.stageLevel = 0
+            case .attack:
+                e.stage = .hold
+                e.stageLength = frames.hold
+                e.stageLevel = 1
+            case .hold:
+                e.stage = .decay
+                e.stageLength = frames.decay
+                e.stageLevel = 1
+            case .decay:
+                if frames.sustain <= 0 { return false }
+                e.stage = .sustain
+                e.stageLength = Int.max
+                e.stageLevel = Double(frames.sustain)
+            case .sustain:
+                return false // (never: sustain lasts until note-off)
+            case .release, .none:
+                return false
+            }
+            e.stageFrame = 0
+            voice.envelope = e
+            continue
+        }
+        let left = e.stageLength - e.stageFrame
+        switch e.stage {
+        case .delay:
+            voice.gain = Ramp(0)
+            e.pieceLeft = left
+        case .attack:
+            voice.gain.move(to: e.strike, frames: left)
+            e.pieceLeft = left
+        case .hold:
+            voice.gain = Ramp(e.strike)
+            e.pieceLeft = left
+        case .sustain:
+            voice.gain = Ramp(e.strike * Float(e.stageLevel))
+            e.pieceLeft = Int.max
+        case .decay, .release:
+            let decaying = e.stage.is(.decay)
+            let rate = decaying ? frames.decayRate : frames.releaseRate
+            let end = min(e.stageLength, (e.stageFrame / EnvelopeState.pieceFrames + 1) * EnvelopeState.pieceFrames)
+            var level: Float
+            if end == e.stageLength {
+                level = decaying && frames.sustain > 0 ? frames.sustain : Float(EnvelopeFrames.floor)
+            } else {
+                level = Float(e.stageLevel * exp2Fast(rate * Double(end)))
+            }
+            voice.gain.move(to: e.strike * level, frames: end - e.stageFrame)
+            e.pieceLeft = end - e.stageFrame
+        case .none:
+            return false
+        }
+        voice.envelope = e
+        return true
+    }
+}
+
+/// Starts the release of an enveloped voice from the level it is at. Thread: render.
+@_noLocks
+func startRelease(_ voice: inout Voice, _ frames: EnvelopeFrames) {
+    guard voice.envelope.strike > 0 else {
+        voice.envelope.stage = .none
+        return
+    }
+    let level = Double(voice.gain.value / voice.envelope.strike)
+    voice.envelope.stage = .release
+    voice.envelope.stageFrame = 0
+    voice.envelope.stageLevel = level
+    if level <= EnvelopeFrames.floor {
+        voice.envelope.stageLength = 0
+    } else {
+        let drop = EnvelopeFrames.floorLog2 - log2Fast(level) // negative
+        voice.envelope.stageLength = max(1, Int(drop / frames.releaseRate + 0.5))
+    }
+    voice.envelope.pieceLeft = 0
+}
+
+/// 2^x, to about 1e-13 relative, for the render thread (no Foundation, no calls out).
+@_noLocks
+func exp2Fast(_ x: Double) -> Double {
+    if x < -1000 { return 0 }
+    if x > 1000 { return .infinity }
+    var whole = Int(x)
+    if Double(whole) > x { whole -= 1 }
+    let y = (x - Double(whole)) * 0.693_147_180_559_945_3
+    var term = 1.0, sum = 1.0
+    var n = 1.0
+    while n < 18 {
+        term *= y / n
+        sum += term
+        n += 1
+    }
+    return Double(sign: .plus, exponent: whole, significand: sum)
+}
+
+/// log₂ x for x > 0, to about 1e-14, for the render thread.
+@_noLocks
+func log2Fast(_ x: Double) -> Double {
+    let exponent = x.exponent
+    let m = x.significand // 1 ..< 2
+    // ln m = 2 atanh(z), z = (m - 1) / (m + 1) ≤ 1/3.
+    let z = (m - 1) / (m + 1), z2 = z * z
+    var term = z, sum = 0.0
+    var k = 1.0
+    while k < 60 {
+        sum += term / k
+        term *= z2
+        k += 2
+    }
+    return Double(exponent) + 2 * sum * 1.442_695_040_888_963_4
+}
+
+/// log₂ x on the control thread.
+func log2(_ x: Double) -> Double { log2Fast(x) }

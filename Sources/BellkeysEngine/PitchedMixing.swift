@@ -1,0 +1,279 @@
+// Pitched voices: a region's sample read at a ratio through a windowed-sinc kernel (or, at its
+// own pitch, frame by frame), mono or stereo, looped or not, then through its envelope's gain
+// into the channel's buses. For `Engine.renderSegment` (MixKernel.swift).
+
+/// How a pitched voice's sample repeats, as the render thread reads it.
+enum VoiceLoop: UInt8 {
+    case none, oneShot, continuous, sustain
+
+    @_noLocks
+    func `is`(_ other: VoiceLoop) -> Bool { rawValue == other.rawValue }
+}
+
+/// Frames of zeros before and after every sample in the bank, so a kernel's taps never leave
+/// its memory: half the widest kernel.
+let samplePadding = InterpolationKernels.maximumTaps / 2
+
+/// Reads up to `m` frames of `voice` at its ratio into `left` (and, for a stereo sample,
+/// `right`), advancing its position; returns how many it read (fewer than `m` when the sample
+/// ended). Thread: render. Real-time safe.
+@_noLocks
+func resample(
+    _ voice: inout Voice, kernels: UnsafeMutablePointer<KernelLevel>, left: UnsafeMutablePointer<Float>,
+    right: UnsafeMutablePointer<Float>, count m: Int
+) -> Int {
+    var produced = 0
+    let increment = voice.increment
+    let unity = voice.kernel < 0
+    let taps = unity ? 1 : kernels[Int(voice.kernel)].taps
+    let coefficients = kernels[unity ? 0 : Int(voice.kernel)].coefficients
+    let reach = unity ? 0 : taps / 2 // taps to the right of the frame
+    let back = unity ? 0 : taps / 2 - 1 // and to its left
+    let stereo = voice.isStereo
+    while produced < m {
+        let looping = voice.looping
+        var position = Int(voice.phaseFrames >> 32)
+        if looping, position > voice.loopEnd {
+            let length = voice.loopEnd - voice.loopStart + 1
+            voice.phaseFrames -= UInt64((position - voice.loopEnd - 1) / length * length + length) << 32
+            position = Int(voice.phaseFrames >> 32)
+            voice.wrapped = true
+        }
+        if !looping, position >= voice.frameCount { return produced }
+        // Frames whose taps all lie inside the sample (or its padding), clear of the loop's end.
+        let last = looping ? voice.loopEnd - reach : voice.frameCount - 1
+        var count = 0
+        // (Once the loop has come round, taps left of its start are read from its end.)
+        let clear = !looping || !voice.wrapped || position - back >= voice.loopStart
+        if clear, position <= last {
+            let ceiling = UInt64(last + 1) << 32
+            count = min(m - produced, Int((ceiling - voice.phaseFrames + increment - 1) / increment))
+        }
+        if count == 0 {
+            // A frame whose taps cross the loop's seam: those past its end are read from its
+            // start, and (once it has come round) those before its start from its end.
+            readAcrossLoop(&voice, coefficients: coefficients, taps: taps, left: left + produced, right: right + produced)
+            voice.phaseFrames &+= increment
+            produced += 1
+            continue
+        }
+        if unity {
+            let start = voice.frames + (stereo ? 2 * position : position)
+            if stereo {
+                for j in 0..<count {
+                    left[produced + j] = Float(start[2 * j])
+                    right[produced + j] = Float(start[2 * j + 1])
+                }
+            } else {
+                for j in 0..<count { left[produced + j] = Float(start[j]) }
+            }
+            voice.phaseFrames &+= UInt64(count) << 32
+        } else if stereo {
+            interpolateStereo(
+                voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                taps: taps, left: left + produced, right: right + produced, count: count)
+        } else {
+            switch taps {
+            case 8:
+                interpolateMono(
+                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    taps: 8, into: left + produced, count: count)
+            case 16:
+                interpolateMono(
+                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    taps: 16, into: left + produced, count: count)
+            case 32:
+                interpolateMono(
+                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    taps: 32, into: left + produced, count: count)
+            default:
+                interpolateMono(
+                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    taps: taps, into: left + produced, count: count)
+            }
+        }
+        produced += count
+    }
+    return produced
+}
+
+/// The top 8 bits of a position's fraction pick the kernel's phase row; the next 24 weigh the
+/// difference to the next row.
+@_noLocks
+@inline(__always)
+func kernelRow(_ phase: UInt64, _ coefficients: UnsafePointer<Float>, taps: Int) -> (UnsafePointer<Float>, Float) {
+    let fraction = UInt32(truncatingIfNeeded: phase)
+    let row = Int(fraction >> 24)
+    let weight = Float(fraction & 0xFF_FFFF) * (1 / 16_777_216)
+    return (coefficients + row * 2 * taps, weight)
+}
+
+@_noLocks
+@inline(__always)
+func loadFloats(_ p: UnsafePointer<Int16>) -> SIMD8<Float> {
+    SIMD8<Float>(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self))
+}
+
+@_noLocks
+@inline(__always)
+func loadCoefficients(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+/// `count` frames of a mono sample through a `taps`-tap kernel (a multiple of 8).
+@_noLocks
+@inline(__always)
+func interpolateMono(
+    _ frames: UnsafePointer<Int16>, phase: inout UInt64, increment: UInt64, coefficients: UnsafePointer<Float>,
+    taps: Int, into out: UnsafeMutablePointer<Float>, count: Int
+) {
+    var p = phase
+    let back = taps / 2 - 1
+    for j in 0..<count {
+        let (row, w) = kernelRow(p, coefficients, taps: taps)
+        let source = frames + (Int(p >> 32) - back)
+        var sum = SIMD8<Float>()
+        var t = 0
+        while t < taps {
+            let c = loadCoefficients(row + t) + w * loadCoefficients(row + taps + t)
+            sum += c * loadFloats(source + t)
+            t += 8
+        }
+        out[j] = sum.sum()
+        p &+= increment
+    }
+    phase = p
+}
+
+/// `count` frames of an interleaved stereo sample through a `taps`-tap kernel, both sides at
+/// the same phase.
+@_noLocks
+func interpolateStereo(
+    _ frames: UnsafePointer<Int16>, phase: inout UInt64, increment: UInt64, coefficients: UnsafePointer<Float>,
+    taps: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int
+) {
+    var p = phase
+    let back = taps / 2 - 1
+    for j in 0..<count {
+        let (row, w) = kernelRow(p, coefficients, taps: taps)
+        let source = frames + 2 * (Int(p >> 32) - back)
+        var sumLeft = SIMD8<Float>(), sumRight = SIMD8<Float>()
+        var t = 0
+        while t < taps {
+            let c = loadCoefficients(row + t) + w * loadCoefficients(row + taps + t)
+            let pair = SIMD16<Float>(UnsafeRawPointer(source + 2 * t).loadUnaligned(as: SIMD16<Int16>.self))
+            sumLeft += c * pair.evenHalf
+            sumRight += c * pair.oddHalf
+            t += 8
+        }
+        left[j] = sumLeft.sum()
+        right[j] = sumRight.sum()
+        p &+= increment
+    }
+    phase = p
+}
+
+/// One frame whose kernel reaches across the loop's seam: taps past `loopEnd` are read from
+/// `loopStart` on, and, once the loop has come round, taps before `loopStart` from `loopEnd`
+/// back, as the loop plays them.
+@_noLocks
+func readAcrossLoop(
+    _ voice: inout Voice, coefficients: UnsafePointer<Float>, taps: Int, left: UnsafeMutablePointer<Float>,
+    right: UnsafeMutablePointer<Float>
+) {
+    let position = Int(voice.phaseFrames >> 32)
+    let length = voice.loopEnd - voice.loopStart + 1
+    let stereo = voice.isStereo
+    if taps == 1 {
+        var index = position
+        while index > voice.loopEnd { index -= length }
+        left[0] = Float(voice.frames[stereo ? 2 * index : index])
+        if stereo { right[0] = Float(voice.frames[2 * index + 1]) }
+        return
+    }
+    let (row, w) = kernelRow(voice.phaseFrames, coefficients, taps: taps)
+    var sumLeft: Float = 0, sumRight: Float = 0
+    for k in 0..<taps {
+        var index = position - taps / 2 + 1 + k
+        if voice.looping {
+            while index > voice.loopEnd { index -= length }
+            if voice.wrapped { while index < voice.loopStart { index += length } }
+        }
+        let c = row[k] + w * row[taps + k]
+        if stereo {
+            sumLeft += c * Float(voice.frames[2 * index])
+            sumRight += c * Float(voice.frames[2 * index + 1])
+        } else {
+            sumLeft += c * Float(voice.frames[index])
+        }
+    }
+    left[0] = sumLeft
+    right[0] = sumRight
+}
+
+extension Engine {
+    /// Mixes up to `n` frames of pitched `voice` into `left` (its channel's bus, or the left side
+    /// bus) and, if given, `right` (the right side bus: panned or stereo voices), through its
+    /// envelope; returns true when the voice has ended. Thread: render. Real-time safe.
+    @_noLocks
+    func mixPitchedVoice(
+        _ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
+        frameCount n: Int
+    ) -> Bool {
+        let scratchLeft = pitchScratch, scratchRight = pitchScratch + configuration.maxBlockFrames
+        let region = Int(voice.region)
+        var done = 0
+        while done < n {
+            if voice.envelope.pieceLeft == 0 {
+                if !nextPiece(&voice, regions[region].envelope) { return true }
+            }
+            let m = min(n - done, voice.envelope.pieceLeft)
+            let got = resample(&voice, kernels: kernelLevels, left: scratchLeft, right: scratchRight, count: m)
+            var rightFromDone: UnsafeMutablePointer<Float>?
+            if let right { rightFromDone = right + done }
+            addVoice(voice, scratchLeft, scratchRight, left: left + done, right: rightFromDone, frameCount: got)
+            voice.gain.advance(by: got)
+            if voice.envelope.pieceLeft != Int.max { voice.envelope.pieceLeft -= got }
+            voice.envelope.stageFrame += got
+            done += got
+            if got < m { return true }
+            if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 { return true }
+        }
+        return false
+    }
+}
+
+/// Adds `n` read frames of `voice` × its gain ramp into its buses: a mono voice into `left`
+/// alone, or into both sides with its pan gains; a stereo one side to side with its balance.
+@_noLocks
+@inline(__always)
+func addVoice(
+    _ voice: Voice, _ sourceLeft: UnsafeMutablePointer<Float>, _ sourceRight: UnsafeMutablePointer<Float>,
+    left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int
+) {
+    let ramp = voice.gain
+    let gl = voice.leftGain, gr = voice.rightGain
+    guard let right else {
+        if ramp.framesLeft == 0 {
+            let g = ramp.value
+            for j in 0..<n { left[j] += sourceLeft[j] * g }
+        } else {
+            for j in 0..<n { left[j] += sourceLeft[j] * ramp.value(at: j) }
+        }
+        return
+    }
+    let otherSide = voice.isStereo ? sourceRight : sourceLeft
+    if ramp.framesLeft == 0 {
+        let hl = ramp.value * gl, hr = ramp.value * gr
+        for j in 0..<n {
+            left[j] += sourceLeft[j] * hl
+            right[j] += otherSide[j] * hr
+        }
+    } else {
+        for j in 0..<n {
+            let g = ramp.value(at: j)
+            left[j] += sourceLeft[j] * (g * gl)
+            right[j] += otherSide[j] * (g * gr)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+/// How a region's sample repeats.
+public enum LoopMode: String, Sendable, CaseIterable {
+    /// Plays once to its end; note-off starts the release.
+    case noLoop = "no_loop"
+    /// Plays once to its end whatever note-off does (note-off is ignored).
+    case oneShot = "one_shot"
+    /// Repeats from `loopEnd` to `loopStart` until the voice ends (after its release).
+    case continuous = "loop_continuous"
+    /// Repeats while the key is held; after note-off it plays on past `loopEnd` to the end.
+    case sustain = "loop_sustain"
+}
+
+/// The amplitude envelope of a region, in seconds (sustain: a linear level 0...1).
+///
+/// Attack rises linearly in amplitude from 0 to 1; decay and release fall linearly in decibels,
+/// at 90 dB per `decay` (or `release`) seconds: a release from full level reaches −90 dB after
+/// exactly `release` seconds, and the voice ends there. Stage lengths are rounded to whole frames.
+public struct Envelope: Sendable, Equatable {
+    public var delay: Double = 0
+    public var attack: Double = 0
+    public var hold: Double = 0
+    public var decay: Double = 0
+    public var sustain: Double = 1
+    public var release: Double = 0.001
+
+    public init(
+        delay: Double = 0, attack: Double = 0, hold: Double = 0, decay: Double = 0, sustain: Double = 1,
+        release: Double = 0.001
+    ) {
+        self.delay = delay
+        self.attack = attack
+        self.hold = hold
+        self.decay = decay
+        self.sustain = sustain
+        self.release = release
+    }
+
+    /// The fall, in decibels, over one decay or release time.
+    public static let fallDecibels = 90.0
+}
+
+/// One region of an instrument: a sample, the keys and velocities it answers, the pitch it
+/// plays at each key, its level, pan, envelope and loop. A note starts every region that
+/// matches it. Thread: built on the control thread; the engine copies it into its own tables.
+public struct Region: Sendable, Equatable {
+    /// Index of the region's sample in the `SampleBank` (mono or stereo).
+    public var sampleIndex: Int
+    /// Keys (MIDI notes) and velocities that start it, both ends included.
+    public var keyRange: ClosedRange<Int> = 0...127
+    public var velocityRange: ClosedRange<Int> = 1...127
+    /// The key at which the sample sounds at its recorded pitch.
+    public var pitchKeycenter = 60
+    /// Cents of pitch per key away from the centre (100: a semitone a key; 0: the same pitch on
+    /// every key).
+    public var pitchKeytrackCents = 100.0
+    /// Tuning in cents, added to the key's pitch (SFZ `tune` + 100 × `transpose`).
+    public var tuneCents = 0.0
+    /// Linear gain (SFZ `volume` as a gain).
+    public var gain: Float = 1
+    /// Position −1 (left) to 1 (right): a mono sample by the pan law (`panGains`), a stereo one
+    /// as a balance (the far side turned down, the near side kept).
+    public var pan = 0.0
+    /// The left and right gains themselves, instead of `pan`'s (a mapped key's, already made
+    /// by the pan law).
+    public var sideGains: SIMD2<Float>?
+    /// The amplitude envelope; nil: none (full level from the strike, note-off as `noteOff`).
+    public var envelope: Envelope?
+    /// What note-off does without an envelope.
+    public var noteOff = NoteOffMode.ring
+    /// Gain for each velocity 0...127 (128 values); nil: the instrument's velocity curve.
+    public var velocityGains: [Float]?
+    /// First frame played.
+    public var offset = 0
+    public var loopMode = LoopMode.noLoop
+    /// First and last frame of the loop (both played), for the looping modes.
+    public var loopStart = 0
+    public var loopEnd = 0
+    /// Regions with the same non-zero group silence each other (and earlier strikes of themselves).
+    public var chokeGroup = 0
+    /// The note whose pitch velocity timbre is reckoned from (nil: `pitchKeycenter`).
+    public var timbreNote: Int?
+
+    public init(sampleIndex: Int) { self.sampleIndex = sampleIndex }
+
+    /// The region of a mapped key: its one note, every velocity, its sample at its own pitch.
+    public init(key: KeySettings) {
+        sampleIndex = key.sampleIndex
+        keyRange = key.note...key.note
+        velocityRange = 0...127
+        pitchKeycenter = key.note
+        pitchKeytrackCents = 0
+        gain = key.gain
+        sideGains = SIMD2(key.leftGain, key.rightGain)
+        noteOff = key.noteOff
+        chokeGroup = key.chokeGroup
+        timbreNote = key.note
+    }
+
+    /// The playback ratio at `key`: `pitchKeytrackCents` × (key − centre) + `tuneCents` cents,
+    /// times the sample's rate over the output's.
+    public func ratio(key: Int, sampleRate: Int, outputRate: Int) -> Double {
+        let cents = pitchKeytrackCents * Double(key - pitchKeycenter) + tuneCents
+        return exp2(cents / 1200) * Double(sampleRate) / Double(outputRate)
+    }
+}
+
+/// How closely a transposed sample is interpolated: the windowed-sinc kernel's length. Every
+/// level is the same design (a Kaiser-windowed sinc, stretched for a voice played above its
+/// sample's pitch so that nothing folds back below the output's Nyquist frequency); longer
+/// kernels keep more of the top octave clean and cost proportionally more.
+public enum InterpolationQuality: String, Sendable, CaseIterable {
+    /// 8 taps.
+    case fast
+    /// 16 taps (the default).
+    case good
+    /// 32 taps.
+    case best
+
+    public static let standard = InterpolationQuality.good
+
+    /// Kernel taps at unit stretch.
+    public var taps: Int {
+        switch self {
+        case .fast: 8
+        case .good: 16
+        case .best: 32
+        }
+    }
+}
