@@ -1,4 +1,5 @@
 import BellkeysFormats
+import FuzzChecks
 import Testing
 
 @Suite struct SFZSyntaxReading {
@@ -261,5 +262,23 @@ import Testing
         #expect(p.message == "#include nests more than 16 files deep")
         files["16.sfz"] = "tune=16"
         #expect(try parseSFZText("<region> sample=x.wav\n#include \"1.sfz\"", files: files).regions[0].tune == 16)
+    }
+
+    /// Every input of the fuzzing corpus keeps the rules the fuzz target checks.
+    @Test(arguments: filesAt(FuzzCorpus.corpus + "/sfz-file"))
+    func fuzzCorpusInput(path: String) throws {
+        let bytes = try #require(contents(of: path))
+        #expect(sfzFileViolations(bytes) == [])
+    }
+
+    @Test func theFuzzCorpusIsThere() {
+        #expect(filesAt(FuzzCorpus.corpus + "/sfz-file").count >= 8)
+    }
+
+    /// The fuzz check passes a file it reads, one that includes and one it refuses.
+    @Test func theFuzzCheckPassesGoodAndRefusedFiles() {
+        #expect(sfzFileViolations(Array("<region> sample=a.wav".utf8)) == [])
+        #expect(sfzFileViolations(Array("<region> sample=a.wav\n#include \"x.sfz\"".utf8)) == [])
+        #expect(sfzFileViolations(Array("<region>\n#include \"missing\"".utf8)) == [])
     }
 }
