@@ -99,6 +99,7 @@ let package = Package(
         .systemLibrary(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
         .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MIDIFile"),
         .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MapFile"),
+        .executableTarget(name: "fuzz-sfz-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/SFZFile"),
         .executableTarget(name: "fuzz-pupil-message", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/PupilMessage"),
 
         // Test-only: counts malloc calls on the calling thread (glibc interposition).

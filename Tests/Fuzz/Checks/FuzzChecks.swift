@@ -13,6 +13,14 @@ import CFuzzer
 /// The file names inputs are given, which every error must repeat.
 let midiInputName = "fuzz.mid"
 let mapInputName = "fuzz.json"
+let sfzInputName = "fuzz.sfz"
+
+/// What #include reads while fuzzing an SFZ file: this small file for any path ending in
+/// ".sfz"; any other path cannot be read.
+let sfzIncludedFile = Array(
+    "// included\r\n#define $X 2\nlokey=c4 hikey=7$X /* keys */\n<region> sample=Included Bells\\c#4 .wav\n".utf8)
+
+private struct SFZReadRefused: Error {}
 
 /// Reads `bytes` as a MIDI file. Returns the rules the result broke (empty: all held).
 /// A crash or a hang inside the reader is itself the finding.
@@ -260,6 +268,125 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
     play(1)
     if (0..<block).contains(where: { output[$0] != 0 }) || engine.activeVoiceCount != 0 {
         broken.append("still sounding after all sound off: \(engine.activeVoiceCount) voices")
+    }
+    return broken
+}
+
+/// Reads `bytes` as an SFZ file (#include reading `sfzIncludedFile`, or failing). It parses or
+/// it throws problems that name a file read and a place inside it; what it parses keeps every
+/// value in its range, every place inside its file and every warning once.
+public func sfzFileViolations(_ bytes: [UInt8]) -> [String] {
+    var broken: [String] = []
+    var reads = 0
+    /// The byte length of each line of the file messages call `name` (CR, LF and CRLF end lines).
+    func lineLengths(_ name: String) -> [Int]? {
+        let text: [UInt8]
+        if name == sfzInputName {
+            text = bytes
+        } else if name.hasSuffix(".sfz") {
+            text = sfzIncludedFile
+        } else {
+            return nil
+        }
+        var lengths = [0]
+        var i = 0
+        while i < text.count {
+            if text[i] == 10 || text[i] == 13 {
+                if text[i] == 13 && i + 1 < text.count && text[i + 1] == 10 { i += 1 }
+                lengths.append(0)
+            } else {
+                lengths[lengths.count - 1] += 1
+            }
+            i += 1
+        }
+        return lengths
+    }
+    func checkPlace(_ file: String, _ line: Int, _ column: Int, _ what: String) {
+        guard let lengths = lineLengths(file) else { return broken.append("\(what) names \(file)") }
+        // A column counts characters: at most the line's bytes, and one past its end.
+        if !(1...lengths.count).contains(line) || column < 1 || column > lengths[line - 1] + 1 {
+            broken.append("\(what) at \(file):\(line):\(column), outside the file")
+        }
+    }
+    let sfz: SFZInstrumentDescription
+    do {
+        sfz = try parseSFZ(bytes, file: sfzInputName) { path in
+            reads += 1
+            guard path.hasSuffix(".sfz") else { throw SFZReadRefused() }
+            return sfzIncludedFile
+        }
+    } catch {
+        if error.problems.isEmpty { broken.append("an error with no problems") }
+        for problem in error.problems {
+            if problem.message.isEmpty || problem.fix.isEmpty {
+                broken.append("problem without message or fix: \(problem)")
+            }
+            switch (problem.line, problem.column) {
+            case (nil, nil):
+                if problem.file != sfzInputName { broken.append("a problem of the whole of \(problem.file)") }
+            case (let line?, let column?): checkPlace(problem.file, line, column, "problem")
+            default: broken.append("a problem with a line and no column, or a column and no line")
+            }
+        }
+        return broken
+    }
+    if sfz.regions.isEmpty { broken.append("a file without regions accepted") }
+    if reads > 1_000 { broken.append("\(reads) files read") }
+    if sfz.includedFiles.count > reads || sfz.includedFiles.contains(where: { !$0.hasSuffix(".sfz") })
+        || Set(sfz.includedFiles).count != sfz.includedFiles.count
+    {
+        broken.append("included files \(sfz.includedFiles) from \(reads) reads")
+    }
+    for (n, value) in sfz.controllerDefaults where !(0...127).contains(n) || !(0...127).contains(value) {
+        broken.append("set_cc\(n)=\(value)")
+    }
+    var messages = Set<String>()
+    for warning in sfz.warnings {
+        checkPlace(warning.location.file, warning.location.line, warning.location.column, "warning")
+        if !messages.insert(warning.message).inserted { broken.append("warned twice: \(warning.message)") }
+        if warning.description != "\(warning.location): \(warning.message)" { broken.append("warning text") }
+    }
+    func inRange(_ range: ClosedRange<Int>, _ values: Int?...) -> Bool {
+        values.allSatisfy { $0.map(range.contains) ?? true }
+    }
+    for r in sfz.regions {
+        checkPlace(r.location.file, r.location.line, r.location.column, "region")
+        checkPlace(r.sampleLocation.file, r.sampleLocation.line, r.sampleLocation.column, "sample")
+        if r.sample.isEmpty || r.sample.contains("\\") || r.sample.first == " " || r.sample.last == " " {
+            broken.append("sample \"\(r.sample)\"")
+        }
+        if !inRange(
+            0...127, r.loKey, r.hiKey, r.loVel, r.hiVel, r.pitchKeycenter, r.swLoKey, r.swHiKey, r.swLast, r.swDefault)
+            || !inRange(0...127, r.xfinLoVel, r.xfinHiVel, r.xfoutLoVel, r.xfoutHiVel)
+            || r.loKey > r.hiKey || r.loVel > r.hiVel || r.xfinLoVel > r.xfinHiVel || r.xfoutLoVel > r.xfoutHiVel
+        {
+            broken.append("keys or velocities out of range in \(r.location)")
+        }
+        if !inRange(1...100, r.seqLength, r.seqPosition)
+            || !inRange(0...Int(Int32.max), r.offset, r.loopStart, r.loopEnd)
+            || !inRange(Int(Int32.min)...Int(Int32.max), r.group, r.offBy) || !inRange(-127...127, r.transpose)
+        {
+            broken.append("sequence, frames, group or transpose out of range in \(r.location)")
+        }
+        let numbers = [
+            r.pitchKeytrack, r.tune, r.volume, r.pan, r.ampegDelay, r.ampegAttack, r.ampegHold, r.ampegDecay,
+            r.ampegSustain, r.ampegRelease, r.ampVeltrack, r.cutoff ?? 0, r.resonance, r.filVeltrack, r.filKeytrack,
+            r.loRand, r.hiRand, r.offTime, r.bendUp, r.bendDown,
+        ]
+        if numbers.contains(where: { !$0.isFinite }) || !(-576...192).contains(r.volume)
+            || !(0...100).contains(r.ampegRelease)
+            || !(0...1).contains(r.loRand) || !(0...1).contains(r.hiRand) || r.loRand > r.hiRand
+        {
+            broken.append("a number out of range in \(r.location)")
+        }
+        if !zip(r.ampVelcurve, r.ampVelcurve.dropFirst()).allSatisfy({ $0.velocity < $1.velocity })
+            || r.ampVelcurve.contains(where: { !(0...127).contains($0.velocity) || !(0...1).contains($0.gain) })
+        {
+            broken.append("velocity curve \(r.ampVelcurve) in \(r.location)")
+        }
+        for (n, range) in r.ccRanges where !(0...127).contains(n) || range.lowerBound < 0 || range.upperBound > 127 {
+            broken.append("cc\(n) \(range) in \(r.location)")
+        }
     }
     return broken
 }
