@@ -2,6 +2,10 @@
 //
 //   swift run -c release engine-throughput [VOICES] [SECONDS] [BLOCK]
 //   (default 1024 voices, 20 s of audio, 64-frame blocks)
+//   TRANSPOSED=fast|good|best ...   every strike transposed (-5 to +6 semitones, never 0) at
+//                                   that interpolation quality
+//   TRANSPOSED=good STEREO=1 ...    the same with stereo samples (each bell on the left, the
+//                                   same bell 7 frames later on the right)
 //
 // Loads the bundled bells as Samples/examples/plain.json has them (centred, dry, one timbre),
 // keeps VOICES bells sounding (a new strike every (mean bell length) / VOICES, every bell rings
@@ -27,11 +31,39 @@ instrument.keys = instrument.keys.map {
     return k
 }
 let rate = loaded.sampleRate
+let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
+let transposed = environment("TRANSPOSED").flatMap(InterpolationQuality.init(rawValue:))
+let stereo = environment("STEREO") == "1"
+var bank = loaded.bank
+if let transposed {
+    // Key 60 + i plays bell i's sample (as the plain map does), but each region's centre lies
+    // between -5 and +6 keys away (never 0), so no strike sounds at its sample's own pitch.
+    var regions: [Region] = []
+    if stereo {
+        bank = SampleBank(sampleRate: rate)
+        for i in 0..<loaded.bank.count {
+            let left = (0..<loaded.bank.frameCount(of: i)).map { loaded.bank.value(sample: i, frame: $0) }
+            let right = [Float](repeating: 0, count: 7) + left.dropLast(7)
+            bank.append(left: left, right: right)
+        }
+    }
+    for (i, key) in instrument.keys.enumerated() {
+        var region = Region(sampleIndex: key.sampleIndex)
+        region.keyRange = key.note...key.note
+        region.velocityRange = 0...127
+        let shift = [-5, -3, -1, 1, 2, 4, 6, -4, -2, 3, 5, -5, 1][i % 13]
+        region.pitchKeycenter = key.note - shift
+        regions.append(region)
+    }
+    instrument.keys = []
+    instrument.regions = regions
+}
 var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
+configuration.interpolation = transposed ?? .standard
 configuration.eventCapacity = 1 << 16
 configuration.maxBlockFrames = block
 configuration.wideMixing = wideMixingAvailable() // BELLKEYS_MIX=portable: not the AVX2 loop
-let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
+let engine = Engine(bank: bank, instrument: instrument, configuration: configuration)
 
 /// Strikes a new bell every `stepFrames` and renders blocks of `block` frames, as the render thread would.
 struct Driver {
@@ -61,7 +93,7 @@ func cpuSeconds() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-let lengths = loaded.bank.frameCounts
+let lengths = bank.frameCounts
 var driver = Driver(engine: engine, stepFrames: Double(lengths.reduce(0, +)) / Double(lengths.count) / Double(voices))
 let totalFrames = Int(seconds * Double(rate))
 let warmUp = lengths.max()!

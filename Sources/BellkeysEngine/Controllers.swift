@@ -14,10 +14,21 @@ extension Engine {
             guard voices[slot].damp else { continue }
             if sustain { voices[slot].sustained = true } else { release(slot: slot) }
         }
+        if releaseCandidateStarts[note] != releaseCandidateStarts[note + 1] {
+            // Release samples, at the velocity the key was struck with.
+            let velocity = Int(noteVelocities[128 * channel + note])
+            if velocity > 0 {
+                noteVelocities[128 * channel + note] = 0
+                _ = startRegions(
+                    releaseCandidateStarts, releaseCandidates, channel: channel, note: note, velocity: velocity,
+                    delay: 0)
+            }
+        }
     }
 
     @_noLocks
     func controlChange(channel: Int, controller: Int, value: Int) {
+        controllerValues[128 * channel + controller] = UInt8(value)
         // Literal cases: matching named constants or a range calls out of the module.
         switch controller {
         case 7: // channel volume

@@ -68,6 +68,25 @@ public final class Engine: @unchecked Sendable {
     /// whose key range holds the note).
     let candidateStarts: UnsafeMutablePointer<Int32>
     let candidates: UnsafeMutablePointer<Int32>
+    /// Likewise the regions a note's note-off starts (release samples).
+    let releaseCandidateStarts: UnsafeMutablePointer<Int32>
+    let releaseCandidates: UnsafeMutablePointer<Int32>
+    /// Round robin: per region, the strikes of its keys so far (modulo its sequence length).
+    let sequenceCounters: UnsafeMutablePointer<Int32>
+    /// The regions' controller ranges (`RegionSlot.controllerRangeStart`).
+    let controllerRangeNumbers: UnsafeMutablePointer<Int32>
+    let controllerRangeLows: UnsafeMutablePointer<UInt8>
+    let controllerRangeHighs: UnsafeMutablePointer<UInt8>
+    /// Every controller's last value per channel (128 c + n), for the regions' ranges.
+    let controllerValues: UnsafeMutablePointer<UInt8>
+    /// The velocity of each channel's last note-on per note (128 c + n), for release samples.
+    let noteVelocities: UnsafeMutablePointer<UInt8>
+    /// The keyswitch range (empty: none) and the switch in force (-1: none).
+    let keyswitchLow: Int
+    let keyswitchHigh: Int
+    var currentKeyswitch: Int
+    /// The random generator's state (SplitMix64, a fixed seed: renders are repeatable).
+    var randomState: UInt64 = 0x6265_6C6C_6B65_7973
     /// Per note: whether any of its regions is damped (its note-off changes what sounds), and
     /// whether any chokes.
     let noteDamps: UnsafeMutablePointer<Bool>
@@ -181,6 +200,7 @@ public final class Engine: @unchecked Sendable {
         }
         regions = .allocate(capacity: storedRegions)
         var anyPitched = false, anyOffCentre = false
+        var rangeNumbers: [Int32] = [], rangeLows: [UInt8] = [], rangeHighs: [UInt8] = []
         var allDamps: [Bool] = []
         for (i, region) in allRegions.enumerated() {
             let index = region.sampleIndex
@@ -194,6 +214,12 @@ public final class Engine: @unchecked Sendable {
             allDamps.append(damp)
             var (left, right) = stereo ? balanceGains(region.pan) : panGains(region.pan)
             if let gains = region.sideGains { (left, right) = (gains.x, gains.y) }
+            let rangeStart = rangeNumbers.count
+            for (number, range) in region.controllerRanges.sorted(by: { $0.key < $1.key }) {
+                rangeNumbers.append(Int32(number & 127))
+                rangeLows.append(UInt8(max(0, min(127, range.lowerBound))))
+                rangeHighs.append(UInt8(max(0, min(127, range.upperBound))))
+            }
             let keyCount = region.keyRange.count
             let transposed = (0..<keyCount).contains { allIncrements[bases[i] + $0] != 1 << 32 }
             let frameCount = bank.frameCount(of: index)
@@ -216,7 +242,12 @@ public final class Engine: @unchecked Sendable {
                     frames: bank.frames(of: index), frameCount: frameCount, isStereo: stereo,
                     gain: region.gain * bank.scales[index], damp: damp,
                     releaseFrames: max(1, Int((release * rate).rounded())),
-                    chokeGroup: region.chokeGroup,
+                    group: region.group, offBy: region.offBy, offReleases: region.offReleases,
+                    sequenceLength: Int32(max(1, region.sequenceLength)),
+                    sequencePosition: Int32(region.sequencePosition),
+                    randomLow: region.randomLow, randomHigh: region.randomHigh >= 1 ? 2 : region.randomHigh,
+                    keyswitch: region.keyswitch ?? -1,
+                    controllerRangeStart: rangeStart, controllerRangeCount: region.controllerRanges.count,
                     leftGain: left, rightGain: right, isCentred: !stereo && left == 1 && right == 1,
                     keyLow: region.keyRange.lowerBound, keyHigh: region.keyRange.upperBound,
                     velocityLow: region.velocityRange.lowerBound, velocityHigh: region.velocityRange.upperBound,
@@ -229,6 +260,28 @@ public final class Engine: @unchecked Sendable {
                     loopStart: loopStart, loopEnd: loopEnd))
         }
         hasPitched = anyPitched
+        let rangeCount = max(rangeNumbers.count, 1)
+        controllerRangeNumbers = .allocate(capacity: rangeCount)
+        controllerRangeNumbers.initialize(repeating: 0, count: rangeCount)
+        controllerRangeNumbers.update(from: rangeNumbers, count: rangeNumbers.count)
+        controllerRangeLows = .allocate(capacity: rangeCount)
+        controllerRangeLows.initialize(repeating: 0, count: rangeCount)
+        controllerRangeLows.update(from: rangeLows, count: rangeLows.count)
+        controllerRangeHighs = .allocate(capacity: rangeCount)
+        controllerRangeHighs.initialize(repeating: 127, count: rangeCount)
+        controllerRangeHighs.update(from: rangeHighs, count: rangeHighs.count)
+        sequenceCounters = .allocate(capacity: storedRegions)
+        sequenceCounters.initialize(repeating: 0, count: storedRegions)
+        controllerValues = .allocate(capacity: 16 * 128)
+        controllerValues.initialize(repeating: 0, count: 16 * 128)
+        for (number, value) in instrument.controllerDefaults where (0...127).contains(number) {
+            for ch in 0..<16 { controllerValues[128 * ch + number] = UInt8(max(0, min(127, value))) }
+        }
+        noteVelocities = .allocate(capacity: 16 * 128)
+        noteVelocities.initialize(repeating: 0, count: 16 * 128)
+        keyswitchLow = instrument.keyswitchRange?.lowerBound ?? 128
+        keyswitchHigh = instrument.keyswitchRange?.upperBound ?? -1
+        currentKeyswitch = instrument.defaultKeyswitch ?? -1
         pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
         pitchScratch.initialize(repeating: 0, count: 2 * configuration.maxBlockFrames)
         hasPannedKeys = anyOffCentre
@@ -236,33 +289,42 @@ public final class Engine: @unchecked Sendable {
         // Candidates: a mapped key's region for its note (or the note it folds to), and every
         // region of the instrument's own whose key range holds the note.
         var lists = [[Int32]](repeating: [], count: 128)
+        var releaseLists = [[Int32]](repeating: [], count: 128)
         for (note, index) in instrument.keyIndexForEveryNote().enumerated() {
             if let index { lists[note].append(Int32(index)) }
         }
         for (r, region) in instrument.regions.enumerated() {
             for note in region.keyRange where (0...127).contains(note) {
-                lists[note].append(Int32(instrument.keys.count + r))
+                if region.triggersOnRelease {
+                    releaseLists[note].append(Int32(instrument.keys.count + r))
+                } else {
+                    lists[note].append(Int32(instrument.keys.count + r))
+                }
             }
         }
-        let total = lists.reduce(0) { $0 + $1.count }
-        candidateStarts = .allocate(capacity: 129)
-        candidates = .allocate(capacity: max(total, 1))
+        func flatten(_ lists: [[Int32]]) -> (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) {
+            let starts = UnsafeMutablePointer<Int32>.allocate(capacity: 129)
+            let flat = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, lists.reduce(0) { $0 + $1.count }))
+            var next = 0
+            for note in 0..<128 {
+                starts[note] = Int32(next)
+                for r in lists[note] {
+                    flat[next] = r
+                    next += 1
+                }
+            }
+            starts[128] = Int32(next)
+            return (starts, flat)
+        }
+        (candidateStarts, candidates) = flatten(lists)
+        (releaseCandidateStarts, releaseCandidates) = flatten(releaseLists)
         noteDamps = .allocate(capacity: 128)
         noteChokes = .allocate(capacity: 128)
-        var next = 0
         for note in 0..<128 {
-            candidateStarts[note] = Int32(next)
-            var damps = false, chokes = false
-            for r in lists[note] {
-                candidates[next] = r
-                next += 1
-                damps = damps || allDamps[Int(r)]
-                chokes = chokes || allRegions[Int(r)].chokeGroup != 0
-            }
-            noteDamps[note] = damps
-            noteChokes[note] = chokes
+            // A note-off changes what sounds if a region of the note is damped or has a release sample.
+            noteDamps[note] = lists[note].contains { allDamps[Int($0)] } || !releaseLists[note].isEmpty
+            noteChokes[note] = lists[note].contains { allRegions[Int($0)].group != 0 }
         }
-        candidateStarts[128] = Int32(next)
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
         velocityGains = .allocate(capacity: 128 * storedRegions)
@@ -329,6 +391,14 @@ public final class Engine: @unchecked Sendable {
         regions.deallocate()
         candidateStarts.deallocate()
         candidates.deallocate()
+        releaseCandidateStarts.deallocate()
+        releaseCandidates.deallocate()
+        sequenceCounters.deallocate()
+        controllerRangeNumbers.deallocate()
+        controllerRangeLows.deallocate()
+        controllerRangeHighs.deallocate()
+        controllerValues.deallocate()
+        noteVelocities.deallocate()
         noteDamps.deallocate()
         noteChokes.deallocate()
         increments.deallocate()

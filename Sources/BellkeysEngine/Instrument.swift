@@ -73,6 +73,12 @@ public struct Instrument: Sendable {
     /// Regions beyond the keys: samples over key and velocity ranges at any pitch (an SFZ
     /// instrument's). A note starts every region (and key) that matches it.
     public var regions: [Region] = []
+    /// Keys that switch articulations (`Region.keyswitch`) instead of sounding, and the switch
+    /// in force before any is struck.
+    public var keyswitchRange: ClosedRange<Int>?
+    public var defaultKeyswitch: Int?
+    /// Values MIDI controllers start at (CC number: value), for `Region.controllerRanges`; others start at 0.
+    public var controllerDefaults: [Int: Int] = [:]
     public var velocityCurve: VelocityCurve
     public var unmappedNotes: UnmappedNotes
     /// Master volume in decibels (0 = unity).

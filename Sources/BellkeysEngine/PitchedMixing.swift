@@ -52,7 +52,8 @@ func resample(
         if count == 0 {
             // A frame whose taps cross the loop's seam: those past its end are read from its
             // start, and (once it has come round) those before its start from its end.
-            readAcrossLoop(&voice, coefficients: coefficients, taps: taps, left: left + produced, right: right + produced)
+            readAcrossLoop(
+                &voice, coefficients: coefficients, taps: taps, left: left + produced, right: right + produced)
             voice.phaseFrames &+= increment
             produced += 1
             continue

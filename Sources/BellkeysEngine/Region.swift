@@ -75,8 +75,29 @@ public struct Region: Sendable, Equatable {
     /// First and last frame of the loop (both played), for the looping modes.
     public var loopStart = 0
     public var loopEnd = 0
-    /// Regions with the same non-zero group silence each other (and earlier strikes of themselves).
-    public var chokeGroup = 0
+    /// Choke: a region of non-zero `group` starting silences the voices of every region whose
+    /// `offBy` is that group (a mapped key's `chokeGroup` is both), by a 5 ms fade, or by
+    /// their own release if `offReleases`.
+    public var group = 0
+    public var offBy = 0
+    public var offReleases = false
+    /// Round robin: of `sequenceLength` regions on a key, this one sounds on strikes
+    /// `sequencePosition`, `sequencePosition + sequenceLength`, ... (1-based) of its keys.
+    public var sequenceLength = 1
+    public var sequencePosition = 1
+    /// Random choice: it sounds when the note's random value (one draw per note-on, 0 ..< 1,
+    /// from a generator with a fixed seed) lies in `randomLow ..< randomHigh` (a high end of 1
+    /// or more includes 1).
+    public var randomLow = 0.0
+    public var randomHigh = 1.0
+    /// Keyswitch: it sounds only while the last key struck in the instrument's keyswitch range
+    /// is this one.
+    public var keyswitch: Int?
+    /// Controllers that must lie in a range for it to sound (CC number: values, both ends included).
+    public var controllerRanges: [Int: ClosedRange<Int>] = [:]
+    /// Started by the key's note-off (a release sample) instead of its note-on, at the
+    /// note-on's velocity.
+    public var triggersOnRelease = false
     /// The note whose pitch velocity timbre is reckoned from (nil: `pitchKeycenter`).
     public var timbreNote: Int?
 
@@ -92,7 +113,8 @@ public struct Region: Sendable, Equatable {
         gain = key.gain
         sideGains = SIMD2(key.leftGain, key.rightGain)
         noteOff = key.noteOff
-        chokeGroup = key.chokeGroup
+        group = key.chokeGroup
+        offBy = key.chokeGroup
         timbreNote = key.note
     }
 

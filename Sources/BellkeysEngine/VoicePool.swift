@@ -4,25 +4,79 @@ import Synchronization
 extension Engine {
     @_noLocks
     func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
+        if note >= keyswitchLow, note <= keyswitchHigh {
+            // A keyswitch: it chooses the articulation and does not sound.
+            currentKeyswitch = note
+            return
+        }
+        noteVelocities[128 * channel + note] = UInt8(velocity)
+        let started = startRegions(
+            candidateStarts, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
+        if !started { ignoredNotes.wrappingAdd(1, ordering: .relaxed) }
+    }
+
+    /// Starts every region of `note`'s list (`starts`, `list`: the note-on or the release
+    /// candidates) that its selection lets sound; returns whether any did. Round robin counts a
+    /// strike of the region's keys before anything else is asked (as sfizz counts); one random
+    /// value is drawn per call. Thread: render. Real-time safe.
+    @_noLocks
+    func startRegions(
+        _ starts: UnsafeMutablePointer<Int32>, _ list: UnsafeMutablePointer<Int32>, channel: Int, note: Int,
+        velocity: Int, delay: Int
+    ) -> Bool {
         var started = false
-        let first = Int(candidateStarts[note]), end = Int(candidateStarts[note + 1])
+        let random = nextRandom()
+        let first = Int(starts[note]), end = Int(starts[note + 1])
         for c in first..<end {
-            let r = Int(candidates[c])
+            let r = Int(list[c])
             let region = regions[r]
+            if region.sequenceLength > 1 {
+                let count = sequenceCounters[r]
+                sequenceCounters[r] = (count + 1) % region.sequenceLength
+                if count != region.sequencePosition - 1 { continue }
+            }
             guard velocity >= region.velocityLow, velocity <= region.velocityHigh else { continue }
+            guard random >= region.randomLow, random < region.randomHigh else { continue }
+            if region.keyswitch >= 0, region.keyswitch != currentKeyswitch { continue }
+            if region.controllerRangeCount > 0, !controllersAllow(region, channel: channel) { continue }
             startVoice(region: r, channel: channel, note: note, velocity: velocity, delay: delay)
             started = true
         }
-        if !started { ignoredNotes.wrappingAdd(1, ordering: .relaxed) }
+        return started
+    }
+
+    /// Whether every controller range of `region` holds the channel's controller now.
+    @_noLocks
+    func controllersAllow(_ region: RegionSlot, channel: Int) -> Bool {
+        for k in region.controllerRangeStart..<(region.controllerRangeStart + region.controllerRangeCount) {
+            let value = controllerValues[128 * channel + Int(controllerRangeNumbers[k])]
+            // (two ifs, not ||: the operator's autoclosure would retain self)
+            if value < controllerRangeLows[k] { return false }
+            if value > controllerRangeHighs[k] { return false }
+        }
+        return true
+    }
+
+    /// The next value of the random generator, 0 ..< 1 (SplitMix64: the same sequence every run).
+    @_noLocks
+    func nextRandom() -> Double {
+        randomState &+= 0x9E37_79B9_7F4A_7C15
+        var z = randomState
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) * 0x1p-53
     }
 
     /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
     @_noLocks
     func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
         let key = regions[r]
-        if key.chokeGroup != 0 {
-            for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.chokeGroup {
-                fade(slot: Int(active[i]))
+        if key.group != 0 {
+            for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
+                let slot = Int(active[i])
+                let stopped = regions[Int(voices[slot].region)]
+                if stopped.offReleases, stopped.hasEnvelope { release(slot: slot) } else { fade(slot: slot) }
             }
         }
         if soundingCount >= configuration.polyphony { stealVoice() }
@@ -33,7 +87,7 @@ extension Engine {
         voices[slot] = Voice(
             frames: key.frames, frameCount: key.frameCount,
             gain: Ramp(strike), serial: nextSerial,
-            releaseFrames: key.releaseFrames, chokeGroup: key.chokeGroup,
+            releaseFrames: key.releaseFrames, chokeGroup: key.offBy,
             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         voices[slot].delay = delay
         voices[slot].region = Int32(r)

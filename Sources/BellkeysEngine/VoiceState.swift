@@ -7,7 +7,19 @@ struct RegionSlot {
     var gain: Float
     var damp: Bool
     var releaseFrames: Int
-    var chokeGroup: Int
+    /// Choke (`Region.group`, `offBy`, `offReleases`).
+    var group: Int
+    var offBy: Int
+    var offReleases: Bool
+    /// Selection (`Region`'s round robin, random range, keyswitch (-1: none), and its
+    /// controller ranges at `controllerRangeStart ..< + controllerRangeCount` in the engine's tables).
+    var sequenceLength: Int32
+    var sequencePosition: Int32
+    var randomLow: Double
+    var randomHigh: Double
+    var keyswitch: Int
+    var controllerRangeStart: Int
+    var controllerRangeCount: Int
     /// Gains on the left and right channels (the pan law for mono, a balance for stereo);
     /// `isCentred` when both are 1 and the sample is mono.
     var leftGain: Float

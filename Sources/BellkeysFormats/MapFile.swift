@@ -69,6 +69,12 @@ public struct MapFile: Sendable {
     /// Keys in file order.
     public var keys: [MapKey]
 
+    /// A map's settings when the instrument comes from elsewhere (an SFZ file): every default,
+    /// no keys.
+    public static let instrumentDefaults = MapFile(
+        masterVolumeDecibels: 0, velocityCurve: .square, polyphony: defaultPolyphony, unmappedNotes: .ignore,
+        keys: [])
+
     public static let defaultPolyphony = 128
     public static let defaultReleaseSeconds = 0.15
     public static let polyphonyRange = 1...65_536

@@ -16,16 +16,44 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var fadedEnds: [Bool]
     /// Seconds from reading the map to a ready bank.
     public var loadSeconds: Double
+    /// The SFZ file's regions as read, when the map is an SFZ file.
+    public var sfz: SFZInstrumentDescription?
+    /// What the instrument asks for that bellkeys does not play (each once, with its place).
+    public var warnings: [String] = []
+
+    /// Whether the instrument is an SFZ file's.
+    public var isSFZ: Bool { sfz != nil }
+
+    /// What it holds, for a start-up or reload line: "13 bells (C4..C5)", or for an SFZ
+    /// instrument "6 regions, 6 samples (G4..C7)".
+    public var contentsText: String {
+        let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
+        if isSFZ { return "\(instrument.regions.count) regions, \(bank.count) samples" + range }
+        return "\(map.keys.count) bells" + range
+    }
+
+    /// The lowest and highest key that sounds.
+    public var playableRange: ClosedRange<Int>? {
+        let keys = map.keys.map(\.note)
+        let lows = keys + instrument.regions.map(\.keyRange.lowerBound)
+        let highs = keys + instrument.regions.map(\.keyRange.upperBound)
+        guard let low = lows.min(), let high = highs.max() else { return nil }
+        return max(0, low)...min(127, high)
+    }
 
     /// Whether any sample was resampled to `sampleRate`.
     public var resampled: Bool { fileSampleRates.contains { $0 != sampleRate } }
 }
 
-/// Reads and validates a map file and preloads every sample it names (each file once).
-/// Samples at another rate than `sampleRate` (default: the first sample's rate) are
-/// resampled here, once. All problems are reported together. Thread: control.
+/// Reads and validates a map file (JSON, or an SFZ file: a name ending in .sfz) and preloads
+/// every sample it names (each file once). Samples at another rate than `sampleRate` (default:
+/// the first sample's rate) are resampled here, once. All problems are reported together.
+/// Thread: control.
 public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) throws(MapFileError) -> LoadedInstrument {
     let start = monotonicSeconds()
+    if mapPath.lowercased().hasSuffix(".sfz") {
+        return try loadSFZInstrument(path: mapPath, sampleRate: requested, start: start)
+    }
     let bytes: [UInt8]
     do {
         bytes = try readFile(mapPath, limit: 4 << 20, what: "map file")

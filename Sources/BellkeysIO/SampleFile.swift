@@ -12,6 +12,12 @@ public struct LoadedSample: Sendable {
     public var channelCount: Int
     /// Whether the sample ended abruptly and was given a 2 ms fade.
     public var fadedEnd: Bool
+    /// Channels kept in the bank: 1, or 2 for a stereo file loaded with `keepStereo`.
+    public var storedChannels = 1
+    /// The file's root key (its `smpl` or instrument chunk's base note), if it gives one.
+    public var rootKey: Int?
+    /// The file's first loop, first and last frame (both played), at the bank's rate, if it has one.
+    public var loop: ClosedRange<Int>?
 }
 
 /// Why a sample file could not be used: the libsndfile or libsamplerate message and a fix.
@@ -21,11 +27,15 @@ public struct SampleError: Error, Sendable {
 }
 
 /// Decodes a sound file in any format libsndfile reads (WAV, AIFF, FLAC, Ogg Vorbis, ...) into
-/// `bank`, at the bank's rate. Multi-channel files are averaged to mono; other rates are
-/// resampled here, once (libsamplerate). Mono 16-bit files at the bank's rate are read straight
-/// into the bank as integers, with no intermediate copy.
-/// Thread: control (wraps `sf_open`, `sf_readf_short`, `sf_readf_float`).
-public func loadSample(path: String, into bank: SampleBank) throws(SampleError) -> LoadedSample {
+/// `bank`, at the bank's rate. Multi-channel files are averaged to mono (a stereo file stays
+/// stereo with `keepStereo`); other rates are resampled here, once (libsamplerate). Mono
+/// 16-bit files at the bank's rate are read straight into the bank as integers, with no
+/// intermediate copy. The file's root key and first loop (WAV `smpl`, AIFF `INST`) come back
+/// with it. Thread: control (wraps `sf_open`, `sf_readf_short`, `sf_readf_float`,
+/// `SFC_GET_INSTRUMENT`).
+public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = false) throws(SampleError)
+    -> LoadedSample
+{
     var info = SF_INFO()
     guard let file = sf_open(path, Int32(SFM_READ), &info) else {
         let message = String(cString: sf_strerror(nil))
@@ -54,6 +64,22 @@ public func loadSample(path: String, into bank: SampleBank) throws(SampleError) 
             fix: "trim the sample: a bell needs a few seconds")
     }
     let frameCount = Int(info.frames), channels = Int(info.channels), rate = Int(info.samplerate)
+    var instrument = SF_INSTRUMENT()
+    let hasInstrument =
+        sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, Int32(MemoryLayout<SF_INSTRUMENT>.size))
+        == Int32(SF_TRUE)
+    let rootKey = hasInstrument && (0...127).contains(Int(instrument.basenote)) ? Int(instrument.basenote) : nil
+    var loop: ClosedRange<Int>?
+    var loopMode: Int32 = 0, loopStart: UInt32 = 0, loopEnd: UInt32 = 0
+    if hasInstrument, bellkeys_first_loop(&instrument, &loopMode, &loopStart, &loopEnd) != 0,
+        loopMode != Int32(SF_LOOP_NONE)
+    {
+        // libsndfile gives the end one past the last frame played (it adds 1 to smpl's end).
+        let ratio = Double(bank.sampleRate) / Double(rate)
+        let start = Int((Double(loopStart) * ratio).rounded())
+        let end = Int((Double(loopEnd) * ratio).rounded()) - 1
+        if start >= 0, end > start { loop = start...end }
+    }
     let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
     let sixteenBitsOrFewer = [SF_FORMAT_PCM_16, SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8].map { Int32($0) }.contains(subtype)
     func readFailure() -> SampleError {
@@ -74,34 +100,47 @@ public func loadSample(path: String, into bank: SampleBank) throws(SampleError) 
             }
             faded = !fade.isEmpty
         }
-        return LoadedSample(index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded)
+        return LoadedSample(
+            index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded, rootKey: rootKey, loop: loop)
     }
 
     var interleaved = [Float](repeating: 0, count: frameCount * channels)
     let read = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
     guard read == info.frames else { throw readFailure() }
-    var mono: [Float]
+    if let bad = interleaved.firstIndex(where: { !$0.isFinite }) {
+        throw SampleError(
+            message: "frame \(bad / channels) is not a finite number (NaN or infinity)",
+            fix: "export the sample again from a sound editor")
+    }
+    var sides: [[Float]]
     if channels == 1 {
-        mono = interleaved
+        sides = [interleaved]
+    } else if channels == 2, keepStereo {
+        sides = [
+            (0..<frameCount).map { interleaved[2 * $0] }, (0..<frameCount).map { interleaved[2 * $0 + 1] },
+        ]
     } else {
-        mono = [Float](repeating: 0, count: frameCount)
+        var mono = [Float](repeating: 0, count: frameCount)
         for i in 0..<frameCount {
             var sum: Float = 0
             for c in 0..<channels { sum += interleaved[i * channels + c] }
             mono[i] = sum / Float(channels)
         }
+        sides = [mono]
     }
     interleaved = []
-    if let bad = mono.firstIndex(where: { !$0.isFinite }) {
-        throw SampleError(
-            message: "frame \(bad) is not a finite number (NaN or infinity)",
-            fix: "export the sample again from a sound editor")
+    for k in sides.indices { sides[k] = try resample(sides[k], from: rate, to: bank.sampleRate) }
+    // Both sides of a stereo sample fade together if either ends abruptly.
+    let loudest = sides.map { abs($0[$0.count - 1]) }.max()!
+    let fade = abruptEndFade(lastValue: loudest, frameCount: sides[0].count, sampleRate: bank.sampleRate)
+    for k in sides.indices {
+        for (j, gain) in fade.enumerated() { sides[k][sides[k].count - fade.count + j] *= gain }
     }
-    mono = try resample(mono, from: rate, to: bank.sampleRate)
-    let fade = abruptEndFade(lastValue: mono[mono.count - 1], frameCount: mono.count, sampleRate: bank.sampleRate)
-    for (k, gain) in fade.enumerated() { mono[mono.count - fade.count + k] *= gain }
-    let index = bank.append(mono)
-    return LoadedSample(index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: !fade.isEmpty)
+    let faded = !fade.isEmpty
+    let index = sides.count == 2 ? bank.append(left: sides[0], right: sides[1]) : bank.append(sides[0])
+    return LoadedSample(
+        index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded, storedChannels: sides.count,
+        rootKey: rootKey, loop: loop)
 }
 
 /// Converts `frames` from one rate to another with libsamplerate's medium sinc converter

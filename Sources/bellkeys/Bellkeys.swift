@@ -27,7 +27,7 @@ struct MapOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The map file (JSON) that names the bells (default: the bundled tags.json).",
+            "The map file (JSON) that names the bells, or an SFZ instrument (a file ending in .sfz) (default: the bundled tags.json).",
             discussion:
                 "The bundled tags.json is /usr/share/bellkeys/tags.json when installed, Samples/tags.json in a checkout.",
             valueName: "file"))
@@ -43,13 +43,18 @@ struct MapOptions: ParsableArguments {
         return found
     }
 
-    func load(sampleRate: Int?) throws -> LoadedInstrument {
+    /// Loads the map; what it asks for that bellkeys does not play goes to standard error
+    /// (unless `printsWarnings` is false: `check` lists it in its report).
+    func load(sampleRate: Int?, printsWarnings: Bool = true) throws -> LoadedInstrument {
         let path = try mapPath()
+        let loaded: LoadedInstrument
         do {
-            return try loadInstrument(mapPath: path, sampleRate: sampleRate)
+            loaded = try loadInstrument(mapPath: path, sampleRate: sampleRate)
         } catch {
             throw Failure(error.description)
         }
+        if printsWarnings { for warning in loaded.warnings { printError("bellkeys: \(warning)") } }
+        return loaded
     }
 }
 
@@ -77,6 +82,14 @@ struct VoiceOptions: ParsableArguments {
             valueName: "preset"))
     var reverb: ReverbPreset?
 
+    @Option(
+        help: ArgumentHelp(
+            "How transposed samples are interpolated: fast (8 taps), good (16) or best (32) (default: good).",
+            discussion:
+                "Only instruments that play samples away from their own pitch (SFZ files) use it; a sample at its own pitch is played exactly at every level.",
+            valueName: "level"))
+    var quality: InterpolationQuality?
+
     func validate() throws {
         if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
             throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
@@ -101,6 +114,7 @@ struct VoiceOptions: ParsableArguments {
         var configuration = EngineConfiguration(
             sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         configuration.wideMixing = wideMixingAvailable()
+        configuration.interpolation = quality ?? .standard
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
     }
@@ -154,3 +168,4 @@ extension ParsableCommand {
 }
 
 extension ReverbPreset: ExpressibleByArgument {}
+extension InterpolationQuality: ExpressibleByArgument {}

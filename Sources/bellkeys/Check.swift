@@ -3,6 +3,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import Glibc
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,14 +25,15 @@ struct Check: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let loaded = try mapOptions.load(sampleRate: rate)
+            let loaded = try mapOptions.load(sampleRate: rate, printsWarnings: false)
             print(describe(loaded))
         }
     }
 }
 
-/// The resolved key table that `check` prints.
+/// The resolved key table that `check` prints (for an SFZ instrument, its regions).
 func describe(_ loaded: LoadedInstrument) -> String {
+    if loaded.isSFZ { return describeRegions(loaded) }
     let map = loaded.map
     var lines: [String] = []
     lines.append("map: \(loaded.mapPath)")
@@ -72,6 +74,41 @@ func describe(_ loaded: LoadedInstrument) -> String {
     if !folded.isEmpty {
         lines.append(
             "  other notes fold onto these keys: \(noteName(folded.first!.offset)) to \(noteName(folded.last!.offset))")
+    }
+    return lines.joined(separator: "\n")
+}
+
+/// The regions of an SFZ instrument as `check` prints them: what each plays, where and how.
+func describeRegions(_ loaded: LoadedInstrument) -> String {
+    var lines: [String] = []
+    lines.append("instrument: \(loaded.mapPath)")
+    lines.append(
+        "  \(loaded.contentsText), \(loaded.sampleRate) Hz, "
+            + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+            + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+    for warning in loaded.warnings { lines.append("  note: " + warning) }
+    lines.append(
+        "  " + pad("keys", 10) + pad("vel", 8) + pad("centre", 7) + pad("tune", 6) + pad("volume", 9) + pad("pan", 6)
+            + pad("attack/release", 16) + pad("loop", 17) + pad("length", 8) + "sample")
+    let paths = Dictionary(uniqueKeysWithValues: loaded.samplePaths.enumerated().map { ($0.offset, $0.element) })
+    for region in loaded.instrument.regions {
+        let keys = "\(noteName(region.keyRange.lowerBound))-\(noteName(region.keyRange.upperBound))"
+        let velocities = "\(region.velocityRange.lowerBound)-\(region.velocityRange.upperBound)"
+        let envelope = region.envelope.map { "\(secondsText($0.attack))/\(secondsText($0.release)) s" } ?? "-"
+        var loop = region.loopMode.rawValue
+        if region.loopMode == .continuous || region.loopMode == .sustain {
+            loop = "\(region.loopStart)-\(region.loopEnd)"
+        }
+        if region.triggersOnRelease { loop = "release" }
+        let frames = loaded.bank.frameCount(of: region.sampleIndex)
+        let stereo = loaded.bank.channelCounts[region.sampleIndex] == 2 ? " (stereo)" : ""
+        lines.append(
+            "  " + pad(keys, 10) + pad(velocities, 8) + pad(noteName(region.pitchKeycenter), 7)
+                + pad(formatNumber(region.tuneCents), 6)
+                + pad(decibelsText(20 * log10(Double(max(region.gain, 1e-10)))), 9)
+                + pad(formatNumber((region.pan * 100).rounded()), 6) + pad(envelope, 16) + pad(loop, 17)
+                + pad(secondsText(Double(frames) / Double(loaded.sampleRate)) + " s", 8)
+                + (paths[region.sampleIndex] ?? "?") + stereo)
     }
     return lines.joined(separator: "\n")
 }

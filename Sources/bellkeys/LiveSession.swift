@@ -132,10 +132,8 @@ final class LiveSession: LiveLoopDelegate {
         recorder?.start()
         let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: options.realTimePriority)
 
-        let map = loaded.map
-        let lowest = map.keys.map(\.note).min() ?? 0, highest = map.keys.map(\.note).max() ?? 0
         console.line(
-            "bellkeys: \(map.keys.count) bells (\(noteName(lowest))..\(noteName(highest))) from \(loaded.mapPath), "
+            "bellkeys: \(loaded.contentsText) from \(loaded.mapPath), "
                 + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
         for note in notes { console.line("  " + note) }
         for line in output.startupLines(scheduling: scheduling) { console.line(line) }
@@ -262,6 +260,7 @@ final class LiveSession: LiveLoopDelegate {
                 "reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
+        for warning in fresh.warnings { console.line(warning) }
         let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: roomOverride)
         // The volume keys' setting outlives the reload.
         guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
@@ -270,7 +269,7 @@ final class LiveSession: LiveLoopDelegate {
         room = roomOverride ?? fresh.instrument.reverb.preset
         wantedRoom = room
         console.line(
-            "reloaded \(fresh.mapPath): \(fresh.map.keys.count) bells, loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms"
+            "reloaded \(fresh.mapPath): \(fresh.contentsText), loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms"
         )
     }
 

@@ -19,27 +19,6 @@ func regionEngine(
     return engine
 }
 
-/// A sine of `cycles` whole cycles over `frames` frames at `level`: it loops without a seam.
-func loopedSine(cycles: Int, frames: Int, level: Float = 0.5) -> [Float] {
-    (0..<frames).map { Float(sin(2 * Double.pi * Double(cycles) * Double($0) / Double(frames))) * level }
-}
-
-/// The frequency of `x` over `range`, from its first and last rising zero crossings (each
-/// placed between frames by linear interpolation), at 48 kHz.
-func measuredFrequency(_ x: [Float], _ range: Range<Int>) -> Double {
-    var crossings: [Double] = []
-    for i in range.dropLast() where x[i] < 0 && x[i + 1] >= 0 {
-        crossings.append(Double(i) + Double(-x[i] / (x[i + 1] - x[i])))
-    }
-    return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * 48_000
-}
-
-func cents(_ f: Double, _ reference: Double) -> Double {
-    1200 * log2(f / reference)
-}
-
-func power(_ x: [Float]) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) } / Double(x.count) }
-
 @Suite struct Regions {
     /// One looped 1 kHz sine (root key 60) over the whole keyboard: every key sounds at its
     /// equal-tempered pitch within 0.01 cent, down three octaves and up two, at every quality.
@@ -95,7 +74,8 @@ func power(_ x: [Float]) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) 
     /// Velocity layers: a strike starts every region whose key and velocity ranges hold it, and
     /// only those; regions that overlap sound together.
     @Test func aStrikeStartsEveryMatchingRegion() {
-        let bank = SampleBank(samples: [constant(0.25, 100), constant(0.125, 100), constant(1.0 / 64, 100)], sampleRate: 48_000)
+        let bank = SampleBank(
+            samples: [constant(0.25, 100), constant(0.125, 100), constant(1.0 / 64, 100)], sampleRate: 48_000)
         var soft = Region(sampleIndex: 0)
         soft.keyRange = 60...64
         soft.velocityRange = 1...63
@@ -263,4 +243,3 @@ func power(_ x: [Float]) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) 
         #expect(f.activeVoiceCount == 0)
     }
 }
-

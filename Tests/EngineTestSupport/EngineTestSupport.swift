@@ -1,4 +1,5 @@
 import BellkeysEngine
+import Glibc
 
 // Engines over synthetic samples, shared by the engine's and the control side's tests.
 
@@ -63,3 +64,26 @@ public func impulseKeys(ring: Bool = true) -> (samples: [[Float]], keys: [KeySet
 
 /// 1 ms at 48 kHz.
 public let release48 = NoteOffMode.damp(releaseSeconds: 0.001)
+
+// Pitch and level of rendered sines (regions, instruments).
+
+/// A sine of `cycles` whole cycles over `frames` frames at `level`: it loops without a seam.
+public func loopedSine(cycles: Int, frames: Int, level: Float = 0.5) -> [Float] {
+    (0..<frames).map { Float(sin(2 * Double.pi * Double(cycles) * Double($0) / Double(frames))) * level }
+}
+
+/// The frequency of `x` over `range`, from its first and last rising zero crossings (each
+/// placed between frames by linear interpolation), at 48 kHz.
+public func measuredFrequency(_ x: [Float], _ range: Range<Int>) -> Double {
+    var crossings: [Double] = []
+    for i in range.dropLast() where x[i] < 0 && x[i + 1] >= 0 {
+        crossings.append(Double(i) + Double(-x[i] / (x[i + 1] - x[i])))
+    }
+    return Double(crossings.count - 1) / (crossings.last! - crossings.first!) * 48_000
+}
+
+public func cents(_ f: Double, _ reference: Double) -> Double {
+    1200 * log2(f / reference)
+}
+
+public func power(_ x: [Float]) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) } / Double(x.count) }

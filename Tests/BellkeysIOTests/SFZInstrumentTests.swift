@@ -1,0 +1,122 @@
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+import EngineTestSupport
+import Foundation
+import Testing
+
+/// The repository's copies of VSCO 2 CE's instrument files (CC0; see LICENSE-NOTE.txt there).
+let vscoFolder: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<2 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("Fixtures/sfz/vsco2ce").path
+}()
+
+/// A stand-in for a recording: 1.5 s of a sine at `key`'s pitch at `level`, and for a stereo
+/// one, a sine at 1.5 times that pitch on the right.
+func writeStandIn(_ path: String, key: Int, level: Float, stereo: Bool = false) throws {
+    let f = 440 * pow(2, Double(key - 69) / 12)
+    let left = (0..<72_000).map { Float(sin(2 * Double.pi * f * Double($0) / 48_000)) * level }
+    let writer = try WAVWriter(path: path, sampleRate: 48_000, channelCount: stereo ? 2 : 1, format: .f32)
+    if stereo {
+        let right = (0..<72_000).map { Float(sin(2 * Double.pi * 1.5 * f * Double($0) / 48_000)) * level }
+        try left.withUnsafeBufferPointer { l in try right.withUnsafeBufferPointer { try writer.write(left: l, right: $0) } }
+    } else {
+        try left.withUnsafeBufferPointer { try writer.write($0) }
+    }
+    try writer.finish()
+}
+
+/// Renders one strike of `key` at velocity 127 through `loaded` (left and right, 0.5 s).
+func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Float]) {
+    var config = EngineConfiguration(sampleRate: loaded.sampleRate)
+    config.limiterThreshold = 100
+    let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+    engine.enqueue(.control(frame: 0, controller: 7, value: 127))
+    engine.enqueue(.noteOn(frame: 0, note: key, velocity: 127))
+    return renderStereo(engine, 24_000)
+}
+
+@Suite struct SFZInstruments {
+    /// VSCO 2 CE's tubular bells, as the library ships them, over stand-ins named as it names
+    /// them (one recorded in another case, and stereo): every key from 60 to 79 sounds at its
+    /// own pitch within 1 cent, from the recording the file gives it, at that region's volume
+    /// (+6 dB, or +16 dB for the F5); keys outside are counted, not played.
+    @Test func vscoTubularBellsPlayEveryKeyItCovers() throws {
+        let folder = temporaryFolder()
+        try FileManager.default.copyItem(atPath: vscoFolder + "/TubularBells.sfz", toPath: folder + "/TubularBells.sfz")
+        try FileManager.default.createDirectory(atPath: folder + "/Percussion", withIntermediateDirectories: true)
+        let recordings: [(name: String, key: Int, level: Float, decibels: Double)] = [
+            ("TB_hit_C4_v4_rr1.wav", 60, 0.1, 6), ("TB_hit_G4_v4_rr1.wav", 67, 0.12, 6),
+            ("TB_hit_C5_v4_rr1.wav", 72, 0.14, 6), ("tb_HIT_f5_v3_rr1.WAV", 77, 0.05, 16),
+        ]
+        for r in recordings {
+            try writeStandIn(folder + "/Percussion/" + r.name, key: r.key, level: r.level, stereo: r.key == 77)
+        }
+        let loaded = try loadInstrument(mapPath: folder + "/TubularBells.sfz")
+        #expect(loaded.instrument.regions.count == 4)
+        #expect(loaded.warnings.contains { $0.hasSuffix(":39:1: unsupported opcode group_label, ignored") })
+        for key in 60...79 {
+            // (the file's ranges: 60-63 C4, 64-69 G4, 70-74 C5, 75-79 F5)
+            let expected = key <= 63 ? recordings[0] : key <= 69 ? recordings[1] : key <= 74 ? recordings[2] : recordings[3]
+            let (left, right) = strike(loaded, key: key)
+            let pitch = 440 * pow(2, Double(key - 69) / 12)
+            let error = cents(measuredFrequency(left, 2_400..<24_000), pitch)
+            #expect(abs(error) < 1, "key \(key): \(error) cents")
+            // Level: the sine's RMS (level/√2) at the region's volume (the envelope holds full
+            // level until note-off).
+            let rms = power(Array(left[2_400...])).squareRoot()
+            let wanted = Double(expected.level) / 2.0.squareRoot() * pow(10, expected.decibels / 20)
+            #expect(abs(20 * log10(rms / wanted)) < 0.05, "key \(key): \(20 * log10(rms / wanted)) dB")
+            if expected.key == 77 {
+                #expect(abs(cents(measuredFrequency(right, 2_400..<24_000), pitch * 1.5)) < 1)
+            } else {
+                #expect(left == right)
+            }
+        }
+        for key in [59, 80] {
+            var config = EngineConfiguration(sampleRate: loaded.sampleRate)
+            config.limiterThreshold = 100
+            let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+            engine.enqueue(.noteOn(frame: 0, note: key, velocity: 127))
+            #expect(render(engine, 1_000).allSatisfy { $0 == 0 })
+            #expect(engine.ignoredNotes.load(ordering: .relaxed) == 1)
+        }
+    }
+
+    /// VSCO 2 CE's glockenspiel (`default_path=Percussion\Glock\`): keys 67 to 96, each within
+    /// 1 cent, transposed from -4 to +3 semitones.
+    @Test func vscoGlockenspielPlaysEveryKeyItCovers() throws {
+        let folder = temporaryFolder()
+        try FileManager.default.copyItem(atPath: vscoFolder + "/Glockenspiel.sfz", toPath: folder + "/Glockenspiel.sfz")
+        try FileManager.default.createDirectory(atPath: folder + "/Percussion/Glock", withIntermediateDirectories: true)
+        let centres = ["G4": 67, "C5": 72, "G5": 79, "C6": 84, "G6": 91, "C7": 96]
+        for (name, key) in centres {
+            try writeStandIn(folder + "/Percussion/Glock/glock_medium_\(name).wav", key: key, level: 0.1)
+        }
+        let loaded = try loadInstrument(mapPath: folder + "/Glockenspiel.sfz")
+        #expect(loaded.playableRange == 67...96)
+        for key in 67...96 {
+            let (left, _) = strike(loaded, key: key)
+            let pitch = 440 * pow(2, Double(key - 69) / 12)
+            let error = cents(measuredFrequency(left, 2_400..<24_000), pitch)
+            #expect(abs(error) < 1, "key \(key): \(error) cents")
+            let rms = power(Array(left[2_400...])).squareRoot()
+            let wanted = 0.1 / 2.0.squareRoot() * pow(10, 8.0 / 20)
+            #expect(abs(20 * log10(rms / wanted)) < 0.05, "key \(key): \(20 * log10(rms / wanted)) dB")
+        }
+    }
+
+    /// A sample that is missing is named with the SFZ file's line and column of its `sample=`,
+    /// before anything plays.
+    @Test func aMissingSampleIsNamedWithItsLine() throws {
+        let folder = temporaryFolder()
+        write("<region>\nlokey=60 hikey=62\nsample=nowhere/bell.wav\n", to: folder + "/x.sfz")
+        #expect {
+            try loadInstrument(mapPath: folder + "/x.sfz")
+        } throws: { error in
+            let text = (error as? MapFileError)?.description ?? ""
+            return text.contains(folder + "/x.sfz:3:8") && text.contains("nowhere/bell.wav") && text.contains("no such file")
+        }
+    }
+}
