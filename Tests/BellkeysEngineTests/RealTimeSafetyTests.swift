@@ -58,6 +58,75 @@ import Testing
         #expect(e.peakVoiceCount.load(ordering: .relaxed) > 24)
     }
 
+    /// An instrument of regions as SFZ files make them, in every way a voice can play: transposed
+    /// up and down (stretched kernels too), stereo and mono, looped (continuous and sustain) and
+    /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
+    /// choice, keyswitches, controller ranges, release samples and choke groups; thousands of
+    /// blocks at every quality: the render thread must not allocate once.
+    @Test(arguments: InterpolationQuality.allCases)
+    func pitchedRegionsNeverAllocate(quality: InterpolationQuality) {
+        let bank = SampleBank(sampleRate: 48_000)
+        for k in 0..<6 {
+            let saw: [Float] = (0..<9_600).map { i in Float((i * (k + 3)) % 200 - 100) / 200 }
+            if k % 2 == 0 { bank.append(saw) } else { bank.append(left: saw, right: saw.reversed()) }
+        }
+        var regions: [Region] = []
+        for k in 0..<12 {
+            var r = Region(sampleIndex: k % 6)
+            r.keyRange = (36 + 6 * k)...(41 + 6 * k)
+            r.pitchKeycenter = 38 + 6 * k + k % 3
+            r.velocityRange = k % 2 == 0 ? 1...80 : 60...127
+            r.velocityGains = (0..<128).map { Float($0) / 127 }
+            r.envelope = Envelope(attack: 0.002, hold: 0.01, decay: 0.1, sustain: 0.5, release: 0.05)
+            r.loopMode = [.continuous, .sustain, .oneShot, .noLoop][k % 4]
+            r.loopStart = 1_000
+            r.loopEnd = 1_000 + 37 * (k + 1)
+            r.sequenceLength = k % 3 == 0 ? 2 : 1
+            r.sequencePosition = 1
+            r.randomHigh = k == 5 ? 0.5 : 1
+            r.group = k == 7 ? 3 : 0
+            r.offBy = k == 8 ? 3 : 0
+            r.controllerRanges = k == 9 ? [1: 0...100] : [:]
+            r.keyswitch = k == 10 ? 24 : nil
+            r.triggersOnRelease = k == 11
+            r.pan = Double(k - 6) / 6
+            regions.append(r)
+        }
+        var config = EngineConfiguration(sampleRate: 48_000, polyphony: 24)
+        config.interpolation = quality
+        var instrument = Instrument(keys: [])
+        instrument.regions = regions
+        instrument.keyswitchRange = 24...25
+        let e = Engine(bank: bank, instrument: instrument, configuration: config)
+        let block = 64
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer {
+            output.deallocate()
+            right.deallocate()
+        }
+        var frame: Int64 = 0
+        bellkeys_allocations_start()
+        for b in 0..<4_000 {
+            let note = 24 + (b * 7) % 100
+            e.enqueue(.noteOn(frame: frame + Int64(b % block), note: note, velocity: 1 + b % 127))
+            if b % 3 == 0 { e.enqueue(.noteOff(frame: frame + 5, note: note)) }
+            if b % 70 == 0 { e.enqueue(.control(frame: frame, controller: 64, value: (b / 70) % 2 * 127)) }
+            if b % 90 == 0 { e.enqueue(.control(frame: frame, controller: 1, value: b % 128)) }
+            if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
+            if b % 2 == 0 {
+                e.render(into: output, frameCount: block)
+            } else {
+                e.render(left: output, right: right, frameCount: block)
+            }
+            frame += Int64(block)
+        }
+        let allocations = bellkeys_allocations_stop()
+        #expect(allocations == 0)
+        #expect(e.stolenVoices.load(ordering: .relaxed) > 0)
+        #expect(e.peakVoiceCount.load(ordering: .relaxed) > 24)
+    }
+
     /// The counter itself works: otherwise the test above would prove nothing.
     @Test func allocationCounterSeesAnAllocation() {
         bellkeys_allocations_start()

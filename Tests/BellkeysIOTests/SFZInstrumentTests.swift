@@ -20,7 +20,9 @@ func writeStandIn(_ path: String, key: Int, level: Float, stereo: Bool = false) 
     let writer = try WAVWriter(path: path, sampleRate: 48_000, channelCount: stereo ? 2 : 1, format: .f32)
     if stereo {
         let right = (0..<72_000).map { Float(sin(2 * Double.pi * 1.5 * f * Double($0) / 48_000)) * level }
-        try left.withUnsafeBufferPointer { l in try right.withUnsafeBufferPointer { try writer.write(left: l, right: $0) } }
+        try left.withUnsafeBufferPointer { l in
+            try right.withUnsafeBufferPointer { try writer.write(left: l, right: $0) }
+        }
     } else {
         try left.withUnsafeBufferPointer { try writer.write($0) }
     }
@@ -58,7 +60,8 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         #expect(loaded.warnings.contains { $0.hasSuffix(":39:1: unsupported opcode group_label, ignored") })
         for key in 60...79 {
             // (the file's ranges: 60-63 C4, 64-69 G4, 70-74 C5, 75-79 F5)
-            let expected = key <= 63 ? recordings[0] : key <= 69 ? recordings[1] : key <= 74 ? recordings[2] : recordings[3]
+            let expected =
+                key <= 63 ? recordings[0] : key <= 69 ? recordings[1] : key <= 74 ? recordings[2] : recordings[3]
             let (left, right) = strike(loaded, key: key)
             let pitch = 440 * pow(2, Double(key - 69) / 12)
             let error = cents(measuredFrequency(left, 2_400..<24_000), pitch)
@@ -116,7 +119,8 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
             try loadInstrument(mapPath: folder + "/x.sfz")
         } throws: { error in
             let text = (error as? MapFileError)?.description ?? ""
-            return text.contains(folder + "/x.sfz:3:8") && text.contains("nowhere/bell.wav") && text.contains("no such file")
+            return text.contains(folder + "/x.sfz:3:8") && text.contains("nowhere/bell.wav")
+                && text.contains("no such file")
         }
     }
 }
