@@ -55,7 +55,13 @@ typealias SFZSetter = (inout SFZRegionDraft) -> Void
 struct SFZInstrumentBuilder {
     enum Scope { case none, orphan, control, global, master, group, region, curve, ignored }
     var scope = Scope.none
-    var global: [SFZSetter] = [], master: [SFZSetter] = [], group: [SFZSetter] = [], region: [SFZSetter] = []
+    var global: [SFZSetter] = [] { didSet { inherited = nil } }
+    var master: [SFZSetter] = [] { didSet { inherited = nil } }
+    var group: [SFZSetter] = [] { didSet { inherited = nil } }
+    var region: [SFZSetter] = []
+    /// What the regions under the current headers inherit, once resolved (so a file of many
+    /// regions under a long <global> costs each setter once, not once per region).
+    var inherited: SFZRegionDraft?
     var regionLocation: SFZLocation?
     var defaultPath = ""
     var noteOffset = 0, octaveOffset = 0
@@ -191,8 +197,14 @@ struct SFZInstrumentBuilder {
     mutating func endRegion() {
         guard let at = regionLocation else { return }
         regionLocation = nil
-        var draft = SFZRegionDraft(region: SFZRegion(location: at, sample: "", sampleLocation: at))
-        for set in global + master + group + region { set(&draft) }
+        if inherited == nil {
+            var base = SFZRegionDraft(region: SFZRegion(location: at, sample: "", sampleLocation: at))
+            for set in global + master + group { set(&base) }
+            inherited = base
+        }
+        var draft = inherited!
+        draft.region.location = at
+        for set in region { set(&draft) }
         guard let sample = draft.sample else {
             problem(
                 at, "<region>", "the region has no sample",

@@ -121,7 +121,7 @@ extension SFZInstrumentBuilder {
 
     /// A decimal number (`-4.305226`, `30.000000`, `.5`, `1e-3`) from `range`.
     mutating func number(_ op: SFZOpcode, _ range: ClosedRange<Double>, unit: String) -> Double? {
-        let span = rangeText(formatNumber(range.lowerBound), formatNumber(range.upperBound), unit)
+        var span: String { rangeText(formatNumber(range.lowerBound), formatNumber(range.upperBound), unit) }
         guard isSFZDecimal(op.value), let n = Double(op.value) else {
             problem(op.valueLocation, op.name, "\(sfzQuoted(op.value)) is not a number", fix: "write a number \(span)")
             return nil
@@ -138,7 +138,7 @@ extension SFZInstrumentBuilder {
     mutating func integer(
         _ op: SFZOpcode, _ range: ClosedRange<Int>, unit: String, clampsAbove: Bool = false
     ) -> Int? {
-        let span = rangeText(String(range.lowerBound), String(range.upperBound), unit)
+        var span: String { rangeText(String(range.lowerBound), String(range.upperBound), unit) }
         guard isSFZInteger(op.value) else {
             let kind = isSFZDecimal(op.value) ? "a whole number" : "a number"
             problem(

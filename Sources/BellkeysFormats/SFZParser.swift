@@ -117,7 +117,14 @@ struct SFZSourceText {
         return String(s)
     }
 
-    func firstInvalid(in range: Range<Int>) -> Int? { invalidIndices.first { range.contains($0) } }
+    func firstInvalid(in range: Range<Int>) -> Int? {
+        var low = 0, high = invalidIndices.count
+        while low < high {
+            let middle = (low + high) / 2
+            if invalidIndices[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        return low < invalidIndices.count && range.contains(invalidIndices[low]) ? invalidIndices[low] : nil
+    }
 }
 
 func isSFZNameCharacter(_ c: Unicode.Scalar) -> Bool {
@@ -142,6 +149,8 @@ private struct SFZStatementReader {
     var includeStack: [String]
     var syntax = SFZSyntax()
     var definitions: [String: String] = [:]
+    /// The lengths of the defined names, ascending: the only prefixes worth looking up.
+    var definedLengths: [Int] = []
     var includeCount = 0
 
     init(folder: String, includeStack: [String]) {
@@ -318,6 +327,10 @@ private struct SFZStatementReader {
             }
             try requireUTF8(source, start..<i, "")
             definitions[name] = try expand(source, valueStart..<i, path: "")
+            if !definedLengths.contains(nameEnd - nameStart) {
+                definedLengths.append(nameEnd - nameStart)
+                definedLengths.sort()
+            }
             return i
         case "include":
             skipSpaces()
@@ -396,12 +409,16 @@ private struct SFZStatementReader {
                 i += 1
                 continue
             }
-            var end = i + 1
+            var runEnd = i + 1
+            while runEnd < range.upperBound && isSFZNameCharacter(s[runEnd]) { runEnd += 1 }
+            var end = runEnd
             var value: String?
-            while end < range.upperBound && isSFZNameCharacter(s[end]) {
-                end += 1
-                value = definitions[source.text(i + 1..<end)]
-                if value != nil { break }
+            for nameLength in definedLengths where i + 1 + nameLength <= runEnd {
+                value = definitions[source.text(i + 1..<i + 1 + nameLength)]
+                if value != nil {
+                    end = i + 1 + nameLength
+                    break
+                }
             }
             guard let value else {
                 throw fail(

@@ -278,7 +278,8 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
 public func sfzFileViolations(_ bytes: [UInt8]) -> [String] {
     var broken: [String] = []
     var reads = 0
-    /// The byte length of each line of the file messages call `name` (CR, LF and CRLF end lines).
+    /// The byte length of each line of the file messages call `name` (CR, LF and CRLF end lines):
+    /// the input, or the file any other path ending in ".sfz" reads.
     func lineLengths(_ name: String) -> [Int]? {
         let text: [UInt8]
         if name == sfzInputName {
@@ -301,8 +302,10 @@ public func sfzFileViolations(_ bytes: [UInt8]) -> [String] {
         }
         return lengths
     }
+    let topLines = lineLengths(sfzInputName)!, includedLines = lineLengths("included.sfz")!
     func checkPlace(_ file: String, _ line: Int, _ column: Int, _ what: String) {
-        guard let lengths = lineLengths(file) else { return broken.append("\(what) names \(file)") }
+        guard file == sfzInputName || file.hasSuffix(".sfz") else { return broken.append("\(what) names \(file)") }
+        let lengths = file == sfzInputName ? topLines : includedLines
         // A column counts characters: at most the line's bytes, and one past its end.
         if !(1...lengths.count).contains(line) || column < 1 || column > lengths[line - 1] + 1 {
             broken.append("\(what) at \(file):\(line):\(column), outside the file")
