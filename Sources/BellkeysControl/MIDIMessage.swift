@@ -9,9 +9,11 @@ public enum MIDIMessage: Hashable, Sendable {
     case noteOn(channel: UInt8, note: UInt8, velocity: UInt8)
     case noteOff(channel: UInt8, note: UInt8, velocity: UInt8)
     case controlChange(channel: UInt8, controller: UInt8, value: UInt8)
+    /// Pitch bend, 0...16383 (8192: the centre).
+    case pitchBend(channel: UInt8, value: UInt16)
 
     /// The message of a status byte and its two data bytes; nil for messages bellkeys does not
-    /// play (program change, pitch bend, aftertouch, system messages). A note-on with velocity 0
+    /// play (program change, aftertouch, system messages). A note-on with velocity 0
     /// stays a note-on, as the bytes say (the engine releases the key for it, as MIDI asks).
     public init?(status: UInt8, data1: UInt8, data2: UInt8) {
         let channel = status & 0x0F, data1 = data1 & 0x7F, data2 = data2 & 0x7F
@@ -19,6 +21,7 @@ public enum MIDIMessage: Hashable, Sendable {
         case 0x80: self = .noteOff(channel: channel, note: data1, velocity: data2)
         case 0x90: self = .noteOn(channel: channel, note: data1, velocity: data2)
         case 0xB0: self = .controlChange(channel: channel, controller: data1, value: data2)
+        case 0xE0: self = .pitchBend(channel: channel, value: UInt16(data2) << 7 | UInt16(data1))
         default: return nil
         }
     }
@@ -35,6 +38,8 @@ public enum MIDIMessage: Hashable, Sendable {
         case .noteOff(let channel, let note, let velocity): (0x80 | channel & 0x0F, note & 0x7F, velocity & 0x7F)
         case .controlChange(let channel, let controller, let value):
             (0xB0 | channel & 0x0F, controller & 0x7F, value & 0x7F)
+        case .pitchBend(let channel, let value):
+            (0xE0 | channel & 0x0F, UInt8(value & 0x7F), UInt8(value >> 7 & 0x7F))
         }
     }
 

@@ -55,7 +55,16 @@ extension Engine {
                 fade(slot: Int(active[i]))
             }
             if hasReverb { reverb.silence(frames: fadeFrames) }
+        case 101: channels[channel].parameterHigh = value // RPN
+        case 100: channels[channel].parameterLow = value
+        case 6, 38: // data entry: RPN 0 is the pitch bend range (semitones, then cents)
+            guard channels[channel].parameterHigh == 0, channels[channel].parameterLow == 0 else { break }
+            let cents = channels[channel].bendRangeCents
+            let range = controller == 6 ? value * 100 + cents % 100 : cents / 100 * 100 + min(value, 99)
+            channels[channel].bendRangeCents = min(range, 2_400)
+            if channels[channel].bend != 8192 { bend(channel: channel, value: channels[channel].bend) }
         case 121: // reset all controllers
+            if channels[channel].bend != 8192 { bend(channel: channel, value: 8192) }
             channels[channel].expression = 127
             channels[channel].sustain = false
             releaseSustained(channel: channel)
@@ -73,6 +82,43 @@ extension Engine {
         default:
             break
         }
+    }
+
+    /// Pitch bend on `channel`: every pitched voice there moves to its pitch × the bend, at
+    /// once (at the event's frame). Ignored unless the instrument follows pitch bend.
+    @_noLocks
+    func bend(channel: Int, value: Int) {
+        channels[channel].bend = value
+        guard followsPitchBend else { return }
+        let factor = bendFactor(channel: channel)
+        for i in 0..<activeCount {
+            let slot = Int(active[i])
+            if voices[slot].channel == channel, voices[slot].isPitched { retune(slot: slot, factor: factor) }
+        }
+    }
+
+    /// The ratio of `channel`'s bend: (value − 8192) / 8192 of its range, in cents (so 16383
+    /// is 8191/8192 of the range up, 0 the whole range down).
+    @_noLocks
+    func bendFactor(channel: Int) -> Double {
+        let cents = Double(channels[channel].bend - 8192) / 8192 * Double(channels[channel].bendRangeCents)
+        return exp2Fast(cents / 1200)
+    }
+
+    /// Sets a voice's increment to its own × `factor`, and the kernel that increment needs (read
+    /// frame by frame only at exactly its own rate on a whole frame).
+    @_noLocks
+    func retune(slot: Int, factor: Double) {
+        let base = voices[slot].baseIncrement
+        let increment = factor == 1 ? base : UInt64(Double(base) * factor + 0.5)
+        voices[slot].increment = max(1, increment)
+        if increment == 1 << 32, UInt32(truncatingIfNeeded: voices[slot].phaseFrames) == 0 {
+            voices[slot].kernel = -1
+            return
+        }
+        var k = 0
+        while k < kernelLevelCount - 1, increment > kernelLevels[k].highestIncrement { k += 1 }
+        voices[slot].kernel = Int32(k)
     }
 
     @_noLocks

@@ -98,6 +98,9 @@ public final class Engine: @unchecked Sendable {
     /// The interpolation kernels (kept alive here; the render thread reads `kernelLevels`).
     let kernels: InterpolationKernels
     let kernelLevels: UnsafeMutablePointer<KernelLevel>
+    let kernelLevelCount: Int
+    /// `Instrument.followsPitchBend`.
+    let followsPitchBend: Bool
     /// Whether any region is pitched, and the pitched voices' read-out (two channels of a block).
     let hasPitched: Bool
     let pitchScratch: UnsafeMutablePointer<Float>
@@ -190,8 +193,12 @@ public final class Engine: @unchecked Sendable {
                 allIncrements.append(UInt64(max(1, min(ratio * 4_294_967_296, 1e15)).rounded()))
             }
         }
+        // A bend may take a voice up to two octaves higher (the largest RPN 0 range).
+        if instrument.followsPitchBend { highestRatio *= 4 }
         kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: highestRatio)
         kernelLevels = kernels.levels
+        kernelLevelCount = kernels.levelCount
+        followsPitchBend = instrument.followsPitchBend
         increments = .allocate(capacity: max(allIncrements.count, 1))
         incrementKernels = .allocate(capacity: max(allIncrements.count, 1))
         for (i, increment) in allIncrements.enumerated() {
@@ -228,6 +235,7 @@ public final class Engine: @unchecked Sendable {
             let loopStart = max(0, min(region.loopStart, loopEnd))
             let pitched =
                 transposed || stereo || region.envelope != nil || looped || region.offset != 0
+                || instrument.followsPitchBend
             anyPitched = anyPitched || pitched
             anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
             let loop: VoiceLoop =

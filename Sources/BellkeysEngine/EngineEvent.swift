@@ -26,6 +26,12 @@ public struct EngineEvent: Sendable, Equatable {
         Self(frame: frame, status: 0x80 | UInt8(channel & 15), data1: UInt8(note & 127), data2: 0)
     }
 
+    public static func pitchBend(frame: Int64, channel: Int = 0, value: Int) -> Self {
+        Self(
+            frame: frame, status: 0xE0 | UInt8(channel & 15), data1: UInt8(value & 127),
+            data2: UInt8(value >> 7 & 127))
+    }
+
     public static func control(frame: Int64, channel: Int = 0, controller: Int, value: Int) -> Self {
         Self(
             frame: frame, status: 0xB0 | UInt8(channel & 15), data1: UInt8(controller & 127),
@@ -33,14 +39,16 @@ public struct EngineEvent: Sendable, Equatable {
     }
 
     /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event), or nil
-    /// for anything the engine does not play (only note-off, note-on and control change, whole,
-    /// with data bytes below 0x80). Thread: any. Real-time safe.
+    /// for anything the engine does not play (only note-off, note-on, control change and pitch
+    /// bend, whole, with data bytes below 0x80). Thread: any. Real-time safe.
     @_noLocks
     public init?(midi bytes: UnsafePointer<UInt8>, count: Int, frame: Int64) {
         guard count == 3 else { return nil }
         let status = bytes[0], data1 = bytes[1], data2 = bytes[2]
         let kind = status & 0xF0
-        guard kind == 0x80 || kind == 0x90 || kind == 0xB0, data1 < 0x80, data2 < 0x80 else { return nil }
+        guard kind == 0x80 || kind == 0x90 || kind == 0xB0 || kind == 0xE0, data1 < 0x80, data2 < 0x80 else {
+            return nil
+        }
         self.init(frame: frame, status: status, data1: data1, data2: data2)
     }
 

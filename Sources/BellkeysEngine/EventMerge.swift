@@ -141,6 +141,7 @@ extension Engine {
         case 0x90 where value > 0: noteOn(channel: channel, note: note, velocity: value, delay: delay)
         case 0x80, 0x90: noteOff(channel: channel, note: note)
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
+        case 0xE0: bend(channel: channel, value: value << 7 | note)
         default: break
         }
     }

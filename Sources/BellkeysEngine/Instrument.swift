@@ -92,6 +92,10 @@ public struct Instrument: Sendable {
     /// with a pan), off otherwise, so that a map without pan renders any MIDI file (General
     /// MIDI files are full of CC10) as it did before pan existed.
     public var followsPanController = false
+    /// Whether MIDI pitch bend bends the voices of its channel (±2 semitones until RPN 0 sets
+    /// another range, up to 24): on for SFZ instruments, off for maps unless they ask (a bell in
+    /// a tower does not bend, and General MIDI files are full of bends).
+    public var followsPitchBend = false
 
     public init(
         keys: [KeySettings], velocityCurve: VelocityCurve = .square,

@@ -102,7 +102,9 @@ extension Engine {
             voices[slot].isStereo = key.isStereo
             voices[slot].phaseFrames = UInt64(key.offset) << 32
             voices[slot].increment = increments[k]
+            voices[slot].baseIncrement = increments[k]
             voices[slot].kernel = incrementKernels[k]
+            if channels[channel].bend != 8192 { retune(slot: slot, factor: bendFactor(channel: channel)) }
             voices[slot].loop = key.loop
             voices[slot].looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             voices[slot].loopStart = key.loopStart

@@ -100,6 +100,8 @@ struct Voice {
     var isStereo = false
     var phaseFrames: UInt64 = 0
     var increment: UInt64 = 1 << 32
+    /// Its increment with no pitch bend.
+    var baseIncrement: UInt64 = 1 << 32
     var kernel: Int32 = -1
     var looping = false
     /// Whether its loop has come round at least once.
@@ -140,4 +142,10 @@ struct ChannelState {
     var send = Ramp(1)
     /// Voices on this channel's bus; with none, a gain change applies at once.
     var voiceCount = 0
+    /// Pitch bend, 0...16383 (8192: none), its range in cents (RPN 0), and the registered
+    /// parameter chosen by CC101/CC100 (127: none).
+    var bend = 8192
+    var bendRangeCents = 200
+    var parameterHigh = 127
+    var parameterLow = 127
 }

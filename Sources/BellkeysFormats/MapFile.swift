@@ -66,6 +66,8 @@ public struct MapFile: Sendable {
     public var reverb: ReverbSettings = .off
     /// `velocityTimbre`, 0 to 1 (see `Instrument.velocityTimbre`).
     public var velocityTimbre: Double = 0
+    /// `pitchBend`: whether MIDI pitch bend bends the bells (see `Instrument.followsPitchBend`).
+    public var pitchBend = false
     /// Keys in file order.
     public var keys: [MapKey]
 
@@ -103,13 +105,14 @@ extension MapFile {
             masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
         instrument.velocityTimbre = velocityTimbre
         instrument.followsPanController = keys.contains { $0.pan != 0 }
+        instrument.followsPitchBend = pitchBend
         return instrument
     }
 }
 
 private let topFields = [
     "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
-    "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "keys",
+    "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "pitchBend", "keys",
 ]
 private let keyFields = [
     "comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
@@ -166,6 +169,7 @@ private struct MapChecker {
         let room = choice(members, "reverb", path: "", ReverbPreset.self) ?? .off
         let roomMix = number(members, "reverbMix", path: "", range: MapFile.reverbMixRange) ?? ReverbSettings.defaultMix
         let timbre = number(members, "velocityTimbre", path: "", range: MapFile.velocityTimbreRange) ?? 0
+        let bends = boolean(members, "pitchBend", path: "") ?? false
         let defaultMode = noteOffWord(members, path: "") ?? "ring"
         let defaultRelease =
             number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
@@ -239,7 +243,7 @@ private struct MapChecker {
         return MapFile(
             masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
             unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
-            velocityTimbre: timbre, keys: keys)
+            velocityTimbre: timbre, pitchBend: bends, keys: keys)
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.
@@ -352,6 +356,15 @@ private struct MapChecker {
         problem(
             node, path.isEmpty ? name : path + "." + name, "\(describe(node)) is not one of \(words)",
             fix: "use one of \(words)")
+        return nil
+    }
+
+    mutating func boolean(_ members: [(key: String, value: JSONNode)], _ name: String, path: String) -> Bool? {
+        guard let node = member(members, name) else { return nil }
+        if case .bool(let b) = node.value { return b }
+        problem(
+            node, path.isEmpty ? name : path + "." + name, "\(describe(node)) is not true or false",
+            fix: "write true or false, without quotes")
         return nil
     }
 

@@ -136,6 +136,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double) 
     var instrument = Instrument(keys: [])
     instrument.regions = regions
     instrument.controllerDefaults = description.controllerDefaults
+    instrument.followsPitchBend = true
     if let low = switchLow ?? switches.min(), let high = switchHigh ?? switches.max() {
         instrument.keyswitchRange = low...high
     }

@@ -136,6 +136,7 @@ public enum SequencerEventType {
     public static let noteOn = Int32(SND_SEQ_EVENT_NOTEON.rawValue)
     public static let noteOff = Int32(SND_SEQ_EVENT_NOTEOFF.rawValue)
     public static let controller = Int32(SND_SEQ_EVENT_CONTROLLER.rawValue)
+    public static let pitchBend = Int32(SND_SEQ_EVENT_PITCHBEND.rawValue)
     public static let portStart = Int32(SND_SEQ_EVENT_PORT_START.rawValue)
     public static let portExit = Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue)
     public static let clientExit = Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue)
@@ -168,6 +169,13 @@ extension SequencerEvent {
                     channel: control.channel & 0x0F,
                     controller: UInt8(truncatingIfNeeded: control.parameter & 0x7F),
                     value: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))))
+        case SequencerEventType.pitchBend:
+            // alsa-lib gives the bend as -8192...8191.
+            let control = event.control
+            self = .midi(
+                source: source,
+                message: .pitchBend(
+                    channel: control.channel & 0x0F, value: UInt16(max(0, min(16_383, Int(control.value) + 8192)))))
         case SequencerEventType.portStart:
             self = .portStarted(event.address)
         case SequencerEventType.portExit:

@@ -64,6 +64,8 @@ public func describeEvent(source: String, message: MIDIMessage) -> String {
         text = pad("Note off", 24) + "\(channel), note \(note), velocity \(velocity)"
     case .controlChange(let channel, let controller, let value):
         text = pad("Control change", 24) + "\(channel), controller \(controller), value \(value)"
+    case .pitchBend(let channel, let value):
+        text = pad("Pitch bend", 24) + "\(channel), value \(Int(value) - 8192)"
     }
     return pad(source, 7) + text
 }

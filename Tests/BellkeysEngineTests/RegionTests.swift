@@ -370,3 +370,54 @@ struct Oracle {
         #expect(out[340...].allSatisfy { $0 == 0.125 })
     }
 }
+
+/// Pitch bend: ±2 semitones by default, the range set by RPN 0, applied at its frame to every
+/// pitched voice of its channel; ignored by instruments that do not follow it.
+@Suite struct PitchBend {
+    func sineEngine(follows: Bool) -> Engine {
+        let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
+        var region = Region(sampleIndex: 0)
+        region.loopMode = .continuous
+        region.loopEnd = 47_999
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [])
+        instrument.regions = [region]
+        instrument.followsPitchBend = follows
+        let e = Engine(bank: bank, instrument: instrument, configuration: config)
+        e.enqueue(.control(frame: 0, controller: 7, value: 127))
+        return e
+    }
+
+    @Test func aBendMovesTheSoundingVoiceAtItsFrame() {
+        let e = sineEngine(follows: true)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(.pitchBend(frame: 24_000, value: 16_383))
+        e.enqueue(.pitchBend(frame: 48_000, value: 0))
+        e.enqueue(.pitchBend(frame: 72_000, value: 8_192))
+        let out = render(e, 96_000)
+        #expect(abs(cents(measuredFrequency(out, 100..<23_990), 1_000)) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 24_010..<47_990), 1_000) - 200 * 8_191 / 8_192) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 48_010..<71_990), 1_000) + 200) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 72_010..<96_000), 1_000)) < 0.01)
+    }
+
+    @Test func rpnZeroSetsTheRange() {
+        let e = sineEngine(follows: true)
+        for (controller, value) in [(101, 0), (100, 0), (6, 12), (38, 0)] {
+            e.enqueue(.control(frame: 0, controller: controller, value: value))
+        }
+        e.enqueue(.pitchBend(frame: 0, value: 0))
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127)) // starts bent
+        let out = render(e, 24_000)
+        #expect(abs(cents(measuredFrequency(out, 100..<24_000), 500)) < 0.01)
+    }
+
+    @Test func anInstrumentThatDoesNotFollowIgnoresIt() {
+        let bent = sineEngine(follows: false), plain = sineEngine(follows: false)
+        bent.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        bent.enqueue(.pitchBend(frame: 100, value: 16_383))
+        plain.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        #expect(render(bent, 4_800) == render(plain, 4_800))
+    }
+}

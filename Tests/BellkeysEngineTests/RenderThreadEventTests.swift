@@ -94,7 +94,7 @@ import Testing
         #expect(later.allSatisfy { $0 == 0 })
     }
 
-    @Test func onlyWholeNoteAndControllerMessagesArePlayed() {
+    @Test func onlyWholeNoteControllerAndBendMessagesArePlayed() {
         func decode(_ bytes: [UInt8]) -> EngineEvent? {
             var bytes = bytes
             return bytes.withUnsafeMutableBufferPointer {
@@ -105,7 +105,9 @@ import Testing
         #expect(decode([0x80, 60, 0]) == .noteOff(frame: 7, note: 60))
         #expect(decode([0xB0, 7, 90]) == .control(frame: 7, controller: 7, value: 90))
         #expect(decode([0xC0, 5, 0]) == nil) // program change
-        #expect(decode([0xE0, 0, 64]) == nil) // pitch bend
+        #expect(decode([0xE0, 0, 64]) == .pitchBend(frame: 7, value: 8_192))
+        #expect(decode([0xE0, 0x7F, 0x7F]) == .pitchBend(frame: 7, value: 16_383))
+        #expect(decode([0xD0, 64, 0]) == nil) // channel pressure
         #expect(decode([0x90, 60]) == nil) // cut short
         #expect(decode([0x90, 60, 200]) == nil) // a data byte with the top bit set
         #expect(decode([0xF0, 0x7E, 0x7F, 0xF7].prefix(3).map { $0 }) == nil) // SysEx

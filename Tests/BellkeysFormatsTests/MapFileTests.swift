@@ -89,6 +89,13 @@ import Testing
         #expect(
             problem(#"{"velocityTimbre": true, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)?.path == "velocityTimbre"
         )
+        let bending = try parse(#"{"pitchBend": true, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
+        #expect(bending.instrument(sampleIndexForKey: [0]).followsPitchBend)
+        #expect(
+            try !parse(#"{"keys": [{"note": "C4", "sample": "a.wav"}]}"#).instrument(sampleIndexForKey: [0])
+                .followsPitchBend)
+        let yes = problem(#"{"pitchBend": "yes", "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
+        #expect(yes?.path == "pitchBend" && yes?.fix == "write true or false, without quotes")
         let loud = problem(#"{"reverb": "hall", "reverbMix": 2, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(loud?.path == "reverbMix" && loud?.fix == "use a number from 0 to 1")
     }

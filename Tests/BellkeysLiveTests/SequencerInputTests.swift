@@ -56,6 +56,14 @@ import Testing
         #expect(
             decode(.init(type: SequencerEventType.controller, source: source, control: (0, 64, -5)))
                 == .midi(source: source, message: .controlChange(channel: 0, controller: 64, value: 0)))
+        // alsa-lib's bend, -8192...8191, as MIDI's 0...16383 (the centre 8192), clamped.
+        #expect(
+            decode(.init(type: SequencerEventType.pitchBend, source: source, control: (2, 0, -8192)))
+                == .midi(source: source, message: .pitchBend(channel: 2, value: 0)))
+        #expect(
+            decode(.init(type: SequencerEventType.pitchBend, source: source, control: (2, 0, 9000)))
+                == .midi(source: source, message: .pitchBend(channel: 2, value: 16_383)))
+        #expect(MIDIMessage.pitchBend(channel: 2, value: 8_192).bytes == (0xE2, 0, 64))
         let port = SequencerAddress(client: 24, port: 1), ours = SequencerAddress(client: 128, port: 0)
         #expect(decode(.init(type: SequencerEventType.portStart, address: port)) == .portStarted(port))
         #expect(decode(.init(type: SequencerEventType.portExit, address: port)) == .portExited(port))
@@ -71,8 +79,8 @@ import Testing
             [
                 SequencerEventType.noteOn, SequencerEventType.noteOff, SequencerEventType.controller,
                 SequencerEventType.clientExit, SequencerEventType.portStart, SequencerEventType.portExit,
-                SequencerEventType.portSubscribed, SequencerEventType.portUnsubscribed,
-            ] == [6, 7, 10, 61, 63, 64, 66, 67])
+                SequencerEventType.portSubscribed, SequencerEventType.portUnsubscribed, SequencerEventType.pitchBend,
+            ] == [6, 7, 10, 61, 63, 64, 66, 67, 13])
         // Anything else (a clock, 36) is told by its type.
         #expect(decode(.init(type: 36, source: source)) == .other(source: source, type: 36))
     }
