@@ -4,6 +4,7 @@
     python3 Benchmarks/peers.py            (builds bellkeys in release mode first)
     python3 Benchmarks/peers.py --quick    (fewer workloads and repeats)
     python3 Benchmarks/peers.py --room     (also pan and reverb against FluidSynth's reverb)
+    python3 Benchmarks/peers.py --no-timidity   (bellkeys and FluidSynth only)
     BELLKEYS_BIN=/path/to/bellkeys python3 Benchmarks/peers.py   (that binary, no build)
 
 Needs Debian's fluidsynth and timidity. The peers get the bundled bells as a SoundFont built
@@ -92,16 +93,18 @@ ROOM_TARGET = 15.0
 HALL_TAIL_SECONDS = 3.0
 
 
-def write_midi(path, notes, ppq=960, tempo=500000, seconds=None, controllers=()):
-    """notes: (start_seconds, note, velocity, channel); each is held for its bell's length. With
-    `seconds`, the file lasts that long (end of track) even without notes. `controllers`:
-    (number, value) on every channel at the start, before any note."""
+def write_midi(path, notes, ppq=960, tempo=500000, seconds=None, controllers=(), lengths=None):
+    """notes: (start_seconds, note, velocity, channel); each is held for its bell's length
+    (`lengths`: {note: seconds}, BELL_SECONDS unless given). With `seconds`, the file lasts that
+    long (end of track) even without notes. `controllers`: (number, value) on every channel at
+    the start, before any note."""
+    lengths = lengths or BELL_SECONDS
     events = [(0, -1, smf.message(0xB0 | channel, number, value)) for number, value in controllers for channel in range(16)]
     if seconds is not None:
         events.append((round(seconds * 2 * ppq), 0, smf.meta(0x01, b"end")))
     for start, note, velocity, channel in notes:
         events.append((round(start * 2 * ppq), 1, smf.message(0x90 | channel, note, velocity)))
-        events.append((round((start + BELL_SECONDS[note]) * 2 * ppq), 0, smf.message(0x80 | channel, note, 0)))
+        events.append((round((start + lengths[note]) * 2 * ppq), 0, smf.message(0x80 | channel, note, 0)))
     events.sort(key=lambda e: (e[0], e[1]))
     smf.write(path, [(tick, data) for tick, _, data in events], division=ppq, tempo=tempo)
 
@@ -126,25 +129,45 @@ def workloads(quick, room=False):
     return loads
 
 
-def average_voices(notes):
+def notes_end(notes, lengths=None):
+    """When the last note's bell has rung out, in seconds."""
+    lengths = lengths or BELL_SECONDS
+    return max(s + lengths[n] for s, n, _, _ in notes)
+
+
+def average_voices(notes, lengths=None):
+    """Notes sounding on average, each to its bell's end (`lengths` as in write_midi)."""
     if not notes:
         return 0.0
-    end = max(s + BELL_SECONDS[n] for s, n, _, _ in notes)
-    return sum(BELL_SECONDS[n] for _, n, _, _ in notes) / end
+    lengths = lengths or BELL_SECONDS
+    return sum(lengths[n] for _, n, _, _ in notes) / notes_end(notes, lengths)
 
 
-def peer_voices(notes):
+def peer_voices(notes, lengths=None):
     """Voices sounding on average in FluidSynth: each rings to its bell's end, or until its key
     is struck again on its channel and then over the 2 s release, whichever is sooner."""
     if not notes:
         return 0.0
-    end = max(s + BELL_SECONDS[n] for s, n, _, _ in notes)
+    lengths = lengths or BELL_SECONDS
     last, total = {}, 0.0
     for s, n, _, c in sorted(notes, reverse=True):
         again = last.get((n, c))
-        total += min(BELL_SECONDS[n], again - s + RELEASE_SECONDS) if again is not None else BELL_SECONDS[n]
+        total += min(lengths[n], again - s + RELEASE_SECONDS) if again is not None else lengths[n]
         last[(n, c)] = s
-    return total / end
+    return total / notes_end(notes, lengths)
+
+
+def is_peer(contender):
+    """Whether a contender is FluidSynth or TiMidity++ (they add a release after the last note)."""
+    return not contender.startswith("bellkeys")
+
+
+def fluidsynth_command(font, midi, out, polyphony, reverb=0):
+    """FluidSynth rendering `midi` with `font` to a 16-bit WAV at RATE: its defaults, chorus
+    off, reverb on or off, one core, `polyphony` voices (at most 65535)."""
+    return ["fluidsynth", "-ni", "-q", "-F", out, "-T", "wav", "-O", "s16", "-r", str(RATE),
+            "-o", f"synth.reverb.active={reverb}", "-o", "synth.chorus.active=0",
+            "-o", f"synth.polyphony={min(65535, polyphony)}", "-o", "synth.cpu-cores=1", font, midi]
 
 
 def run(command, ok=(0,)):
@@ -277,7 +300,14 @@ def room_table(results, room_loads, baseline):
           f"per audio second")
 
 
-def main():
+def main(extension=None):
+    """Runs the benchmark. `extension` (Benchmarks/transposed-peers.py) adds workloads of its
+    own, each with its own contenders, note lengths and voice counting, timed and checked in
+    this same run after the dry ones: it has `prepare(work, bellkeys, quick)`, which writes its
+    files and returns all its contenders; `commands(midi, out, voices)`, {contender: command};
+    `workloads(quick)`, {name: (notes, its contenders in order, the first its reference)};
+    `lengths`, {note: seconds}; `played(contender, notes)`, the notes that contender sounds on
+    average; and `report(results, top)`, which prints its own table after the dry summary."""
     quick = "--quick" in sys.argv
     room = "--room" in sys.argv
     repeats = 3 if not quick else 1
@@ -323,10 +353,10 @@ def main():
         limit = str(max(256, voices * 2))
 
         def fluidsynth(reverb):
-            return ["fluidsynth", "-ni", "-q", "-F", out, "-T", "wav", "-O", "s16", "-r", str(RATE),
-                    "-o", f"synth.reverb.active={reverb}", "-o", "synth.chorus.active=0",
-                    "-o", f"synth.polyphony={min(65535, int(limit))}", "-o", "synth.cpu-cores=1", sf2, midi]
+            return fluidsynth_command(sf2, midi, out, int(limit), reverb)
+        extra = extension.commands(midi, out, voices) if extension else {}
         return {
+            **extra,
             "bellkeys": [bellkeys, "render", midi, "-o", out, "--map", bench_map, "--quiet"],
             "fluidsynth": fluidsynth(0),
             "timidity": ["timidity", "-c", timidity_cfg, "-Ow", "-o", out, "-s", str(RATE), "-p", limit,
@@ -335,8 +365,10 @@ def main():
             "fluidsynth-reverb": fluidsynth(1),
         }
 
-    names = ["bellkeys", "fluidsynth", "timidity"]
-    all_names = names + (list(ROOM) if room else [])
+    names = ["bellkeys", "fluidsynth"] + ([] if "--no-timidity" in sys.argv else ["timidity"])
+    extra_names = extension.prepare(work, bellkeys, quick) if extension else []
+    assert not set(extra_names) & set(names + list(ROOM)), "an extension's contender has a built-in one's name"
+    all_names = names + (list(ROOM) if room else []) + extra_names
     # Each renderer's cost of a file with no notes: a + b × seconds.
     baseline = {}
     for n in all_names:
@@ -351,18 +383,21 @@ def main():
         (s0, c0), (s1, c1) = points
         slope = (c1 - c0) / (s1 - s0)
         baseline[n] = (c0 - slope * s0, slope)
-    print(f"{'workload':<12}{'renderer':<19}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
+    print(f"{'workload':<18}{'renderer':<21}{'voices':>8}{'audio s':>9}{'CPU s':>9}{'audio s/CPU s':>15}"
           f"{'voices/core':>13}{'mixing only':>13}{'envelope r':>12}{'level dB':>10}")
     results = {}
     different = []
     room_loads = []
-    for name, notes in workloads(quick, room).items():
+    plan = [(name, notes, BELL_SECONDS, names) for name, notes in workloads(quick, room).items()]
+    if extension:
+        plan += [(name, notes, extension.lengths, own) for name, (notes, own) in extension.workloads(quick).items()]
+    for name, notes, lengths, base in plan:
         midi = os.path.join(work, name + ".mid")
-        write_midi(midi, notes)
-        voices = average_voices(notes)
-        contenders = list(names)
-        midis = {n: midi for n in names}
-        if room and voices >= ROOM_MIN_VOICES:
+        write_midi(midi, notes, lengths=lengths)
+        voices = average_voices(notes, lengths)
+        contenders = list(base)
+        midis = {n: midi for n in base}
+        if room and base is names and voices >= ROOM_MIN_VOICES:
             contenders += list(ROOM)
             room_loads.append(name)
             # The room contenders play the same notes after CC91 (reverb send) 127: FluidSynth
@@ -388,18 +423,28 @@ def main():
             if level < 1e-4:
                 sys.exit(f"{n} rendered silence for {name}")
             if reference is None:
-                reference, reference_seconds, reference_level = env, seconds, level
+                reference, reference_seconds, reference_level, reference_name = env, seconds, level, n
+                # The reference itself: as long as its notes (bellkeys renders to the last bell's
+                # end; the peers add their release).
+                end = notes_end(notes, lengths)
+                if not -0.1 <= seconds - end <= 2.5:
+                    different.append(f"{n}'s rendering of {name} lasts {seconds:.2f} s, its notes {end:.2f} s")
             r = correlation(reference, env)
-            difference = 20 * math.log10(level / reference_level) - OUTPUT_GAIN_DB.get(n.split("-")[0], 0)
+            difference = (20 * math.log10(level / reference_level) - OUTPUT_GAIN_DB.get(n.split("-")[0], 0)
+                          + OUTPUT_GAIN_DB.get(reference_name.split("-")[0], 0))
             if n not in ROOM:
                 dry[n] = (seconds, samples)
-                # The same music: as long (the peers add a 2 s release after the last note-off),
-                # as loud within 6 dB (after the renderer's own output gain), and the same
-                # loudness envelope.
+                # The same music as the reference (bellkeys on the dry workloads, on an
+                # extension's its first contender): as long (a peer lasts up to 2.5 s longer than
+                # bellkeys, its 2 s release after the last note-off, and not less; two of a kind
+                # within 0.5 s), as loud within 6 dB (after each renderer's own output gain), and
+                # the same loudness envelope.
+                low, high = {(False, True): (0, 2.5), (True, False): (-2.5, 0)}.get(
+                    (is_peer(reference_name), is_peer(n)), (-0.5, 0.5))
                 checks = (
-                    (not 0 <= seconds - reference_seconds <= 2.5, f"lasts {seconds:.2f} s, bellkeys {reference_seconds:.2f} s"),
-                    (abs(difference) > 6, f"is {difference:+.1f} dB from bellkeys"),
-                    (r < 0.8, f"has a loudness envelope correlating at only {r:.2f} with bellkeys'"))
+                    (not low <= seconds - reference_seconds <= high, f"lasts {seconds:.2f} s, {reference_name} {reference_seconds:.2f} s"),
+                    (abs(difference) > 6, f"is {difference:+.1f} dB from {reference_name}"),
+                    (r < 0.8, f"has a loudness envelope correlating at only {r:.2f} with {reference_name}'s"))
             else:
                 # The room contenders, checked against the same dry bellkeys reference with two
                 # checks relaxed, and two added that the pan and the reverb are really on:
@@ -443,14 +488,17 @@ def main():
             # The voices this renderer plays: FluidSynth's end when their key comes round again
             # on their channel (see CHANNELS). TiMidity++'s are counted as the notes ask
             # (its handling of a key struck again was not measured: an upper bound).
-            played = peer_voices(notes) if n.startswith("fluidsynth") else voices
+            if base is not names:
+                played = extension.played(n, notes)
+            else:
+                played = peer_voices(notes) if n.startswith("fluidsynth") else voices
             results[(name, n)] = (played, credited / c, credited / mixing if meaningful else float("nan"))
             if n in ROOM:
                 a_own, b_own = baseline[n]
                 own_mixing = c - (a_own + b_own * seconds)
                 results[(name, n, "own")] = credited / own_mixing if own_mixing > 0.25 * c else float("nan")
             mixing_text = f"{played * credited / mixing:>13.0f}" if meaningful else f"{'-':>13}"
-            print(f"{name:<12}{n:<19}{played:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{played * credited / c:>13.0f}"
+            print(f"{name:<18}{n:<21}{played:>8.1f}{seconds:>9.2f}{c:>9.3f}{speed:>15.1f}{played * credited / c:>13.0f}"
                   f"{mixing_text}{r:>12.3f}{20 * math.log10(level):>10.1f}", flush=True)
     if different:
         sys.exit("\n".join(different))
@@ -471,6 +519,8 @@ def main():
         print(line)
     if room:
         room_table(results, room_loads, baseline)
+    if extension:
+        extension.report(results, top)
 
     # Start-up and memory: bellkeys reports its own load time and peak resident memory
     # (VmHWM); FluidSynth's peak is measured by GNU time, whose own footprint is tiny (the

@@ -1,5 +1,7 @@
 """Processes for the JACK harnesses (Tests/JACK/load, Benchmarks/jack-peers.py): CPU time from
-/proc, the hypervisor's steal, stopping a process, and a private jackd on the dummy backend.
+/proc, the hypervisor's steal, stopping a process, and a private jackd on the dummy backend; and,
+for the benchmarks that leave out a contender that fails (Benchmarks/transposition.py,
+Benchmarks/transposed-peers.py), the line that says why a command failed.
 
 CPU figures are utime + stime in seconds; the callers turn them into % of one core over their
 window. Python 3 standard library only.
@@ -10,6 +12,14 @@ import threading
 import time
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def error_line(result):
+    """The line of a finished command's output (a subprocess.CompletedProcess with text) that says
+    what went wrong: the first that speaks of an error, else the last."""
+    lines = [line.strip() for line in (result.stderr + result.stdout).splitlines() if line.strip()]
+    errors = [line for line in lines if "rror" in line]
+    return errors[0] if errors else (lines[-1] if lines else "no message")
 
 
 def cpu_seconds(pid):
