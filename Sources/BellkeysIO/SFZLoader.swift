@@ -60,7 +60,11 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double) 
     var loaded: [LoadedSample] = [], loadedPaths: [String] = []
     for (region, file) in zip(description.regions, paths) where indexForPath[file] == nil {
         do {
-            let sample = try loadSample(path: file, into: bank, keepStereo: true)
+            // No fade at the end of a sample a region loops (see loadSample).
+            let loops = zip(description.regions, paths).contains { other, otherFile in
+                otherFile == file && (other.loopMode == .continuous || other.loopMode == .sustain)
+            }
+            let sample = try loadSample(path: file, into: bank, keepStereo: true, mayLoop: loops)
             indexForPath[file] = loaded.count
             loaded.append(sample)
             loadedPaths.append(file)

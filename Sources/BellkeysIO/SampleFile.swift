@@ -33,8 +33,12 @@ public struct SampleError: Error, Sendable {
 /// intermediate copy. The file's root key and first loop (WAV `smpl`, AIFF `INST`) come back
 /// with it. Thread: control (wraps `sf_open`, `sf_readf_short`, `sf_readf_float`,
 /// `SFC_GET_INSTRUMENT`).
-public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = false) throws(SampleError)
-    -> LoadedSample
+///
+/// A sample that ends abruptly gets a 2 ms fade at its end (`abruptEndFade`), unless the file
+/// has a loop or `mayLoop` says a region loops it: a fade there would be heard at every turn of
+/// the loop.
+public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = false, mayLoop: Bool = false)
+    throws(SampleError) -> LoadedSample
 {
     var info = SF_INFO()
     guard let file = sf_open(path, Int32(SFM_READ), &info) else {
@@ -64,6 +68,7 @@ public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = f
             fix: "trim the sample: a bell needs a few seconds")
     }
     let frameCount = Int(info.frames), channels = Int(info.channels), rate = Int(info.samplerate)
+    var fadesEnd = !mayLoop
     var instrument = SF_INSTRUMENT()
     let hasInstrument =
         sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, Int32(MemoryLayout<SF_INSTRUMENT>.size))
@@ -80,6 +85,7 @@ public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = f
         let end = Int((Double(loopEnd) * ratio).rounded()) - 1
         if start >= 0, end > start { loop = start...end }
     }
+    if loop != nil { fadesEnd = false }
     let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
     let sixteenBitsOrFewer = [SF_FORMAT_PCM_16, SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8].map { Int32($0) }.contains(subtype)
     func readFailure() -> SampleError {
@@ -92,8 +98,11 @@ public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = f
         var faded = false
         let index = try bank.appendPCM16(frameCount: frameCount, scale: 1.0 / 32768) { (buffer) throws(SampleError) in
             guard sf_readf_short(file, buffer.baseAddress, info.frames) == info.frames else { throw readFailure() }
-            let fade = abruptEndFade(
-                lastValue: Float(buffer[frameCount - 1]) / 32768, frameCount: frameCount, sampleRate: rate)
+            let fade =
+                !fadesEnd
+                ? []
+                : abruptEndFade(
+                    lastValue: Float(buffer[frameCount - 1]) / 32768, frameCount: frameCount, sampleRate: rate)
             for (k, gain) in fade.enumerated() {
                 let i = frameCount - fade.count + k
                 buffer[i] = Int16((Float(buffer[i]) * gain).rounded())
@@ -132,7 +141,8 @@ public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = f
     for k in sides.indices { sides[k] = try resample(sides[k], from: rate, to: bank.sampleRate) }
     // Both sides of a stereo sample fade together if either ends abruptly.
     let loudest = sides.map { abs($0[$0.count - 1]) }.max()!
-    let fade = abruptEndFade(lastValue: loudest, frameCount: sides[0].count, sampleRate: bank.sampleRate)
+    let fade =
+        !fadesEnd ? [] : abruptEndFade(lastValue: loudest, frameCount: sides[0].count, sampleRate: bank.sampleRate)
     for k in sides.indices {
         for (j, gain) in fade.enumerated() { sides[k][sides[k].count - fade.count + j] *= gain }
     }

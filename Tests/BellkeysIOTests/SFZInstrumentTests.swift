@@ -110,6 +110,26 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         }
     }
 
+    /// A sample that a region loops keeps its end as recorded (a sample that ends abruptly is
+    /// otherwise faded over 2 ms, which a loop would play at every turn: a click 40 dB up on the
+    /// transposition figure when that was so); one played once is still faded.
+    @Test func aLoopedSampleIsNotFadedAtItsEnd() throws {
+        let folder = temporaryFolder()
+        // A 1 kHz sine of 48 whole cycles: its last frame is loud (-0.065).
+        let sine = (0..<2_304).map { Float(sin(2 * Double.pi * 1_000 * Double($0) / 48_000)) * 0.5 }
+        try writeWAV(sine, to: folder + "/loop.wav", format: .s16)
+        try writeWAV(sine, to: folder + "/once.wav", format: .s16)
+        write(
+            "<region> key=60 sample=loop.wav loop_mode=loop_continuous\n<region> key=62 sample=once.wav\n",
+            to: folder + "/x.sfz")
+        let loaded = try loadInstrument(mapPath: folder + "/x.sfz")
+        #expect(loaded.fadedEnds == [false, true])
+        let last = loaded.bank.value(sample: 0, frame: 2_303)
+        #expect(abs(last - sine[2_303]) < 1.0 / 32_768 && abs(last) > 0.06)
+        #expect(loaded.bank.value(sample: 1, frame: 2_303) == 0)
+        #expect(loaded.instrument.regions[0].loopEnd == 2_303)
+    }
+
     /// A sample that is missing is named with the SFZ file's line and column of its `sample=`,
     /// before anything plays.
     @Test func aMissingSampleIsNamedWithItsLine() throws {
