@@ -235,7 +235,7 @@ public final class Engine: @unchecked Sendable {
             let loopStart = max(0, min(region.loopStart, loopEnd))
             let pitched =
                 transposed || stereo || region.envelope != nil || looped || region.offset != 0
-                || instrument.followsPitchBend
+                || instrument.followsPitchBend || region.filter != nil
             anyPitched = anyPitched || pitched
             anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
             let loop: VoiceLoop =
@@ -265,7 +265,12 @@ public final class Engine: @unchecked Sendable {
                         ?? EnvelopeFrames(),
                     offset: max(0, min(region.offset, frameCount - 1)),
                     loop: looped && loopEnd > loopStart ? loop : (loop.is(.oneShot) ? .oneShot : .none),
-                    loopStart: loopStart, loopEnd: loopEnd))
+                    loopStart: loopStart, loopEnd: loopEnd,
+                    filterKind: region.filter == nil ? 0 : (region.filter == .lowPass1 ? 1 : 2),
+                    cutoff: region.cutoff,
+                    filterQ: 0.707_106_781_186_547_5 * exp2(region.resonance / 20 * 3.321_928_094_887_362_3),
+                    filterVelocityCents: region.filterVelocityCents, filterKeytrackCents: region.filterKeytrackCents,
+                    pitchKeycenter: region.pitchKeycenter))
         }
         hasPitched = anyPitched
         let rangeCount = max(rangeNumbers.count, 1)

@@ -188,6 +188,8 @@ public func panPosition(controllerValue value: Int) -> Double {
 }
 
 /// sin and cos of `x` in 0...π/2 (Taylor series, about 1e-16 there), without Foundation.
+/// Thread: any. Real-time safe.
+@_noLocks
 func sineCosine(_ x: Double) -> (sine: Double, cosine: Double) {
     var sine = 0.0, cosine = 0.0
     var term = 1.0 // x^n / n!

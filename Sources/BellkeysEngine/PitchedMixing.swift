@@ -230,6 +230,7 @@ extension Engine {
             }
             let m = min(n - done, voice.envelope.pieceLeft)
             let got = resample(&voice, kernels: kernelLevels, left: scratchLeft, right: scratchRight, count: m)
+            if voice.filterKind != 0 { filterVoice(&voice, scratchLeft, scratchRight, frameCount: got) }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
             addVoice(voice, scratchLeft, scratchRight, left: left + done, right: rightFromDone, frameCount: got)

@@ -95,6 +95,14 @@ public struct Region: Sendable, Equatable {
     public var keyswitch: Int?
     /// Controllers that must lie in a range for it to sound (CC number: values, both ends included).
     public var controllerRanges: [Int: ClosedRange<Int>] = [:]
+    /// A low-pass through which the voice plays (nil: none): at `cutoff` Hz, moved by
+    /// `filterVelocityCents` × velocity/127 and `filterKeytrackCents` per key from the centre.
+    public var filter: FilterKind?
+    public var cutoff = 20_000.0
+    /// The two-pole filter's resonance in dB (0: Butterworth, Q = 1/√2).
+    public var resonance = 0.0
+    public var filterVelocityCents = 0.0
+    public var filterKeytrackCents = 0.0
     /// Started by the key's note-off (a release sample) instead of its note-on, at the
     /// note-on's velocity.
     public var triggersOnRelease = false
@@ -124,6 +132,14 @@ public struct Region: Sendable, Equatable {
         let cents = pitchKeytrackCents * Double(key - pitchKeycenter) + tuneCents
         return exp2(cents / 1200) * Double(sampleRate) / Double(outputRate)
     }
+}
+
+/// A region's low-pass filter.
+public enum FilterKind: String, Sendable, CaseIterable {
+    /// One pole: 6 dB an octave (y += c (x − y)).
+    case lowPass1 = "lpf_1p"
+    /// Two poles: 12 dB an octave, with resonance (an RBJ biquad).
+    case lowPass2 = "lpf_2p"
 }
 
 /// How closely a transposed sample is interpolated: the windowed-sinc kernel's length. Every

@@ -110,6 +110,7 @@ extension Engine {
             voices[slot].loopStart = key.loopStart
             voices[slot].loopEnd = key.loopEnd
             if key.hasEnvelope { startEnvelope(&voices[slot], key.envelope, strike: strike) }
+            if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }
         } else if hasTimbre {
             let c = timbreTable[128 * r + velocity]
             if c < 1 {

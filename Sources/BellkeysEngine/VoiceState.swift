@@ -43,6 +43,13 @@ struct RegionSlot {
     var loop: VoiceLoop
     var loopStart: Int
     var loopEnd: Int
+    /// The filter (0: none, 1: one pole, 2: two poles), its cutoff, Q and tracking.
+    var filterKind: UInt8
+    var cutoff: Double
+    var filterQ: Double
+    var filterVelocityCents: Double
+    var filterKeytrackCents: Double
+    var pitchKeycenter: Int
 }
 
 /// Where a voice is in its life.
@@ -110,6 +117,11 @@ struct Voice {
     var loopStart = 0
     var loopEnd = 0
     var envelope = EnvelopeState()
+    /// Its filter (`RegionSlot.filterKind`): coefficients b0, b1, b2, a1, a2 (a one-pole's c in
+    /// b0) and state (left z1, z2, right z1, z2).
+    var filterKind: UInt8 = 0
+    var filterCoefficients = SIMD8<Float>()
+    var filterState = SIMD4<Float>()
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.

@@ -129,7 +129,13 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double) 
         region.randomHigh = sfz.hiRand
         region.keyswitch = sfz.swLast
         region.controllerRanges = sfz.ccRanges
-        if sfz.cutoff != nil { warnOnce(sfz.location, "the filter (cutoff, fil_type) is not played yet, ignored") }
+        if let cutoff = sfz.cutoff {
+            region.filter = sfz.filterType == .lowPass1 ? .lowPass1 : .lowPass2
+            region.cutoff = cutoff
+            region.resonance = sfz.resonance
+            region.filterVelocityCents = sfz.filVeltrack
+            region.filterKeytrackCents = sfz.filKeytrack
+        }
         if let last = sfz.swLast { switches.append(last) }
         if let low = sfz.swLoKey { switchLow = min(switchLow ?? low, low) }
         if let high = sfz.swHiKey { switchHigh = max(switchHigh ?? high, high) }

@@ -421,3 +421,74 @@ struct Oracle {
         #expect(render(bent, 4_800) == render(plain, 4_800))
     }
 }
+
+/// A region's low-pass: its response at the cutoff exactly as designed, moved by velocity and key.
+@Suite struct RegionFilters {
+    /// The steady level (dB) of a looped sine at `hertz` through `region`'s filter, struck at `key`.
+    func level(hertz: Int, _ configure: (inout Region) -> Void, key: Int = 60, velocity: Int = 127) -> Double {
+        let bank = SampleBank(samples: [loopedSine(cycles: hertz, frames: 48_000)], sampleRate: 48_000)
+        var region = Region(sampleIndex: 0)
+        region.loopMode = .continuous
+        region.loopEnd = 47_999
+        region.pitchKeycenter = key
+        configure(&region)
+        let e = regionEngine(bank, [region])
+        e.enqueue(.noteOn(frame: 0, note: key, velocity: velocity))
+        let out = render(e, 48_000)
+        let g = Double(velocity * velocity) / (127 * 127)
+        return 10 * log10(power(Array(out[9_600...])) / (0.125 * g * g))
+    }
+
+    @Test func twoPolesAtTheCutoffAreAtQ() {
+        // The cookbook's low-pass is exactly Q at its cutoff: -3.01 dB at 1/√2, +3.0 dB with 6 dB of resonance.
+        let flat = level(hertz: 1_000) {
+            $0.filter = .lowPass2
+            $0.cutoff = 1_000
+        }
+        #expect(abs(flat + 3.0103) < 0.01, "\(flat)")
+        let resonant = level(hertz: 1_000) {
+            $0.filter = .lowPass2
+            $0.cutoff = 1_000
+            $0.resonance = 6
+        }
+        #expect(abs(resonant - (6 - 3.0103)) < 0.01, "\(resonant)")
+        let octaveUp = level(hertz: 4_000) {
+            $0.filter = .lowPass2
+            $0.cutoff = 1_000
+        }
+        #expect(octaveUp < -23 && octaveUp > -25, "\(octaveUp)") // 12 dB an octave, two octaves up
+    }
+
+    @Test func onePoleFollowsItsEquation() {
+        let c = 1 - exp(-2 * Double.pi * 1_000 / 48_000)
+        let w = 2 * Double.pi * 2_000 / 48_000
+        // |H| = c / |1 − (1 − c) e^(−jw)|
+        let re = 1 - (1 - c) * cos(w), im = (1 - c) * sin(w)
+        let expected = 20 * log10(c / (re * re + im * im).squareRoot())
+        let measured = level(hertz: 2_000) {
+            $0.filter = .lowPass1
+            $0.cutoff = 1_000
+        }
+        #expect(abs(measured - expected) < 0.01, "\(measured) against \(expected)")
+    }
+
+    @Test func velocityAndKeyMoveTheCutoff() {
+        // 1200 cents of velocity tracking at 127: the cutoff doubles to 1 kHz, where the sine is.
+        let byVelocity = level(hertz: 1_000) {
+            $0.filter = .lowPass2
+            $0.cutoff = 500
+            $0.filterVelocityCents = 1_200
+        }
+        #expect(abs(byVelocity + 3.0103) < 0.01, "\(byVelocity)")
+        // 100 cents a key, struck 12 keys above the centre (the sample then an octave up too).
+        let byKey = level(
+            hertz: 1_000,
+            {
+                $0.filter = .lowPass2
+                $0.cutoff = 1_000
+                $0.filterKeytrackCents = 100
+                $0.pitchKeycenter = 48
+            }, key: 60)
+        #expect(abs(byKey + 3.0103) < 0.02, "\(byKey)")
+    }
+}

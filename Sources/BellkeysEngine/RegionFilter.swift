@@ -1,0 +1,74 @@
+// A region's low-pass (SFZ `fil_type`, `cutoff`, `resonance`, `fil_veltrack`, `fil_keytrack`):
+// its coefficients, fixed when the voice starts, and the filter over a pitched voice's block.
+
+extension Engine {
+    /// Sets a starting voice's filter from its region, key and velocity: the cutoff × 2^((veltrack
+    /// × velocity/127 + keytrack × (key − centre)) / 1200), kept below 0.49 of the output rate.
+    /// One pole: c = 1 − e^(−2π fc/fs). Two poles: the RBJ cookbook's low-pass at Q. Thread:
+    /// render. Real-time safe.
+    @_noLocks
+    func startFilter(slot: Int, _ region: RegionSlot, note: Int, velocity: Int) {
+        let cents =
+            region.filterVelocityCents * Double(velocity) / 127
+            + region.filterKeytrackCents * Double(note - region.pitchKeycenter)
+        let rate = Double(configuration.sampleRate)
+        let cutoff = min(region.cutoff * exp2Fast(cents / 1200), 0.49 * rate)
+        let w = 2 * 3.141_592_653_589_793 * max(cutoff, 1) / rate
+        voices[slot].filterKind = region.filterKind
+        voices[slot].filterState = SIMD4()
+        if region.filterKind == 1 {
+            voices[slot].filterCoefficients = SIMD8(Float(1 - exp2Fast(-w * 1.442_695_040_888_963_4)), 0, 0, 0, 0, 0, 0, 0)
+            return
+        }
+        let (s, c) = sineCosine(w / 2) // half angle: w is below π
+        let sine = 2 * s * c, cosine = c * c - s * s
+        let alpha = sine / (2 * region.filterQ)
+        let a0 = 1 + alpha
+        let b0 = (1 - cosine) / 2 / a0
+        voices[slot].filterCoefficients = SIMD8(
+            Float(b0), Float(2 * b0), Float(b0), Float(-2 * cosine / a0), Float((1 - alpha) / a0), 0, 0, 0)
+    }
+}
+
+/// Filters `n` frames of a voice's read-out in place (the right side too for a stereo voice).
+/// Thread: render. Real-time safe.
+@_noLocks
+func filterVoice(
+    _ voice: inout Voice, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frameCount n: Int
+) {
+    let k = voice.filterCoefficients
+    var z = voice.filterState
+    if voice.filterKind == 1 {
+        let c = k[0]
+        for j in 0..<n {
+            z[0] = flush(z[0] + c * (left[j] - z[0]))
+            left[j] = z[0]
+        }
+        if voice.isStereo {
+            for j in 0..<n {
+                z[2] = flush(z[2] + c * (right[j] - z[2]))
+                right[j] = z[2]
+            }
+        }
+    } else {
+        // Transposed direct form II: y = b0 x + z1; z1 = b1 x − a1 y + z2; z2 = b2 x − a2 y.
+        let (b0, b1, b2, a1, a2) = (k[0], k[1], k[2], k[3], k[4])
+        for j in 0..<n {
+            let x = left[j]
+            let y = b0 * x + z[0]
+            z[0] = flush(b1 * x - a1 * y + z[1])
+            z[1] = flush(b2 * x - a2 * y)
+            left[j] = y
+        }
+        if voice.isStereo {
+            for j in 0..<n {
+                let x = right[j]
+                let y = b0 * x + z[2]
+                z[2] = flush(b1 * x - a1 * y + z[3])
+                z[3] = flush(b2 * x - a2 * y)
+                right[j] = y
+            }
+        }
+    }
+    voice.filterState = z
+}
