@@ -217,7 +217,7 @@ public final class Engine: @unchecked Sendable {
             case .ring: (damp, release) = (false, 0)
             case .damp(let seconds): (damp, release) = (true, seconds)
             }
-            if region.envelope != nil { damp = region.loopMode != .oneShot }
+            if region.envelope != nil { damp = region.loopMode != .oneShot && !region.ignoresNoteOff }
             allDamps.append(damp)
             var (left, right) = stereo ? balanceGains(region.pan) : panGains(region.pan)
             if let gains = region.sideGains { (left, right) = (gains.x, gains.y) }

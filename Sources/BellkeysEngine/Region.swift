@@ -67,6 +67,8 @@ public struct Region: Sendable, Equatable {
     public var envelope: Envelope?
     /// What note-off does without an envelope.
     public var noteOff = NoteOffMode.ring
+    /// With an envelope: whether note-off is ignored (the voice rings on as if struck once).
+    public var ignoresNoteOff = false
     /// Gain for each velocity 0...127 (128 values); nil: the instrument's velocity curve.
     public var velocityGains: [Float]?
     /// First frame played.

@@ -17,7 +17,8 @@ extension Engine {
         voices[slot].filterKind = region.filterKind
         voices[slot].filterState = SIMD4()
         if region.filterKind == 1 {
-            voices[slot].filterCoefficients = SIMD8(Float(1 - exp2Fast(-w * 1.442_695_040_888_963_4)), 0, 0, 0, 0, 0, 0, 0)
+            voices[slot].filterCoefficients = SIMD8(
+                Float(1 - exp2Fast(-w * 1.442_695_040_888_963_4)), 0, 0, 0, 0, 0, 0, 0)
             return
         }
         let (s, c) = sineCosine(w / 2) // half angle: w is below π

@@ -68,6 +68,18 @@ public struct MapFile: Sendable {
     public var velocityTimbre: Double = 0
     /// `pitchBend`: whether MIDI pitch bend bends the bells (see `Instrument.followsPitchBend`).
     public var pitchBend = false
+    /// `instrument`: an SFZ file whose regions the map plays (its path as written, relative to
+    /// the map's folder), and where the value is, for load errors.
+    public var instrument: String?
+    public var instrumentLine = 0, instrumentColumn = 0
+    /// `quality`: how transposed samples are interpolated (nil: the default, or `--quality`).
+    public var quality: InterpolationQuality?
+    /// The fields the map gave at its top level (a given field replaces an instrument's own
+    /// value for every region: `releaseSeconds`, `noteOff`, `velocityCurve`, `pitchBend`).
+    public var givenFields: Set<String> = []
+    /// The top-level `noteOff` and `releaseSeconds` (what a key that says neither does).
+    public var defaultNoteOff = NoteOffMode.ring
+    public var defaultReleaseSeconds = MapFile.defaultReleaseSeconds
     /// Keys in file order.
     public var keys: [MapKey]
 
@@ -112,7 +124,8 @@ extension MapFile {
 
 private let topFields = [
     "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
-    "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "pitchBend", "keys",
+    "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "pitchBend", "instrument",
+    "quality", "keys",
 ]
 private let keyFields = [
     "comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
@@ -169,17 +182,53 @@ private struct MapChecker {
         let room = choice(members, "reverb", path: "", ReverbPreset.self) ?? .off
         let roomMix = number(members, "reverbMix", path: "", range: MapFile.reverbMixRange) ?? ReverbSettings.defaultMix
         let timbre = number(members, "velocityTimbre", path: "", range: MapFile.velocityTimbreRange) ?? 0
-        let bends = boolean(members, "pitchBend", path: "") ?? false
+        let instrumentNode = member(members, "instrument")
+        var instrumentFile: String?
+        if let instrumentNode {
+            if case .string(let s) = instrumentNode.value, s.lowercased().hasSuffix(".sfz") {
+                instrumentFile = s
+            } else {
+                problem(
+                    instrumentNode, "instrument", "\(describe(instrumentNode)) is not an SFZ file's name",
+                    fix: "give the .sfz file's path, relative to the map file, e.g. \"TubularBells.sfz\"")
+            }
+        }
+        let quality = choice(members, "quality", path: "", InterpolationQuality.self)
+        if instrumentNode != nil, let timbre = member(members, "velocityTimbre") {
+            problem(
+                timbre, "velocityTimbre", "velocity timbre plays on a map's keys, not on an instrument's regions",
+                fix:
+                    "leave velocityTimbre out, and give the instrument's regions fil_veltrack (a filter that opens with velocity)"
+            )
+        }
+        let bends = boolean(members, "pitchBend", path: "") ?? (instrumentNode != nil)
         let defaultMode = noteOffWord(members, path: "") ?? "ring"
         let defaultRelease =
             number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
             ?? MapFile.defaultReleaseSeconds
 
         var keys: [MapKey] = []
+        let given = Set(members.map(\.key))
+        if instrumentNode != nil, member(members, "keys") == nil {
+            var map = MapFile(
+                masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
+                unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
+                velocityTimbre: 0, pitchBend: bends, keys: [])
+            map.instrument = instrumentFile
+            map.instrumentLine = instrumentNode?.line ?? 0
+            map.instrumentColumn = instrumentNode?.column ?? 0
+            map.quality = quality
+            map.givenFields = given
+            map.defaultNoteOff = defaultMode == "damp" ? .damp(releaseSeconds: defaultRelease) : .ring
+            map.defaultReleaseSeconds = defaultRelease
+            return map
+        }
         guard let keysNode = member(members, "keys") else {
             problem(
                 root, "keys", "the map has no \"keys\" array",
-                fix: "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ]")
+                fix:
+                    "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ], or \"instrument\": \"FILE.sfz\""
+            )
             return nil
         }
         guard case .array(let entries) = keysNode.value else {
@@ -240,10 +289,18 @@ private struct MapChecker {
                     noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
                     chokeGroup: choke, pan: pan))
         }
-        return MapFile(
+        var map = MapFile(
             masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
             unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
             velocityTimbre: timbre, pitchBend: bends, keys: keys)
+        map.instrument = instrumentFile
+        map.instrumentLine = instrumentNode?.line ?? 0
+        map.instrumentColumn = instrumentNode?.column ?? 0
+        map.quality = quality
+        map.givenFields = given
+        map.defaultNoteOff = defaultMode == "damp" ? .damp(releaseSeconds: defaultRelease) : .ring
+        map.defaultReleaseSeconds = defaultRelease
+        return map
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.

@@ -67,9 +67,24 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
     let map = try parseMapFile(bytes, file: mapPath)
     let folder = directoryName(mapPath)
 
-    let rate = requested ?? firstSampleRate(map: map, folder: folder) ?? 48_000
-    let bank = SampleBank(sampleRate: rate)
-    var paths: [String] = [], loaded: [LoadedSample] = []
+    // A map that names an instrument: its regions first, the map's keys beside them.
+    var base: LoadedInstrument?
+    if let file = map.instrument {
+        let path = resolve(file, from: folder)
+        guard let found = findCaseInsensitively(path) else {
+            throw MapFileError([
+                MapProblem(
+                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn, path: "instrument",
+                    message: "\"\(file)\" (\(path)): no such file",
+                    fix: "check the name; it is relative to the map file's folder")
+            ])
+        }
+        base = try loadSFZInstrument(path: found, sampleRate: requested, start: start, overriding: map)
+    }
+
+    let rate = base?.sampleRate ?? requested ?? firstSampleRate(map: map, folder: folder) ?? 48_000
+    let bank = base?.bank ?? SampleBank(sampleRate: rate)
+    var paths: [String] = base?.samplePaths ?? [], loaded: [LoadedSample] = []
     var indexForPath: [String: Int] = [:]
     var sampleIndexForKey: [Int] = []
     var problems: [MapProblem] = []
@@ -98,12 +113,19 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
     }
     if !problems.isEmpty { throw MapFileError(problems) }
 
+    var instrument = map.instrument(sampleIndexForKey: sampleIndexForKey)
+    if let base {
+        instrument.regions = base.instrument.regions
+        instrument.keyswitchRange = base.instrument.keyswitchRange
+        instrument.defaultKeyswitch = base.instrument.defaultKeyswitch
+        instrument.controllerDefaults = base.instrument.controllerDefaults
+    }
     return LoadedInstrument(
         mapPath: mapPath, map: map, bank: bank,
-        instrument: map.instrument(sampleIndexForKey: sampleIndexForKey), sampleRate: rate,
-        samplePaths: paths, fileSampleRates: loaded.map(\.fileSampleRate),
-        fadedEnds: loaded.map(\.fadedEnd),
-        loadSeconds: monotonicSeconds() - start)
+        instrument: instrument, sampleRate: rate,
+        samplePaths: paths, fileSampleRates: (base?.fileSampleRates ?? []) + loaded.map(\.fileSampleRate),
+        fadedEnds: (base?.fadedEnds ?? []) + loaded.map(\.fadedEnd),
+        loadSeconds: monotonicSeconds() - start, sfz: base?.sfz, warnings: base?.warnings ?? [])
 }
 
 /// The rate of the first sample file that opens (the bank's rate when none is asked for).

@@ -6,9 +6,12 @@ import Glibc
 /// Reads an SFZ file and preloads every sample its regions name (each file once, stereo kept
 /// stereo, at `requested` Hz or the first sample's rate): an instrument of regions, ready to
 /// play. Problems (a broken file, a missing sample) are reported together; opcodes bellkeys does
-/// not play are listed once each in `warnings`. Thread: control.
-func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double) throws(MapFileError)
-    -> LoadedInstrument
+/// not play are listed once each in `warnings`. A map that names the file (`overriding`)
+/// replaces, for every region, the values it gives: `noteOff` (ring: note-off is ignored; damp:
+/// the release is `releaseSeconds`), `releaseSeconds`, `velocityCurve` (crossfades kept) and
+/// `pitchBend`. Thread: control.
+func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, overriding map: MapFile? = nil)
+    throws(MapFileError) -> LoadedInstrument
 {
     let folder = directoryName(path)
     let bytes: [UInt8]
@@ -99,6 +102,19 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double) 
             delay: sfz.ampegDelay, attack: sfz.ampegAttack, hold: sfz.ampegHold, decay: sfz.ampegDecay,
             sustain: sfz.ampegSustain / 100, release: sfz.ampegRelease)
         region.velocityGains = velocityGains(sfz)
+        if let map {
+            let given = map.givenFields
+            if given.contains("velocityCurve") {
+                var crossfadesOnly = sfz
+                crossfadesOnly.ampVeltrack = 0
+                let fades = velocityGains(crossfadesOnly)
+                region.velocityGains = (0..<128).map { map.velocityCurve.gain(velocity: $0) * fades[$0] }
+            }
+            if given.contains("noteOff"), case .ring = map.defaultNoteOff { region.ignoresNoteOff = true }
+            if given.contains("releaseSeconds") || given.contains("noteOff") {
+                region.envelope?.release = map.defaultReleaseSeconds
+            }
+        }
         let frames = bank.frameCount(of: sample.index)
         region.offset = max(0, min(sfz.offset, frames - 1))
         let mode = sfz.loopMode ?? (sample.loop != nil ? .continuous : .noLoop)
@@ -146,15 +162,14 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double) 
     var instrument = Instrument(keys: [])
     instrument.regions = regions
     instrument.controllerDefaults = description.controllerDefaults
-    instrument.followsPitchBend = true
+    instrument.followsPitchBend = map?.pitchBend ?? true
     if let low = switchLow ?? switches.min(), let high = switchHigh ?? switches.max() {
         instrument.keyswitchRange = low...high
     }
     instrument.defaultKeyswitch = defaultSwitch
-    var map = MapFile.instrumentDefaults
-    map.keys = []
     return LoadedInstrument(
-        mapPath: path, map: map, bank: bank, instrument: instrument, sampleRate: rate, samplePaths: loadedPaths,
+        mapPath: path, map: map ?? MapFile.instrumentDefaults, bank: bank, instrument: instrument, sampleRate: rate,
+        samplePaths: loadedPaths,
         fileSampleRates: loaded.map(\.fileSampleRate), fadedEnds: loaded.map(\.fadedEnd),
         loadSeconds: monotonicSeconds() - start, sfz: description, warnings: warnings)
 }

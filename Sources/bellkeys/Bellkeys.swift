@@ -84,7 +84,7 @@ struct VoiceOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How transposed samples are interpolated: fast (8 taps), good (16) or best (32) (default: good).",
+            "How transposed samples are interpolated: fast (8 taps), good (16) or best (32), in place of the map's quality (default: the map's, good if it says none).",
             discussion:
                 "Only instruments that play samples away from their own pitch (SFZ files) use it; a sample at its own pitch is played exactly at every level.",
             valueName: "level"))
@@ -114,7 +114,7 @@ struct VoiceOptions: ParsableArguments {
         var configuration = EngineConfiguration(
             sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         configuration.wideMixing = wideMixingAvailable()
-        configuration.interpolation = quality ?? .standard
+        configuration.interpolation = quality ?? loaded.map.quality ?? .standard
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
     }

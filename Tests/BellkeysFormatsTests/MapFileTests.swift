@@ -96,6 +96,13 @@ import Testing
                 .followsPitchBend)
         let yes = problem(#"{"pitchBend": "yes", "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(yes?.path == "pitchBend" && yes?.fix == "write true or false, without quotes")
+        let named = try parse(#"{"instrument": "bells/Tubular Bells.sfz", "quality": "fast"}"#)
+        #expect(named.instrument == "bells/Tubular Bells.sfz" && named.quality == .fast && named.keys.isEmpty)
+        #expect(named.pitchBend) // on for an instrument unless the map says otherwise
+        #expect(problem(#"{"instrument": "bells.json"}"#)?.path == "instrument")
+        #expect(problem(#"{"instrument": "a.sfz", "quality": "ultra"}"#)?.path == "quality")
+        let timbre = problem(#"{"instrument": "a.sfz", "velocityTimbre": 0.5}"#)
+        #expect(timbre?.path == "velocityTimbre" && timbre?.fix.contains("fil_veltrack") == true)
         let loud = problem(#"{"reverb": "hall", "reverbMix": 2, "keys": [{"note": "C4", "sample": "a.wav"}]}"#)
         #expect(loud?.path == "reverbMix" && loud?.fix == "use a number from 0 to 1")
     }

@@ -110,6 +110,42 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         }
     }
 
+    /// A map may name an SFZ instrument and replace what it gives for every region: the release,
+    /// the velocity curve, pitch bend, the quality; its keys play beside the regions.
+    @Test func aMapNamesAnInstrumentAndOverridesItsFields() throws {
+        let folder = temporaryFolder()
+        try writeStandIn(folder + "/a.wav", key: 60, level: 0.1)
+        try writeStandIn(folder + "/b.wav", key: 84, level: 0.1)
+        write(
+            "<global> ampeg_release=15 amp_veltrack=50\n<region> lokey=48 hikey=72 pitch_keycenter=60 sample=a.wav\n",
+            to: folder + "/inst.sfz")
+        write(
+            #"{"instrument": "inst.sfz", "releaseSeconds": 4, "velocityCurve": "linear", "quality": "best", "pitchBend": false, "keys": [{"note": "C6", "sample": "b.wav"}]}"#,
+            to: folder + "/map.json")
+        let loaded = try loadInstrument(mapPath: folder + "/map.json")
+        #expect(loaded.map.quality == .best)
+        #expect(loaded.instrument.regions.count == 1 && loaded.instrument.keys.count == 1)
+        let region = loaded.instrument.regions[0]
+        #expect(region.envelope?.release == 4)
+        #expect(region.velocityGains?[64] == VelocityCurve.linear.gain(velocity: 64))
+        #expect(!loaded.instrument.followsPitchBend)
+        #expect(loaded.bank.count == 2 && loaded.instrument.keys[0].sampleIndex == 1)
+        // Without the fields, the file's own values (and pitch bend, on for an instrument).
+        write(#"{"instrument": "inst.sfz"}"#, to: folder + "/plain.json")
+        let plain = try loadInstrument(mapPath: folder + "/plain.json")
+        #expect(plain.instrument.regions[0].envelope?.release == 15)
+        #expect(
+            abs(plain.instrument.regions[0].velocityGains![64] - Float(1 - 0.5 * (1 - 64.0 * 64 / (127 * 127)))) < 1e-6)
+        #expect(plain.instrument.followsPitchBend)
+        // A missing instrument is named at the map's field.
+        write("{\n  \"instrument\": \"gone.sfz\"\n}", to: folder + "/gone.json")
+        #expect {
+            try loadInstrument(mapPath: folder + "/gone.json")
+        } throws: { error in
+            (error as? MapFileError)?.description.contains(folder + "/gone.json:2:17: instrument: \"gone.sfz\"") == true
+        }
+    }
+
     /// A sample that a region loops keeps its end as recorded (a sample that ends abruptly is
     /// otherwise faded over 2 ms, which a loop would play at every turn: a click 40 dB up on the
     /// transposition figure when that was so); one played once is still faded.
