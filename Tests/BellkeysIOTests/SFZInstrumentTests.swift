@@ -146,6 +146,54 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         }
     }
 
+    /// Without loop points in the SFZ, a WAV file's own loop (its `smpl` chunk, first and last
+    /// frame both played) is used, and a file with a loop loops; its root key (the chunk's MIDI
+    /// unity note) is the centre of `pitch_keycenter=sample`.
+    @Test func aWAVFilesOwnLoopAndRootKeyAreUsed() throws {
+        let folder = temporaryFolder()
+        let frames = (0..<1_000).map { Int16(truncatingIfNeeded: ($0 * 37) % 2_000 - 1_000) }
+        var data: [UInt8] = []
+        func u32(_ v: Int) { data += withUnsafeBytes(of: UInt32(v).littleEndian, Array.init) }
+        func u16(_ v: Int) { data += withUnsafeBytes(of: UInt16(v).littleEndian, Array.init) }
+        data += Array("RIFF".utf8)
+        u32(4 + 24 + 8 + 2_000 + 8 + 60)
+        data += Array("WAVEfmt ".utf8)
+        u32(16)
+        u16(1)
+        u16(1)
+        u32(48_000)
+        u32(96_000)
+        u16(2)
+        u16(16)
+        data += Array("data".utf8)
+        u32(2_000)
+        for f in frames { u16(Int(UInt16(bitPattern: f))) }
+        // smpl: manufacturer, product, period, unity note 67, pitch fraction, SMPTE format and
+        // offset, one loop, no extra data; the loop: id, type 0 (forward), start 200, end 699
+        // (the last frame played, as the WAV format has it), fraction, play count.
+        data += Array("smpl".utf8)
+        u32(60)
+        for v in [0, 0, 20_833, 67, 0, 0, 0, 1, 0, 0, 0, 200, 699, 0, 0] { u32(v) }
+        try Data(data).write(to: URL(fileURLWithPath: folder + "/looped.wav"))
+        write("<region> lokey=60 hikey=72 pitch_keycenter=sample sample=looped.wav\n", to: folder + "/x.sfz")
+        let loaded = try loadInstrument(mapPath: folder + "/x.sfz")
+        let region = loaded.instrument.regions[0]
+        #expect(region.pitchKeycenter == 67)
+        #expect(region.loopMode == .continuous)
+        #expect(region.loopStart == 200 && region.loopEnd == 699)
+        // Played at its own key: frames 0 to 699, then 200 to 699 again and again.
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 100
+        let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+        engine.enqueue(.control(frame: 0, controller: 7, value: 127))
+        engine.enqueue(.noteOn(frame: 0, note: 67, velocity: 127))
+        let out = render(engine, 2_000)
+        for i in [0, 699, 700, 1_199, 1_200, 1_999] {
+            let frame = i < 700 ? i : 200 + (i - 700) % 500
+            #expect(out[i] == Float(frames[frame]) / 32_768, "frame \(i)")
+        }
+    }
+
     /// A sample that a region loops keeps its end as recorded (a sample that ends abruptly is
     /// otherwise faded over 2 ms, which a loop would play at every turn: a click 40 dB up on the
     /// transposition figure when that was so); one played once is still faded.
