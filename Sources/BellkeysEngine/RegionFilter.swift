@@ -31,7 +31,8 @@ extension Engine {
     }
 }
 
-/// Filters `n` frames of a voice's read-out in place (the right side too for a stereo voice).
+/// Filters `n` frames of a voice's read-out in place (kind 1: one pole; 2: the biquad; 3: a
+/// map key's velocity timbre, two one-pole stages) (the right side too for a stereo voice).
 /// Thread: render. Real-time safe.
 @_noLocks
 func filterVoice(
@@ -39,7 +40,22 @@ func filterVoice(
 ) {
     let k = voice.filterCoefficients
     var z = voice.filterState
-    if voice.filterKind == 1 {
+    if voice.filterKind == 3 {
+        // Velocity timbre: two one-pole stages in a row (as `mixFilteredVoice`).
+        let c = k[0]
+        for j in 0..<n {
+            z[0] = flush(z[0] + c * (left[j] - z[0]))
+            z[1] = flush(z[1] + c * (z[0] - z[1]))
+            left[j] = z[1]
+        }
+        if voice.isStereo {
+            for j in 0..<n {
+                z[2] = flush(z[2] + c * (right[j] - z[2]))
+                z[3] = flush(z[3] + c * (z[2] - z[3]))
+                right[j] = z[3]
+            }
+        }
+    } else if voice.filterKind == 1 {
         let c = k[0]
         for j in 0..<n {
             z[0] = flush(z[0] + c * (left[j] - z[0]))

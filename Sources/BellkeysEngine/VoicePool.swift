@@ -111,6 +111,16 @@ extension Engine {
             voices[slot].loopEnd = key.loopEnd
             if key.hasEnvelope { startEnvelope(&voices[slot], key.envelope, strike: strike) }
             if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }
+            if key.filterKind == 0, hasTimbre {
+                // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
+                // same two one-pole stages as `mixFilteredVoice`, as the voice's filter.
+                let c = timbreTable[128 * r + velocity]
+                if c < 1 {
+                    voices[slot].filterKind = 3
+                    voices[slot].filterCoefficients = SIMD8(c, 0, 0, 0, 0, 0, 0, 0)
+                    voices[slot].filterState = SIMD4()
+                }
+            }
         } else if hasTimbre {
             let c = timbreTable[128 * r + velocity]
             if c < 1 {

@@ -117,8 +117,8 @@ struct Voice {
     var loopStart = 0
     var loopEnd = 0
     var envelope = EnvelopeState()
-    /// Its filter (`RegionSlot.filterKind`): coefficients b0, b1, b2, a1, a2 (a one-pole's c in
-    /// b0) and state (left z1, z2, right z1, z2).
+    /// Its filter (`RegionSlot.filterKind`, or 3: velocity timbre): coefficients b0, b1, b2, a1,
+    /// a2 (a one-pole's c in b0) and state (left z1, z2, right z1, z2).
     var filterKind: UInt8 = 0
     var filterCoefficients = SIMD8<Float>()
     var filterState = SIMD4<Float>()

@@ -492,3 +492,24 @@ struct Oracle {
         #expect(abs(byKey + 3.0103) < 0.02, "\(byKey)")
     }
 }
+
+/// A map's keys that follow pitch bend keep their velocity timbre: a soft strike through the two
+/// one-pole stages is the same, sample for sample, whether the key bends or not (unbent).
+@Test func velocityTimbreSurvivesPitchBend() {
+    let saw: [Float] = (0..<4_800).map { Float($0 % 97) / 97 - 0.5 }
+    func take(bends: Bool) -> [Float] {
+        let bank = SampleBank(samples: [saw], sampleRate: 48_000)
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [KeySettings(note: 60, sampleIndex: 0)])
+        instrument.velocityTimbre = 1
+        instrument.followsPitchBend = bends
+        let e = Engine(bank: bank, instrument: instrument, configuration: config)
+        e.enqueue(.control(frame: 0, controller: 7, value: 127))
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 30))
+        return render(e, 4_800)
+    }
+    let plain = take(bends: false), bending = take(bends: true)
+    #expect(plain == bending)
+    #expect(power(Array(plain[100...])) < 0.5 * power(saw.map { $0 * Float(30 * 30) / Float(127 * 127) }))
+}
