@@ -5,7 +5,7 @@ import BellkeysTerminal
 
 /// The computer keyboard as a live input: keys read from the terminal, decoded (legacy or
 /// kitty protocol), and carried out through the player: notes, the pedal, damp all, the volume
-/// keys, the loop; or a reason to quit. Thread: control.
+/// keys, the loop, the octave (which the picture shows); or a reason to quit. Thread: control.
 public final class KeyboardInput: LiveInput {
     public let terminal: any TerminalDevice
     let console: Console
@@ -22,15 +22,17 @@ public final class KeyboardInput: LiveInput {
     /// Since when a partial escape sequence has waited for the rest.
     private var pendingSince: Double?
 
-    /// Takes over `terminal`, which has just asked for the kitty keyboard protocol.
+    /// Takes over `terminal`, which has just asked for the kitty keyboard protocol; the note keys
+    /// play from `lowestNote` (a C) up.
     public init(
-        terminal: any TerminalDevice, console: Console, channel: UInt8,
+        terminal: any TerminalDevice, console: Console, channel: UInt8, lowestNote: Int = 60,
         clock: @escaping () -> UInt64 = monotonicNanoseconds
     ) {
         self.terminal = terminal
         self.console = console
         self.channel = channel
         self.clock = clock
+        keyboard = TerminalKeyboard(lowestNote: lowestNote)
         keyboardQuery = Double(clock()) / 1e9
     }
 
@@ -102,6 +104,8 @@ public final class KeyboardInput: LiveInput {
             if player.clearLoop(arrival: now) { console.line("loop: cleared") }
         case .nextRoom:
             changeRoom?()
+        case .octave:
+            break // the status line shows it
         case .quit(let key):
             return key
         }

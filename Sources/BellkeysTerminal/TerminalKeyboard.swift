@@ -11,13 +11,17 @@ public enum KeyboardCommand: Equatable, Sendable {
     case clearLoop
     /// The next room: off, room, hall, church, off...
     case nextRoom
+    /// The note keys moved an octave: they play from `lowestNote` (a C) up.
+    case octave(lowestNote: Int)
     case quit(String)
 }
 
-/// The computer keyboard as a 13-key bell keyboard: the layout, and what note-off means.
+/// The computer keyboard as a 13-key keyboard: the layout, and what note-off means.
 ///
-/// Layout: `a w s e d f t g y h u j k` play C4..C5, a piano octave on two rows (white keys
-/// on the home row, black keys above). Space is the sustain pedal, `x` damps every bell
+/// Layout: `a w s e d f t g y h u j k` play an octave from a C (C4..C5 at first), a piano
+/// octave on two rows (white keys on the home row, black keys above); ← and → (or `<` and `>`,
+/// that is `,` and `.` unshifted) move them down and up an octave, within C-1..G9 (MIDI 0 to
+/// 127). Space is the sustain pedal, `x` damps every bell
 /// (all notes off), `r` changes the room (the reverb: off, room, hall, church),
 /// ↑/↓ (or `=`/`-`) change the volume by `volumeStepDecibels`, Enter
 /// records and closes a phrase loop, Backspace clears it, Esc or Ctrl-C (or Ctrl-D) quits.
@@ -35,9 +39,10 @@ public enum KeyboardCommand: Equatable, Sendable {
 ///
 /// Thread: control.
 public struct TerminalKeyboard: Sendable {
-    /// The note keys, C4 (MIDI 60) to C5 (72), in order.
+    /// The note keys, a C to the C above, in order.
     public static let noteKeys: [Character] = ["a", "w", "s", "e", "d", "f", "t", "g", "y", "h", "u", "j", "k"]
-    public static let lowestNote = 60
+    /// The highest C the note keys may start from (they reach G9, MIDI 127, there).
+    public static let highestLowestNote = 120
     public static let volumeStepDecibels = 2.0
     /// Presses of one key closer than this are auto-repeat (terminals repeat at 25 to 40 Hz;
     /// a player strikes one key at most about 10 times a second).
@@ -46,37 +51,58 @@ public struct TerminalKeyboard: Sendable {
     /// Whether the terminal reports key releases (kitty keyboard protocol, flag 2).
     public var reportsReleases = false
     public private(set) var pedalDown = false
-    /// Notes whose key is down (with releases reported).
-    public private(set) var notesDown = Set<Int>()
+    /// The note of the `a` key: a C, 0 to `highestLowestNote`.
+    public private(set) var lowestNote: Int
+    /// The note each key held down struck (with releases reported): its release ends that note
+    /// even after an octave shift.
+    private var heldNotes: [Character: Int] = [:]
     private var lastPress: [Character: Double] = [:]
 
-    public init() {}
+    /// The note keys from `lowestNote` (a C; another note is taken down to its C).
+    public init(lowestNote: Int = 60) {
+        self.lowestNote = min(max(0, lowestNote - lowestNote % 12), Self.highestLowestNote)
+    }
+
+    /// Notes whose key is down (with releases reported).
+    public var notesDown: Set<Int> { Set(heldNotes.values) }
+
+    /// The notes the keys play from `lowest`: 13, or fewer at the top of MIDI's range.
+    public static func notes(lowest: Int) -> ClosedRange<Int> { lowest...min(127, lowest + noteKeys.count - 1) }
+
+    /// The C to start from for an instrument that sounds `playable`: the one whose octave's
+    /// middle (its F#) is nearest the range's (C4 for the 13 bells, and for none).
+    public static func lowestNote(for playable: ClosedRange<Int>?) -> Int {
+        guard let playable else { return 60 }
+        let middle = Double(playable.lowerBound + playable.upperBound) / 2
+        return min(max(0, Int(((middle - 6) / 12).rounded()) * 12), highestLowestNote)
+    }
 
     /// The note a key plays, if any (letters in either case).
-    public static func note(for key: Key) -> Int? {
-        guard case .character(let c) = key, let i = noteKeys.firstIndex(of: Character(c.lowercased())) else {
+    public func note(for key: Key) -> Int? {
+        guard case .character(let c) = key, let i = Self.noteKeys.firstIndex(of: Character(c.lowercased())) else {
             return nil
         }
-        return lowestNote + i
+        return lowestNote + i <= 127 ? lowestNote + i : nil
     }
 
     /// The commands for one key event at time `seconds` (any monotonic clock).
     public mutating func handle(_ key: Key, _ action: KeyAction, seconds: Double) -> [KeyboardCommand] {
-        if let note = Self.note(for: key) {
-            guard case .character(let c) = key else { return [] }
+        if case .character(let c) = key, Self.noteKeys.contains(Character(c.lowercased())) {
             let name = Character(c.lowercased())
             if reportsReleases {
                 switch action {
-                case .press where !notesDown.contains(note):
-                    notesDown.insert(note)
+                case .release:
+                    guard let held = heldNotes.removeValue(forKey: name) else { return [] }
+                    return [.noteOff(note: held)]
+                case .press where heldNotes[name] == nil:
+                    guard let note = note(for: key), !notesDown.contains(note) else { return [] }
+                    heldNotes[name] = note
                     return [.noteOn(note: note)]
-                case .release where notesDown.contains(note):
-                    notesDown.remove(note)
-                    return [.noteOff(note: note)]
                 default:
                     return []
                 }
             }
+            guard let note = note(for: key) else { return [] }
             guard action == .press else { return [] }
             let previous = lastPress[name]
             lastPress[name] = seconds
@@ -105,6 +131,10 @@ public struct TerminalKeyboard: Sendable {
             return [.damp]
         case (.character("r"), .press), (.character("R"), .press):
             return [.nextRoom]
+        case (.left, .press), (.character(","), .press), (.character("<"), .press):
+            return shift(by: -12)
+        case (.right, .press), (.character("."), .press), (.character(">"), .press):
+            return shift(by: 12)
         case (.enter, .press):
             return [.loop]
         case (.backspace, .press):
@@ -118,5 +148,13 @@ public struct TerminalKeyboard: Sendable {
         default:
             return []
         }
+    }
+
+    /// Moves the note keys `semitones` (an octave), unless that leaves 0...127.
+    private mutating func shift(by semitones: Int) -> [KeyboardCommand] {
+        let moved = lowestNote + semitones
+        guard (0...Self.highestLowestNote).contains(moved) else { return [] }
+        lowestNote = moved
+        return [.octave(lowestNote: moved)]
     }
 }

@@ -24,9 +24,8 @@ extension LiveSession {
                     + (web.map { " · " + $0.statusText } ?? "")
             ]
         }
-        let sounding = (60...72).filter { player.isSounding(note: $0) }
-        var lines = PianoView.lines { sounding.contains(60 + $0) }
-        lines.append("  sounding: " + (sounding.isEmpty ? "-" : sounding.map { noteName($0) }.joined(separator: " ")))
+        let sounding = (0...127).filter { player.isSounding(note: $0) }
+        var lines = picture.lines(keyboardLowest: keyboard.lowestNote, columns: console.columns, sounding: sounding)
         lines.append(
             "  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
                 + " · \(underruns)")

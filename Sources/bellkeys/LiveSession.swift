@@ -42,6 +42,8 @@ final class LiveSession: LiveLoopDelegate {
     var reloadPending = false
     /// The computer keyboard and the piano picture (nil without a terminal, or with --no-ui).
     let keys: KeyboardInput?
+    /// The instrument's keys as the picture draws them (set again on a reload).
+    var picture: PianoPicture
     /// The classroom's phones (`--web`), and the server they come through.
     let web: WebInput?
     let classroomServer: WebServer?
@@ -156,12 +158,19 @@ final class LiveSession: LiveLoopDelegate {
                 console.line("  notice: no keyboard UI (\(error))")
             }
         }
+        picture = PianoPicture(playable: loaded.playableRange, isMap: !loaded.isSFZ)
+        let lowestNote = TerminalKeyboard.lowestNote(for: loaded.playableRange)
         keys = terminal.map {
-            KeyboardInput(terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1))
+            KeyboardInput(
+                terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1),
+                lowestNote: lowestNote)
         }
         if let terminal {
             console.columns = terminal.columns
-            console.line("  computer keyboard: a w s e d f t g y h u j k play C4..C5 (see the keys below)")
+            console.line(
+                "  computer keyboard: a w s e d f t g y h u j k play "
+                    + PianoPicture.rangeText(TerminalKeyboard.notes(lowest: lowestNote))
+                    + ", ←/→ an octave down/up")
         }
         if settings.classroom.web {
             do {
@@ -265,6 +274,7 @@ final class LiveSession: LiveLoopDelegate {
         // The volume keys' setting outlives the reload.
         guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
         loaded = fresh
+        picture = PianoPicture(playable: fresh.playableRange, isMap: !fresh.isSFZ)
         // The map's own room, unless --reverb or `r` chose one.
         room = roomOverride ?? fresh.instrument.reverb.preset
         wantedRoom = room

@@ -17,12 +17,14 @@ struct Play: ParsableCommand {
             map (a map with errors is reported and the old one keeps playing). The program ends \
             with status 1 when the sound device goes away, so a service manager can restart it.
 
-            On a terminal (unless --no-ui) the computer keyboard plays too, and the 13 keys are \
-            drawn lit while their bells sound: a w s e d f t g y h u j k = C4..C5, space pedal, x \
-            damps all, r changes the room (off, room, hall, church), ↑/↓ volume, Enter records and \
-            closes a phrase loop, Backspace clears it, Esc \
-            or Ctrl-C quits. Without key releases (most terminals) struck bells ring out; terminals \
-            with the kitty keyboard protocol damp keys on release. See docs/classroom.md.
+            On a terminal (unless --no-ui) the computer keyboard plays too, and the instrument's \
+            keys are drawn lit while they sound (two octaves of them when they do not fit the \
+            width; ◀ or ▶ beside the picture when a note sounds beyond it): a w s e d f t g y h u \
+            j k = an octave from C (C4..C5 for the bells), ←/→ (or </>) move it an octave down/up, \
+            space pedal, x damps all, r changes the room (off, room, hall, church), ↑/↓ volume, \
+            Enter records and closes a phrase loop, Backspace clears it, Esc or Ctrl-C quits. \
+            Without key releases (most terminals) struck bells ring out; terminals with the kitty \
+            keyboard protocol damp keys on release. See docs/classroom.md.
             """)
 
     @OptionGroup var mapOptions: MapOptions

@@ -70,6 +70,28 @@ import Testing
         #expect(rig.player.masterDecibels == TerminalKeyboard.volumeStepDecibels)
     }
 
+    @Test func theOctaveKeysMoveTheNotesTheKeysPlay() {
+        let rig = Rig(impulseBells())
+        let (input, terminal, clock, _) = make(rig)
+        clock.nanoseconds = rig.at(200)
+        terminal.type("\u{1B}[Ca") // → then a: C5, its impulse 12 frames into the bell
+        _ = input.drain(ready: true, player: rig.player)
+        #expect(input.keyboard.lowestNote == 72)
+        clock.nanoseconds = rig.at(500)
+        terminal.type("<<k") // two octaves down, k: C4
+        _ = input.drain(ready: true, player: rig.player)
+        clock.nanoseconds = rig.at(600)
+        terminal.type("\u{1B}[Ds") // ← then s: D2, no bell of the 13
+        _ = input.drain(ready: true, player: rig.player)
+        _ = rig.at(1_000)
+        #expect(rig.sounding(0..<1_000) == [276, 564])
+        #expect(rig.player.engine.ignoredNotes.load(ordering: .relaxed) == 1)
+        // An instrument higher up starts the keys on its own octave.
+        let high = KeyboardInput(
+            terminal: FakeTerminal(), console: Transcript().console, channel: 0, lowestNote: 72, clock: clock.read)
+        #expect(high.keyboard.note(for: .character("a")) == 72)
+    }
+
     @Test func theTerminalGoingAwayQuits() {
         let rig = Rig(impulseBells())
         let (input, terminal, _, _) = make(rig)

@@ -51,10 +51,11 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 @Suite struct ComputerKeyboard {
     @Test func layoutIsAPianoOctaveFromC4() {
-        let notes = "awsedftgyhujk".map { TerminalKeyboard.note(for: .character($0)) }
+        let k = TerminalKeyboard()
+        let notes = "awsedftgyhujk".map { k.note(for: .character($0)) }
         #expect(notes == Array(60...72).map { Optional($0) })
-        #expect(TerminalKeyboard.note(for: .character("K")) == 72)
-        #expect(TerminalKeyboard.note(for: .character("q")) == nil)
+        #expect(k.note(for: .character("K")) == 72)
+        #expect(k.note(for: .character("q")) == nil)
     }
 
     @Test func withReleasesAKeyHoldsItsNoteAndRepeatsAreIgnored() {
@@ -107,7 +108,7 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 @Suite struct Piano {
     @Test func drawsThirteenKeysInOrderAndLightsExactlyTheSoundingOnes() {
-        let lines = PianoView.lines(indent: 0) { $0 == 0 || $0 == 6 }
+        let lines = PianoView.lines(indent: 0) { $0 == 60 || $0 == 66 }
         #expect(lines.count == 8)
         #expect(lines[1] == "  │C#││D#│    │\u{1B}[7mF#\u{1B}[27m││G#││A#│")
         #expect(lines[2] == "  │ w││ e│    │\u{1B}[7m t\u{1B}[27m││ y││ u│")
