@@ -109,16 +109,16 @@ extension Engine {
     /// frame by frame only at exactly its own rate on a whole frame).
     @_noLocks
     func retune(slot: Int, factor: Double) {
-        let base = voices[slot].baseIncrement
+        let base = pitchedVoices[slot].baseIncrement
         let increment = factor == 1 ? base : UInt64(Double(base) * factor + 0.5)
-        voices[slot].increment = max(1, increment)
-        if increment == 1 << 32, UInt32(truncatingIfNeeded: voices[slot].phaseFrames) == 0 {
-            voices[slot].kernel = -1
+        pitchedVoices[slot].increment = max(1, increment)
+        if increment == 1 << 32, UInt32(truncatingIfNeeded: pitchedVoices[slot].phaseFrames) == 0 {
+            pitchedVoices[slot].kernel = -1
             return
         }
         var k = 0
         while k < kernelLevelCount - 1, increment > kernelLevels[k].highestIncrement { k += 1 }
-        voices[slot].kernel = Int32(k)
+        pitchedVoices[slot].kernel = Int32(k)
     }
 
     @_noLocks

@@ -124,6 +124,8 @@ public final class Engine: @unchecked Sendable {
     /// The reverb's input for a segment.
     let sendBus: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
+    /// The pitched voices' own state, slot for slot with `voices`.
+    let pitchedVoices: UnsafeMutablePointer<PitchedVoice>
     /// What idle voice slots point at.
     let silence: UnsafeMutablePointer<Int16>
     let active: UnsafeMutablePointer<Int32>
@@ -378,6 +380,8 @@ public final class Engine: @unchecked Sendable {
             note: 0, damp: false)
         voices = .allocate(capacity: slotCount)
         voices.initialize(repeating: idle, count: slotCount)
+        pitchedVoices = .allocate(capacity: slotCount)
+        pitchedVoices.initialize(repeating: PitchedVoice(), count: slotCount)
         active = .allocate(capacity: slotCount)
         active.initialize(repeating: 0, count: slotCount)
         free = .allocate(capacity: slotCount)
@@ -426,6 +430,7 @@ public final class Engine: @unchecked Sendable {
         reverb.deallocate()
         sendBus.deallocate()
         voices.deallocate()
+        pitchedVoices.deallocate()
         active.deallocate()
         free.deallocate()
         channels.deallocate()

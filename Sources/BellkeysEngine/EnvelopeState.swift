@@ -72,25 +72,24 @@ struct EnvelopeState {
     init() {}
 }
 
-/// Starts `voice`'s envelope: its gain at the first frame and its first piece. Returns false if
-/// it is silent from the start and for good (no stage has any length and sustain is 0).
+/// Starts an envelope: the gain at its first frame and its first piece to come. Thread: render.
 @_noLocks
-func startEnvelope(_ voice: inout Voice, _ frames: EnvelopeFrames, strike: Float) {
-    voice.envelope = EnvelopeState()
-    voice.envelope.strike = strike
-    voice.gain = Ramp(0)
-    voice.envelope.stage = .delay
-    voice.envelope.stageLength = frames.delay
-    voice.envelope.stageLevel = 0
-    voice.envelope.pieceLeft = 0
+func startEnvelope(_ gain: inout Ramp, _ envelope: inout EnvelopeState, _ frames: EnvelopeFrames, strike: Float) {
+    envelope = EnvelopeState()
+    envelope.strike = strike
+    gain = Ramp(0)
+    envelope.stage = .delay
+    envelope.stageLength = frames.delay
+    envelope.stageLevel = 0
+    envelope.pieceLeft = 0
 }
 
-/// Moves `voice` to its envelope's next piece (the current one is used up). Returns false when
-/// the envelope has ended: the voice is silent from here.
+/// Moves an envelope to its next piece (the current one is used up), setting `gain` to move
+/// along it. Returns false when the envelope has ended: the voice is silent from here.
 @_noLocks
-func nextPiece(_ voice: inout Voice, _ frames: EnvelopeFrames) -> Bool {
+func nextPiece(_ gain: inout Ramp, _ envelope: inout EnvelopeState, _ frames: EnvelopeFrames) -> Bool {
+    var e = envelope
     while true {
-        var e = voice.envelope
         if e.stageFrame >= e.stageLength {
             // The stage is over: on to the next one.
             switch e.stage {
@@ -107,32 +106,33 @@ func nextPiece(_ voice: inout Voice, _ frames: EnvelopeFrames) -> Bool {
                 e.stageLength = frames.decay
                 e.stageLevel = 1
             case .decay:
-                if frames.sustain <= 0 { return false }
+                if frames.sustain <= 0 {
+                    envelope = e
+                    return false
+                }
                 e.stage = .sustain
                 e.stageLength = Int.max
                 e.stageLevel = Double(frames.sustain)
-            case .sustain:
-                return false // (never: sustain lasts until note-off)
-            case .release, .none:
+            case .sustain, .release, .none:
+                envelope = e
                 return false
             }
             e.stageFrame = 0
-            voice.envelope = e
             continue
         }
         let left = e.stageLength - e.stageFrame
         switch e.stage {
         case .delay:
-            voice.gain = Ramp(0)
+            gain = Ramp(0)
             e.pieceLeft = left
         case .attack:
-            voice.gain.move(to: e.strike, frames: left)
+            gain.move(to: e.strike, frames: left)
             e.pieceLeft = left
         case .hold:
-            voice.gain = Ramp(e.strike)
+            gain = Ramp(e.strike)
             e.pieceLeft = left
         case .sustain:
-            voice.gain = Ramp(e.strike * Float(e.stageLevel))
+            gain = Ramp(e.strike * Float(e.stageLevel))
             e.pieceLeft = Int.max
         case .decay, .release:
             let decaying = e.stage.is(.decay)
@@ -144,34 +144,35 @@ func nextPiece(_ voice: inout Voice, _ frames: EnvelopeFrames) -> Bool {
             } else {
                 level = Float(e.stageLevel * exp2Fast(rate * Double(end)))
             }
-            voice.gain.move(to: e.strike * level, frames: end - e.stageFrame)
+            gain.move(to: e.strike * level, frames: end - e.stageFrame)
             e.pieceLeft = end - e.stageFrame
         case .none:
+            envelope = e
             return false
         }
-        voice.envelope = e
+        envelope = e
         return true
     }
 }
 
-/// Starts the release of an enveloped voice from the level it is at. Thread: render.
+/// Starts the release of an envelope from the level `gain` is at. Thread: render.
 @_noLocks
-func startRelease(_ voice: inout Voice, _ frames: EnvelopeFrames) {
-    guard voice.envelope.strike > 0 else {
-        voice.envelope.stage = .none
+func startRelease(_ gain: Ramp, _ envelope: inout EnvelopeState, _ frames: EnvelopeFrames) {
+    guard envelope.strike > 0 else {
+        envelope.stage = .none
         return
     }
-    let level = Double(voice.gain.value / voice.envelope.strike)
-    voice.envelope.stage = .release
-    voice.envelope.stageFrame = 0
-    voice.envelope.stageLevel = level
+    let level = Double(gain.value / envelope.strike)
+    envelope.stage = .release
+    envelope.stageFrame = 0
+    envelope.stageLevel = level
     if level <= EnvelopeFrames.floor {
-        voice.envelope.stageLength = 0
+        envelope.stageLength = 0
     } else {
         let drop = EnvelopeFrames.floorLog2 - log2Fast(level) // negative
-        voice.envelope.stageLength = max(1, Int(drop / frames.releaseRate + 0.5))
+        envelope.stageLength = max(1, Int(drop / frames.releaseRate + 0.5))
     }
-    voice.envelope.pieceLeft = 0
+    envelope.pieceLeft = 0
 }
 
 /// 2^x, to about 1e-13 relative, for the render thread (no Foundation, no calls out).

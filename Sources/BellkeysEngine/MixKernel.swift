@@ -62,8 +62,7 @@ extension Engine {
                 if delay < n {
                     var rightFromDelay: UnsafeMutablePointer<Float>?
                     if let right { rightFromDelay = right + delay }
-                    if mixPitchedVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
-                    {
+                    if mixPitchedVoice(slot: slot, left: left + delay, right: rightFromDelay, frameCount: n - delay) {
                         retire(activeIndex: i)
                     }
                 }

@@ -19,7 +19,8 @@ let samplePadding = InterpolationKernels.maximumTaps / 2
 /// ended). Thread: render. Real-time safe.
 @_noLocks
 func resample(
-    _ voice: inout Voice, kernels: UnsafeMutablePointer<KernelLevel>, left: UnsafeMutablePointer<Float>,
+    _ voice: inout PitchedVoice, frames: UnsafePointer<Int16>, frameCount: Int,
+    kernels: UnsafeMutablePointer<KernelLevel>, left: UnsafeMutablePointer<Float>,
     right: UnsafeMutablePointer<Float>, count m: Int
 ) -> Int {
     var produced = 0
@@ -39,9 +40,9 @@ func resample(
             position = Int(voice.phaseFrames >> 32)
             voice.wrapped = true
         }
-        if !looping, position >= voice.frameCount { return produced }
+        if !looping, position >= frameCount { return produced }
         // Frames whose taps all lie inside the sample (or its padding), clear of the loop's end.
-        let last = looping ? voice.loopEnd - reach : voice.frameCount - 1
+        let last = looping ? voice.loopEnd - reach : frameCount - 1
         var count = 0
         // (Once the loop has come round, taps left of its start are read from its end.)
         let clear = !looping || !voice.wrapped || position - back >= voice.loopStart
@@ -53,13 +54,14 @@ func resample(
             // A frame whose taps cross the loop's seam: those past its end are read from its
             // start, and (once it has come round) those before its start from its end.
             readAcrossLoop(
-                &voice, coefficients: coefficients, taps: taps, left: left + produced, right: right + produced)
+                &voice, frames: frames, coefficients: coefficients, taps: taps, left: left + produced,
+                right: right + produced)
             voice.phaseFrames &+= increment
             produced += 1
             continue
         }
         if unity {
-            let start = voice.frames + (stereo ? 2 * position : position)
+            let start = frames + (stereo ? 2 * position : position)
             if stereo {
                 for j in 0..<count {
                     left[produced + j] = Float(start[2 * j])
@@ -71,25 +73,25 @@ func resample(
             voice.phaseFrames &+= UInt64(count) << 32
         } else if stereo {
             interpolateStereo(
-                voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
                 taps: taps, left: left + produced, right: right + produced, count: count)
         } else {
             switch taps {
             case 8:
                 interpolateMono(
-                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
                     taps: 8, into: left + produced, count: count)
             case 16:
                 interpolateMono(
-                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
                     taps: 16, into: left + produced, count: count)
             case 32:
                 interpolateMono(
-                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
                     taps: 32, into: left + produced, count: count)
             default:
                 interpolateMono(
-                    voice.frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
+                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
                     taps: taps, into: left + produced, count: count)
             }
         }
@@ -179,8 +181,8 @@ func interpolateStereo(
 /// back, as the loop plays them.
 @_noLocks
 func readAcrossLoop(
-    _ voice: inout Voice, coefficients: UnsafePointer<Float>, taps: Int, left: UnsafeMutablePointer<Float>,
-    right: UnsafeMutablePointer<Float>
+    _ voice: inout PitchedVoice, frames: UnsafePointer<Int16>, coefficients: UnsafePointer<Float>, taps: Int,
+    left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>
 ) {
     let position = Int(voice.phaseFrames >> 32)
     let length = voice.loopEnd - voice.loopStart + 1
@@ -188,8 +190,8 @@ func readAcrossLoop(
     if taps == 1 {
         var index = position
         while index > voice.loopEnd { index -= length }
-        left[0] = Float(voice.frames[stereo ? 2 * index : index])
-        if stereo { right[0] = Float(voice.frames[2 * index + 1]) }
+        left[0] = Float(frames[stereo ? 2 * index : index])
+        if stereo { right[0] = Float(frames[2 * index + 1]) }
         return
     }
     let (row, w) = kernelRow(voice.phaseFrames, coefficients, taps: taps)
@@ -202,10 +204,10 @@ func readAcrossLoop(
         }
         let c = row[k] + w * row[taps + k]
         if stereo {
-            sumLeft += c * Float(voice.frames[2 * index])
-            sumRight += c * Float(voice.frames[2 * index + 1])
+            sumLeft += c * Float(frames[2 * index])
+            sumRight += c * Float(frames[2 * index + 1])
         } else {
-            sumLeft += c * Float(voice.frames[index])
+            sumLeft += c * Float(frames[index])
         }
     }
     left[0] = sumLeft
@@ -213,35 +215,52 @@ func readAcrossLoop(
 }
 
 extension Engine {
-    /// Mixes up to `n` frames of pitched `voice` into `left` (its channel's bus, or the left side
-    /// bus) and, if given, `right` (the right side bus: panned or stereo voices), through its
-    /// envelope; returns true when the voice has ended. Thread: render. Real-time safe.
+    /// Mixes up to `n` frames of the pitched voice in `slot` into `left` (its channel's bus, or
+    /// the left side bus) and, if given, `right` (the right side bus: panned or stereo voices),
+    /// through its envelope and filter; returns true when the voice has ended. Thread: render.
+    /// Real-time safe.
     @_noLocks
     func mixPitchedVoice(
-        _ voice: inout Voice, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
-        frameCount n: Int
+        slot: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int
     ) -> Bool {
         let scratchLeft = pitchScratch, scratchRight = pitchScratch + configuration.maxBlockFrames
+        var voice = voices[slot], pitched = pitchedVoices[slot]
         let region = Int(voice.region)
         var done = 0
+        var ended = false
         while done < n {
-            if voice.envelope.pieceLeft == 0 {
-                if !nextPiece(&voice, regions[region].envelope) { return true }
+            if pitched.envelope.pieceLeft == 0 {
+                if !nextPiece(&voice.gain, &pitched.envelope, regions[region].envelope) {
+                    ended = true
+                    break
+                }
             }
-            let m = min(n - done, voice.envelope.pieceLeft)
-            let got = resample(&voice, kernels: kernelLevels, left: scratchLeft, right: scratchRight, count: m)
-            if voice.filterKind != 0 { filterVoice(&voice, scratchLeft, scratchRight, frameCount: got) }
+            let m = min(n - done, pitched.envelope.pieceLeft)
+            let got = resample(
+                &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: kernelLevels,
+                left: scratchLeft, right: scratchRight, count: m)
+            if pitched.filterKind != 0 { filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got) }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
-            addVoice(voice, scratchLeft, scratchRight, left: left + done, right: rightFromDone, frameCount: got)
+            addVoice(
+                voice, stereo: pitched.isStereo, scratchLeft, scratchRight, left: left + done, right: rightFromDone,
+                frameCount: got)
             voice.gain.advance(by: got)
-            if voice.envelope.pieceLeft != Int.max { voice.envelope.pieceLeft -= got }
-            voice.envelope.stageFrame += got
+            if pitched.envelope.pieceLeft != Int.max { pitched.envelope.pieceLeft -= got }
+            pitched.envelope.stageFrame += got
             done += got
-            if got < m { return true }
-            if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 { return true }
+            if got < m {
+                ended = true
+                break
+            }
+            if !voice.phase.is(.sounding), voice.gain.framesLeft == 0, voice.gain.value == 0 {
+                ended = true
+                break
+            }
         }
-        return false
+        voices[slot] = voice
+        pitchedVoices[slot] = pitched
+        return ended
     }
 }
 
@@ -250,7 +269,7 @@ extension Engine {
 @_noLocks
 @inline(__always)
 func addVoice(
-    _ voice: Voice, _ sourceLeft: UnsafeMutablePointer<Float>, _ sourceRight: UnsafeMutablePointer<Float>,
+    _ voice: Voice, stereo: Bool, _ sourceLeft: UnsafeMutablePointer<Float>, _ sourceRight: UnsafeMutablePointer<Float>,
     left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int
 ) {
     let ramp = voice.gain
@@ -264,7 +283,7 @@ func addVoice(
         }
         return
     }
-    let otherSide = voice.isStereo ? sourceRight : sourceLeft
+    let otherSide = stereo ? sourceRight : sourceLeft
     if ramp.framesLeft == 0 {
         let hl = ramp.value * gl, hr = ramp.value * gr
         for j in 0..<n {

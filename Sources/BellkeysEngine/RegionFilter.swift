@@ -14,10 +14,10 @@ extension Engine {
         let rate = Double(configuration.sampleRate)
         let cutoff = min(region.cutoff * exp2Fast(cents / 1200), 0.49 * rate)
         let w = 2 * 3.141_592_653_589_793 * max(cutoff, 1) / rate
-        voices[slot].filterKind = region.filterKind
-        voices[slot].filterState = SIMD4()
+        pitchedVoices[slot].filterKind = region.filterKind
+        pitchedVoices[slot].filterState = SIMD4()
         if region.filterKind == 1 {
-            voices[slot].filterCoefficients = SIMD8(
+            pitchedVoices[slot].filterCoefficients = SIMD8(
                 Float(1 - exp2Fast(-w * 1.442_695_040_888_963_4)), 0, 0, 0, 0, 0, 0, 0)
             return
         }
@@ -26,7 +26,7 @@ extension Engine {
         let alpha = sine / (2 * region.filterQ)
         let a0 = 1 + alpha
         let b0 = (1 - cosine) / 2 / a0
-        voices[slot].filterCoefficients = SIMD8(
+        pitchedVoices[slot].filterCoefficients = SIMD8(
             Float(b0), Float(2 * b0), Float(b0), Float(-2 * cosine / a0), Float((1 - alpha) / a0), 0, 0, 0)
     }
 }
@@ -36,7 +36,8 @@ extension Engine {
 /// Thread: render. Real-time safe.
 @_noLocks
 func filterVoice(
-    _ voice: inout Voice, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frameCount n: Int
+    _ voice: inout PitchedVoice, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+    frameCount n: Int
 ) {
     let k = voice.filterCoefficients
     var z = voice.filterState

@@ -99,26 +99,28 @@ extension Engine {
         if key.isPitched {
             let k = key.incrementBase + min(max(note, key.keyLow), key.keyHigh) - key.keyLow
             voices[slot].isPitched = true
-            voices[slot].isStereo = key.isStereo
-            voices[slot].phaseFrames = UInt64(key.offset) << 32
-            voices[slot].increment = increments[k]
-            voices[slot].baseIncrement = increments[k]
-            voices[slot].kernel = incrementKernels[k]
+            var pitched = PitchedVoice()
+            pitched.isStereo = key.isStereo
+            pitched.phaseFrames = UInt64(key.offset) << 32
+            pitched.increment = increments[k]
+            pitched.baseIncrement = increments[k]
+            pitched.kernel = incrementKernels[k]
+            pitched.loop = key.loop
+            pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
+            pitched.loopStart = key.loopStart
+            pitched.loopEnd = key.loopEnd
+            if key.hasEnvelope { startEnvelope(&voices[slot].gain, &pitched.envelope, key.envelope, strike: strike) }
+            pitchedVoices[slot] = pitched
             if channels[channel].bend != 8192 { retune(slot: slot, factor: bendFactor(channel: channel)) }
-            voices[slot].loop = key.loop
-            voices[slot].looping = key.loop.is(.continuous) || key.loop.is(.sustain)
-            voices[slot].loopStart = key.loopStart
-            voices[slot].loopEnd = key.loopEnd
-            if key.hasEnvelope { startEnvelope(&voices[slot], key.envelope, strike: strike) }
             if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }
             if key.filterKind == 0, hasTimbre {
                 // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
                 // same two one-pole stages as `mixFilteredVoice`, as the voice's filter.
                 let c = timbreTable[128 * r + velocity]
                 if c < 1 {
-                    voices[slot].filterKind = 3
-                    voices[slot].filterCoefficients = SIMD8(c, 0, 0, 0, 0, 0, 0, 0)
-                    voices[slot].filterState = SIMD4()
+                    pitchedVoices[slot].filterKind = 3
+                    pitchedVoices[slot].filterCoefficients = SIMD8(c, 0, 0, 0, 0, 0, 0, 0)
+                    pitchedVoices[slot].filterState = SIMD4()
                 }
             }
         } else if hasTimbre {
@@ -144,10 +146,13 @@ extension Engine {
     func release(slot: Int) {
         guard voices[slot].phase.is(.sounding) else { return }
         voices[slot].phase = .releasing
-        if voices[slot].loop.is(.sustain) { voices[slot].looping = false }
-        if voices[slot].isPitched, regions[Int(voices[slot].region)].hasEnvelope {
-            startRelease(&voices[slot], regions[Int(voices[slot].region)].envelope)
-            return
+        if voices[slot].isPitched {
+            if pitchedVoices[slot].loop.is(.sustain) { pitchedVoices[slot].looping = false }
+            let region = Int(voices[slot].region)
+            if regions[region].hasEnvelope {
+                startRelease(voices[slot].gain, &pitchedVoices[slot].envelope, regions[region].envelope)
+                return
+            }
         }
         voices[slot].gain.move(to: 0, frames: voices[slot].releaseFrames)
     }
@@ -158,10 +163,10 @@ extension Engine {
         if voices[slot].phase.is(.fading) { return }
         voices[slot].phase = .fading
         soundingCount -= 1
-        if !voices[slot].envelope.stage.is(.none) {
+        if voices[slot].isPitched, !pitchedVoices[slot].envelope.stage.is(.none) {
             // An envelope gives way to the fade: no more pieces, the fade is the last.
-            voices[slot].envelope.stage = .none
-            voices[slot].envelope.pieceLeft = Int.max
+            pitchedVoices[slot].envelope.stage = .none
+            pitchedVoices[slot].envelope.pieceLeft = Int.max
         }
         let ramp = voices[slot].gain, frames = fadeFrames
         if ramp.target == 0, ramp.framesLeft > 0, ramp.framesLeft <= frames { return }

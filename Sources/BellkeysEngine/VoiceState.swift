@@ -101,27 +101,8 @@ struct Voice {
     var lowpassState: Float = 0, lowpassState2: Float = 0
     /// The region it plays (index into `Engine.regions`).
     var region: Int32 = 0
-    /// Pitched (`RegionSlot.isPitched`): its position in 32.32 fixed point, its step per output
-    /// frame, its kernel level (-1: at its sample's own pitch, read frame by frame), and its loop.
+    /// Pitched (`RegionSlot.isPitched`): the rest of its state is `Engine.pitchedVoices[slot]`.
     var isPitched = false
-    var isStereo = false
-    var phaseFrames: UInt64 = 0
-    var increment: UInt64 = 1 << 32
-    /// Its increment with no pitch bend.
-    var baseIncrement: UInt64 = 1 << 32
-    var kernel: Int32 = -1
-    var looping = false
-    /// Whether its loop has come round at least once.
-    var wrapped = false
-    var loop = VoiceLoop.none
-    var loopStart = 0
-    var loopEnd = 0
-    var envelope = EnvelopeState()
-    /// Its filter (`RegionSlot.filterKind`, or 3: velocity timbre): coefficients b0, b1, b2, a1,
-    /// a2 (a one-pole's c in b0) and state (left z1, z2, right z1, z2).
-    var filterKind: UInt8 = 0
-    var filterCoefficients = SIMD8<Float>()
-    var filterState = SIMD4<Float>()
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.
@@ -140,6 +121,33 @@ struct Voice {
         self.note = note
         self.damp = damp
     }
+}
+
+/// What only a pitched voice needs, kept beside its `Voice` (`Engine.pitchedVoices`, slot for
+/// slot) so that a plain voice, the one the dense mixes are made of, stays small. Plain values.
+struct PitchedVoice {
+    var isStereo = false
+    /// Its position in 32.32 fixed point, its step per output frame (and that step with no
+    /// pitch bend), its kernel level (-1: at its sample's own pitch, read frame by frame).
+    var phaseFrames: UInt64 = 0
+    var increment: UInt64 = 1 << 32
+    var baseIncrement: UInt64 = 1 << 32
+    var kernel: Int32 = -1
+    /// Its loop, whether it is looping now, and whether the loop has come round at least once.
+    var loop = VoiceLoop.none
+    var looping = false
+    var wrapped = false
+    var loopStart = 0
+    var loopEnd = 0
+    var envelope = EnvelopeState()
+    /// Its filter (`RegionSlot.filterKind`, or 3: velocity timbre): coefficients b0, b1, b2, a1,
+    /// a2 (a one-pole's c in b0) and state (left z1, z2, right z1, z2).
+    var filterKind: UInt8 = 0
+    var filterCoefficients = SIMD8<Float>()
+    var filterState = SIMD4<Float>()
+
+    @_noLocks
+    init() {}
 }
 
 /// Per MIDI channel: controller state and the gain ramp of the channel's bus.

@@ -65,7 +65,9 @@ import Testing
         #expect(lines[8] == "  keys play C4..C5 (←/→ octave) · showing C4..C6 of A0..C8 · sounding: -")
         // Too narrow for two octaves (64 columns): one.
         #expect(glockenspiel.shown(keyboardLowest: 72, columns: 64) == 72...84)
-        #expect(glockenspiel.lines(keyboardLowest: 72, columns: 64, sounding: [])[5] == "  │C5││D5││E5││F5││G5││A5││B5││C6│")
+        #expect(
+            glockenspiel.lines(keyboardLowest: 72, columns: 64, sounding: [])[5] == "  │C5││D5││E5││F5││G5││A5││B5││C6│"
+        )
     }
 
     @Test func theOctaveKeysMoveTheKeyboardAndTheWindowWithinMIDIsRange() {
@@ -83,7 +85,9 @@ import Testing
         #expect(low.handle(.left, .press, seconds: 0) == [])
         #expect(low.lowestNote == 0)
         #expect(low.handle(.character("k"), .press, seconds: 0) == [.noteOn(note: 12)])
-        #expect(piano.lines(keyboardLowest: 0, columns: 100, sounding: [])[5].hasPrefix("  │ C││ D││ E││ F││ G││ A││ B││C0│"))
+        #expect(
+            piano.lines(keyboardLowest: 0, columns: 100, sounding: [])[5].hasPrefix(
+                "  │ C││ D││ E││ F││ G││ A││ B││C0│"))
         var high = TerminalKeyboard(lowestNote: 120)
         #expect(high.handle(.right, .press, seconds: 0) == [])
         #expect(high.handle(.character("g"), .press, seconds: 0) == [.noteOn(note: 127)])
