@@ -6,6 +6,7 @@
     python3 Benchmarks/load-instrument.py --keep DIR      (write the instrument to DIR and keep it;
                                                            a DIR already holding this instrument is reused)
     python3 Benchmarks/load-instrument.py --runs 9        (timed runs of each command, default 7)
+    python3 Benchmarks/load-instrument.py --long          (the same 100 MB as 22 files of 23.7 s)
 
 The issue's figure: "Load: an instrument of 100 MB of decoded audio (generated FLAC stand-ins)
 ready in under 1 s whole process with the files in the page cache, resident memory at most the
@@ -22,7 +23,10 @@ bell-like stand-in: eight inharmonic partials of the zone's pitch (ratios 0.5, 1
 different on the two sides, over a noise floor at about -42 dBFS that decays over 4 s, so FLAC
 cannot shrink the files to nothing (about 62 % of their WAV size); the peak is -1 dBFS. numpy
 writes the values and libsndfile (the library bellkeys itself reads them with, through ctypes)
-encodes the FLAC files: nothing to install beyond numpy and what bellkeys needs.
+encodes the FLAC files: nothing to install beyond numpy and what bellkeys needs. `--long` lays
+the same 100 MB out as 22 files of 1,136,364 frames (23.7 s; one layer, one take), which shows
+how the peak memory depends on the length of a file (a loader holds a file or two decoded
+outside the bank while it works).
 
 The measurement. The page cache is warmed first (every file read once), then the two commands
 run in turn, A B A B, one unmeasured warm-up of each and then --runs timed runs of each:
@@ -66,8 +70,17 @@ NOISE_DBFS = -42.0
 PEAK_DBFS = -1.0
 WALL_BOUND_SECONDS = 1.0
 MEMORY_MARGIN_BYTES = 30_000_000
-PARAMETERS = {"rate": RATE, "frames": FRAMES, "zones": ZONES, "layers": LAYERS, "takes": TAKES,
-              "partials": PARTIALS, "noise": NOISE_DBFS, "peak": PEAK_DBFS, "version": 1}
+
+
+def parameters():
+    return {"rate": RATE, "frames": FRAMES, "zones": ZONES, "layers": LAYERS, "takes": TAKES,
+            "partials": PARTIALS, "noise": NOISE_DBFS, "peak": PEAK_DBFS, "version": 1}
+
+
+def use_long_files():
+    """--long: 22 files of four times the length, the same stored bytes."""
+    global FRAMES, LAYERS, TAKES
+    FRAMES, LAYERS, TAKES = 4 * 284_091, [(1, 127)], 1
 
 # libsndfile through ctypes (sndfile.h).
 SF_FORMAT_FLAC = 0x170000
@@ -135,12 +148,14 @@ def write_instrument(folder):
     stamp = os.path.join(folder, "parameters.json")
     if os.path.exists(stamp) and os.path.exists(sfz):
         with open(stamp) as f:
-            if json.load(f) == json.loads(json.dumps(PARAMETERS)):
+            if json.load(f) == json.loads(json.dumps(parameters())):
                 print(f"reusing the instrument in {folder}")
                 return sfz
     os.makedirs(os.path.join(folder, "samples"), exist_ok=True)
     lib = sndfile()
-    lines = ["// Benchmarks/load-instrument.py: 88 stereo FLAC stand-ins, 22 zones x 2 layers x 2 takes",
+    count = ZONES * len(LAYERS) * TAKES
+    lines = [f"// Benchmarks/load-instrument.py: {count} stereo FLAC stand-ins of {FRAMES} frames, "
+             f"{ZONES} zones x {len(LAYERS)} velocity layers x {TAKES} round-robin takes",
              "<control> default_path=samples/", "<global> ampeg_release=1.0", ""]
     began = time.monotonic()
     for zone in range(ZONES):
@@ -157,7 +172,7 @@ def write_instrument(folder):
     with open(sfz, "w") as f:
         f.write("\n".join(lines))
     with open(stamp, "w") as f:
-        json.dump(PARAMETERS, f)
+        json.dump(parameters(), f)
     files = os.listdir(os.path.join(folder, "samples"))
     size = sum(os.path.getsize(os.path.join(folder, "samples", n)) for n in files)
     print(f"wrote {len(files)} FLAC files, {size / 1e6:.1f} MB on disk "
@@ -223,12 +238,15 @@ def spread(values, scale=1.0, digits=3):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keep", metavar="DIR", help="write the instrument here and keep it")
+    parser.add_argument("--long", action="store_true", help="22 files of 23.7 s instead of 88 of 5.9 s")
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each command (default 7, at least 5)")
     args = parser.parse_args()
     bellkeys = os.environ.get("BELLKEYS_BIN") or os.path.join(ROOT, ".build", "release", "bellkeys")
     if not os.access(bellkeys, os.X_OK):
         sys.exit(f"no bellkeys at {bellkeys}: swift build -c release --product bellkeys, or set BELLKEYS_BIN")
     runs = max(5, args.runs)
+    if args.long:
+        use_long_files()
 
     folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="bellkeys-load-")
     try:
