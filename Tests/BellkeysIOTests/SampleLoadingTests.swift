@@ -139,7 +139,9 @@ import Testing
             var differ = 0
             for f in 0..<a.frameCount(of: s) {
                 for c in 0..<a.channelCounts[s] {
-                    if a.value(sample: s, frame: f, channel: c) != b.value(sample: s, frame: f, channel: c) { differ += 1 }
+                    if a.value(sample: s, frame: f, channel: c) != b.value(sample: s, frame: f, channel: c) {
+                        differ += 1
+                    }
                 }
             }
             #expect(differ == 0, "\(what): sample \(s), \(differ) values differ")
@@ -369,4 +371,3 @@ func referenceLoadSample(path: String, into bank: SampleBank, keepStereo: Bool =
         index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded, storedChannels: sides.count,
         rootKey: rootKey, loop: loop)
 }
-
