@@ -84,25 +84,27 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
 
     let rate = base?.sampleRate ?? requested ?? firstSampleRate(map: map, folder: folder) ?? 48_000
     let bank = base?.bank ?? SampleBank(sampleRate: rate)
+    // Each file once, in the order the keys name them; decoded side by side, stored in order.
+    var requests: [SampleRequest] = [], firstKey: [MapKey] = []
+    var requestForPath: [String: Int] = [:]
+    let keyPaths = map.keys.map { resolve($0.sample, from: folder) }
+    for (key, path) in zip(map.keys, keyPaths) where requestForPath[path] == nil {
+        requestForPath[path] = requests.count
+        requests.append(SampleRequest(path: path))
+        firstKey.append(key)
+    }
     var paths: [String] = base?.samplePaths ?? [], loaded: [LoadedSample] = []
-    var indexForPath: [String: Int] = [:]
-    var sampleIndexForKey: [Int] = []
+    var indexForRequest: [Int] = []
     var problems: [MapProblem] = []
-    for key in map.keys {
-        let path = resolve(key.sample, from: folder)
-        if let index = indexForPath[path] {
-            sampleIndexForKey.append(index)
-            continue
-        }
-        do {
-            let sample = try loadSample(path: path, into: bank)
-            indexForPath[path] = sample.index
-            sampleIndexForKey.append(sample.index)
-            paths.append(path)
+    for (k, result) in loadSamples(requests, into: bank).enumerated() {
+        switch result {
+        case .success(let sample):
+            indexForRequest.append(sample.index)
+            paths.append(requests[k].path)
             loaded.append(sample)
-        } catch {
-            indexForPath[path] = -1
-            sampleIndexForKey.append(-1)
+        case .failure(let error):
+            indexForRequest.append(-1)
+            let key = firstKey[k], path = requests[k].path
             let shown = path == key.sample ? "\"\(key.sample)\"" : "\"\(key.sample)\" (\(path))"
             problems.append(
                 MapProblem(
@@ -111,6 +113,7 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
                     fix: error.fix))
         }
     }
+    let sampleIndexForKey = keyPaths.map { indexForRequest[requestForPath[$0]!] }
     if !problems.isEmpty { throw MapFileError(problems) }
 
     var instrument = map.instrument(sampleIndexForKey: sampleIndexForKey)

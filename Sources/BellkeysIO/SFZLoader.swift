@@ -59,25 +59,31 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
 
     let rate = requested ?? firstSampleRate(paths) ?? 48_000
     let bank = SampleBank(sampleRate: rate)
+    // Each file once, in the order the regions name them; decoded side by side, stored in order.
     var indexForPath: [String: Int] = [:]
-    var loaded: [LoadedSample] = [], loadedPaths: [String] = []
+    var requests: [SampleRequest] = [], firstRegion: [SFZRegion] = []
+    // No fade at the end of a sample a region loops (see loadSample).
+    let looped = Set(
+        zip(description.regions, paths).filter { $0.0.loopMode == .continuous || $0.0.loopMode == .sustain }.map(\.1))
     for (region, file) in zip(description.regions, paths) where indexForPath[file] == nil {
-        do {
-            // No fade at the end of a sample a region loops (see loadSample).
-            let loops = zip(description.regions, paths).contains { other, otherFile in
-                otherFile == file && (other.loopMode == .continuous || other.loopMode == .sustain)
-            }
-            let sample = try loadSample(path: file, into: bank, keepStereo: true, mayLoop: loops)
-            indexForPath[file] = loaded.count
+        indexForPath[file] = requests.count
+        requests.append(SampleRequest(path: file, keepStereo: true, mayLoop: looped.contains(file)))
+        firstRegion.append(region)
+    }
+    var loaded: [LoadedSample] = [], loadedPaths: [String] = []
+    for (k, result) in loadSamples(requests, into: bank).enumerated() {
+        switch result {
+        case .success(let sample):
+            indexForPath[requests[k].path] = loaded.count
             loaded.append(sample)
-            loadedPaths.append(file)
-        } catch {
-            indexForPath[file] = -1
+            loadedPaths.append(requests[k].path)
+        case .failure(let error):
+            let region = firstRegion[k]
             problems.append(
                 MapProblem(
                     file: region.sampleLocation.file, line: region.sampleLocation.line,
                     column: region.sampleLocation.column, path: "sample",
-                    message: "\"\(region.sample)\" (\(file)): \(error.message)", fix: error.fix))
+                    message: "\"\(region.sample)\" (\(requests[k].path)): \(error.message)", fix: error.fix))
         }
     }
     if !problems.isEmpty { throw MapFileError(problems) }

@@ -28,11 +28,11 @@ public struct SampleError: Error, Sendable {
 
 /// Decodes a sound file in any format libsndfile reads (WAV, AIFF, FLAC, Ogg Vorbis, ...) into
 /// `bank`, at the bank's rate. Multi-channel files are averaged to mono (a stereo file stays
-/// stereo with `keepStereo`); other rates are resampled here, once (libsamplerate). Mono
-/// 16-bit files at the bank's rate are read straight into the bank as integers, with no
-/// intermediate copy. The file's root key and first loop (WAV `smpl`, AIFF `INST`) come back
-/// with it. Thread: control (wraps `sf_open`, `sf_readf_short`, `sf_readf_float`,
-/// `SFC_GET_INSTRUMENT`).
+/// stereo with `keepStereo`); other rates are resampled here, once (libsamplerate). 16-bit
+/// files at the bank's rate, mono or kept stereo, are read as integers, with no float copy
+/// (`decodeSample`); `loadSamples` loads many files on two threads. The file's root key and
+/// first loop (WAV `smpl`, AIFF `INST`) come back with it. Thread: control (wraps `sf_open`,
+/// `sf_readf_short`, `sf_readf_float`, `SFC_GET_INSTRUMENT`).
 ///
 /// A sample that ends abruptly gets a 2 ms fade at its end (`abruptEndFade`), unless the file
 /// has a loop or `mayLoop` says a region loops it: a fade there would be heard at every turn of
@@ -40,117 +40,8 @@ public struct SampleError: Error, Sendable {
 public func loadSample(path: String, into bank: SampleBank, keepStereo: Bool = false, mayLoop: Bool = false)
     throws(SampleError) -> LoadedSample
 {
-    var info = SF_INFO()
-    guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-        let message = String(cString: sf_strerror(nil))
-        if isFolder(path) {
-            throw SampleError(
-                message: "it is a folder, not a sound file",
-                fix: "name the sound file inside it, relative to the map file's folder")
-        }
-        let missing = !fileExists(path)
-        throw SampleError(
-            message: missing ? "no such file" : "libsndfile cannot read it: \(message)",
-            fix: missing
-                ? "check the file name; sample paths are relative to the map file's folder"
-                : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)")
-    }
-    defer { sf_close(file) }
-    guard info.frames > 0 else {
-        throw SampleError(
-            message: "the file has no audio frames (zero length)",
-            fix: "record or export the bell again; a sample needs at least one frame")
-    }
-    guard info.frames <= 48_000 * 600 else {
-        throw SampleError(
-            message:
-                "the file has \(info.frames) frames, more than the 28,800,000 (10 minutes at 48 kHz) a sample may have",
-            fix: "trim the sample: a bell needs a few seconds")
-    }
-    let frameCount = Int(info.frames), channels = Int(info.channels), rate = Int(info.samplerate)
-    var fadesEnd = !mayLoop
-    var instrument = SF_INSTRUMENT()
-    let hasInstrument =
-        sf_command(file, Int32(SFC_GET_INSTRUMENT), &instrument, Int32(MemoryLayout<SF_INSTRUMENT>.size))
-        == Int32(SF_TRUE)
-    let rootKey = hasInstrument && (0...127).contains(Int(instrument.basenote)) ? Int(instrument.basenote) : nil
-    var loop: ClosedRange<Int>?
-    var loopMode: Int32 = 0, loopStart: UInt32 = 0, loopEnd: UInt32 = 0
-    if hasInstrument, bellkeys_first_loop(&instrument, &loopMode, &loopStart, &loopEnd) != 0,
-        loopMode != Int32(SF_LOOP_NONE)
-    {
-        // libsndfile gives the end one past the last frame played (it adds 1 to smpl's end).
-        let ratio = Double(bank.sampleRate) / Double(rate)
-        let start = Int((Double(loopStart) * ratio).rounded())
-        let end = Int((Double(loopEnd) * ratio).rounded()) - 1
-        if start >= 0, end > start { loop = start...end }
-    }
-    if loop != nil { fadesEnd = false }
-    let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
-    let sixteenBitsOrFewer = [SF_FORMAT_PCM_16, SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8].map { Int32($0) }.contains(subtype)
-    func readFailure() -> SampleError {
-        SampleError(
-            message: "libsndfile could not read all frames: \(String(cString: sf_strerror(file)))",
-            fix: "the file is damaged or truncated: export it again")
-    }
-
-    if channels == 1, rate == bank.sampleRate, sixteenBitsOrFewer {
-        var faded = false
-        let index = try bank.appendPCM16(frameCount: frameCount, scale: 1.0 / 32768) { (buffer) throws(SampleError) in
-            guard sf_readf_short(file, buffer.baseAddress, info.frames) == info.frames else { throw readFailure() }
-            let fade =
-                !fadesEnd
-                ? []
-                : abruptEndFade(
-                    lastValue: Float(buffer[frameCount - 1]) / 32768, frameCount: frameCount, sampleRate: rate)
-            for (k, gain) in fade.enumerated() {
-                let i = frameCount - fade.count + k
-                buffer[i] = Int16((Float(buffer[i]) * gain).rounded())
-            }
-            faded = !fade.isEmpty
-        }
-        return LoadedSample(
-            index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded, rootKey: rootKey, loop: loop)
-    }
-
-    var interleaved = [Float](repeating: 0, count: frameCount * channels)
-    let read = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
-    guard read == info.frames else { throw readFailure() }
-    if let bad = interleaved.firstIndex(where: { !$0.isFinite }) {
-        throw SampleError(
-            message: "frame \(bad / channels) is not a finite number (NaN or infinity)",
-            fix: "export the sample again from a sound editor")
-    }
-    var sides: [[Float]]
-    if channels == 1 {
-        sides = [interleaved]
-    } else if channels == 2, keepStereo {
-        sides = [
-            (0..<frameCount).map { interleaved[2 * $0] }, (0..<frameCount).map { interleaved[2 * $0 + 1] },
-        ]
-    } else {
-        var mono = [Float](repeating: 0, count: frameCount)
-        for i in 0..<frameCount {
-            var sum: Float = 0
-            for c in 0..<channels { sum += interleaved[i * channels + c] }
-            mono[i] = sum / Float(channels)
-        }
-        sides = [mono]
-    }
-    interleaved = []
-    for k in sides.indices { sides[k] = try resample(sides[k], from: rate, to: bank.sampleRate) }
-    // Both sides of a stereo sample fade together if either ends abruptly.
-    let loudest = sides.map { abs($0[$0.count - 1]) }.max()!
-    let fade =
-        !fadesEnd ? [] : abruptEndFade(lastValue: loudest, frameCount: sides[0].count, sampleRate: bank.sampleRate)
-    for k in sides.indices {
-        for (j, gain) in fade.enumerated() { sides[k][sides[k].count - fade.count + j] *= gain }
-    }
-    let faded = !fade.isEmpty
-    let index = sides.count == 2 ? bank.append(left: sides[0], right: sides[1]) : bank.append(sides[0])
-    return LoadedSample(
-        index: index, fileSampleRate: rate, channelCount: channels, fadedEnd: faded, storedChannels: sides.count,
-        rootKey: rootKey, loop: loop)
+    try decodeSample(path: path, sampleRate: bank.sampleRate, keepStereo: keepStereo, mayLoop: mayLoop)
+        .store(into: bank)
 }
 
 /// Converts `frames` from one rate to another with libsamplerate's medium sinc converter
