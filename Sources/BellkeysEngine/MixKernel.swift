@@ -42,36 +42,17 @@ extension Engine {
                 sideRight.update(repeating: 0, count: n)
                 usedSide |= 1 << channel
             }
+            // Voices mixed one at a time through their own path: pitched ones (transposed,
+            // stereo, looped or enveloped: read at their ratio, through their envelope) and
+            // filtered ones (velocity timbre), into their channel's bus or, if panned or stereo,
+            // its side buses.
+            var ownPath = 0 // 1: pitched, 2: filtered
             if hasPitchedRegions, voices[slot].isPitched {
-                // Transposed, stereo, looped or enveloped: read at its ratio, through its
-                // envelope, into its channel's bus (or side buses, if panned or stereo).
-                var left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?
-                if isPanned {
-                    left = sideLeft
-                    right = sideRight
-                } else {
-                    left = buses + channel * stride
-                    right = nil
-                    if used & (1 << channel) == 0 {
-                        left.update(repeating: 0, count: n)
-                        used |= 1 << channel
-                    }
-                }
-                let delay = min(voices[slot].delay, n)
-                voices[slot].delay -= delay
-                if delay < n {
-                    var rightFromDelay: UnsafeMutablePointer<Float>?
-                    if let right { rightFromDelay = right + delay }
-                    if mixPitchedVoice(slot: slot, left: left + delay, right: rightFromDelay, frameCount: n - delay) {
-                        retire(activeIndex: i)
-                    }
-                }
-                i -= 1
-                continue
+                ownPath = 1
+            } else if hasFiltered, voices[slot].isFiltered {
+                ownPath = 2
             }
-            if hasFiltered, voices[slot].isFiltered {
-                // Velocity timbre: through the voice's low-pass, into its channel's bus (or
-                // side buses, if panned).
+            if ownPath != 0 {
                 var left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?
                 if isPanned {
                     left = sideLeft
@@ -89,10 +70,12 @@ extension Engine {
                 if delay < n {
                     var rightFromDelay: UnsafeMutablePointer<Float>?
                     if let right { rightFromDelay = right + delay }
-                    if mixFilteredVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
-                    {
-                        retire(activeIndex: i)
-                    }
+                    let ended =
+                        ownPath == 1
+                        ? mixPitchedVoice(slot: slot, left: left + delay, right: rightFromDelay, frameCount: n - delay)
+                        : mixFilteredVoice(
+                            &voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
+                    if ended { retire(activeIndex: i) }
                 }
                 i -= 1
                 continue

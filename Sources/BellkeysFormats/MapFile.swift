@@ -209,11 +209,12 @@ private struct MapChecker {
 
         var keys: [MapKey] = []
         let given = Set(members.map(\.key))
-        if instrumentNode != nil, member(members, "keys") == nil {
+        /// The map with these keys (and the fields read above).
+        func made(keys: [MapKey], velocityTimbre: Double) -> MapFile {
             var map = MapFile(
                 masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
                 unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
-                velocityTimbre: 0, pitchBend: bends, keys: [])
+                velocityTimbre: velocityTimbre, pitchBend: bends, keys: keys)
             map.instrument = instrumentFile
             map.instrumentLine = instrumentNode?.line ?? 0
             map.instrumentColumn = instrumentNode?.column ?? 0
@@ -223,6 +224,7 @@ private struct MapChecker {
             map.defaultReleaseSeconds = defaultRelease
             return map
         }
+        if instrumentNode != nil, member(members, "keys") == nil { return made(keys: [], velocityTimbre: 0) }
         guard let keysNode = member(members, "keys") else {
             problem(
                 root, "keys", "the map has no \"keys\" array",
@@ -289,18 +291,7 @@ private struct MapChecker {
                     noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
                     chokeGroup: choke, pan: pan))
         }
-        var map = MapFile(
-            masterVolumeDecibels: master, velocityCurve: curve, polyphony: polyphony,
-            unmappedNotes: unmapped, reverb: ReverbSettings(preset: room, mix: roomMix),
-            velocityTimbre: timbre, pitchBend: bends, keys: keys)
-        map.instrument = instrumentFile
-        map.instrumentLine = instrumentNode?.line ?? 0
-        map.instrumentColumn = instrumentNode?.column ?? 0
-        map.quality = quality
-        map.givenFields = given
-        map.defaultNoteOff = defaultMode == "damp" ? .damp(releaseSeconds: defaultRelease) : .ring
-        map.defaultReleaseSeconds = defaultRelease
-        return map
+        return made(keys: keys, velocityTimbre: timbre)
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.
