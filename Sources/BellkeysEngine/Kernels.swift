@@ -44,7 +44,7 @@ public final class InterpolationKernels: @unchecked Sendable {
         self.quality = quality
         let (beta, cutoff) = InterpolationKernels.design(quality)
         let workspaceFloats = 2 * pitchWindowFrames + pitchStashFloats
-        workspace = .allocate(capacity: workspaceFloats)
+        workspace = InterpolationKernels.allocateLines(floats: workspaceFloats)
         workspace.initialize(repeating: 0, count: workspaceFloats)
         var made: [KernelLevel] = []
         var k = 0
@@ -70,9 +70,9 @@ public final class InterpolationKernels: @unchecked Sendable {
     }
 
     deinit {
-        for table in storage { table.deallocate() }
+        for table in storage { UnsafeMutableRawPointer(table).deallocate() }
         levels.deallocate()
-        workspace.deallocate()
+        UnsafeMutableRawPointer(workspace).deallocate()
     }
 
     /// Bytes of the tables (for reports).
@@ -104,6 +104,13 @@ public final class InterpolationKernels: @unchecked Sendable {
         }
     }
 
+    /// `floats` floats starting on a cache line, so that no row of a kernel (a multiple of 32
+    /// bytes) straddles two lines.
+    static func allocateLines(floats: Int) -> UnsafeMutablePointer<Float> {
+        UnsafeMutableRawPointer.allocate(byteCount: floats * 4, alignment: 64).bindMemory(
+            to: Float.self, capacity: floats)
+    }
+
     /// 256 rows of `taps` coefficients and their differences to the next row, interleaved.
     static func tabulate(taps: Int, stretch: Double, cutoff: Double, beta: Double) -> UnsafeMutablePointer<Float> {
         let rows = rowCount
@@ -126,7 +133,7 @@ public final class InterpolationKernels: @unchecked Sendable {
             for k in 0..<taps { row[k] /= sum }
             exact[r] = row
         }
-        let table = UnsafeMutablePointer<Float>.allocate(capacity: rows * 2 * taps)
+        let table = allocateLines(floats: rows * 2 * taps)
         for r in 0..<rows {
             for k in 0..<taps {
                 let c = Float(exact[r][k])

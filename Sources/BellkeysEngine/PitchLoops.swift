@@ -19,8 +19,8 @@
 /// Floats a workspace holds per side for the widened frames; the workspace is twice that plus
 /// `pitchStashFloats`.
 package let pitchWindowFrames = 2_048
-/// Floats of a workspace's stash: eight frames' lane sums, for each side.
-package let pitchStashFloats = 128
+/// Floats of a workspace's stash: eight frames' lane sums for each side, and their weights.
+package let pitchStashFloats = 136
 
 /// Reads `count` frames of a mono (`channels` 1) or interleaved stereo (2) sample at `frames`,
 /// from 32.32 position `phase` on by `increment` a frame, through a `taps`-tap kernel
@@ -56,27 +56,13 @@ package func interpolate(
         // Frame i of the sample is at base[i], wherever the window starts.
         let baseLeft = windowLeft - first, baseRight = windowRight - first
         let outLeft = left + done, outRight = right + done
-        let stereo = channels == 2
-        switch taps {
-        case 8:
-            p = kernelLoop(
-                baseLeft, baseRight, stereo: stereo, phase: p, increment: increment, coefficients: coefficients,
-                taps: 8, left: outLeft, right: outRight, count: m, stash: stash)
-        case 16:
-            p = kernelLoop(
-                baseLeft, baseRight, stereo: stereo, phase: p, increment: increment, coefficients: coefficients,
-                taps: 16, left: outLeft, right: outRight, count: m, stash: stash)
-        case 24:
-            p = kernelLoop(
-                baseLeft, baseRight, stereo: stereo, phase: p, increment: increment, coefficients: coefficients,
-                taps: 24, left: outLeft, right: outRight, count: m, stash: stash)
-        case 32:
-            p = kernelLoop(
-                baseLeft, baseRight, stereo: stereo, phase: p, increment: increment, coefficients: coefficients,
-                taps: 32, left: outLeft, right: outRight, count: m, stash: stash)
-        default:
-            p = kernelLoop(
-                baseLeft, baseRight, stereo: stereo, phase: p, increment: increment, coefficients: coefficients,
+        if channels == 2 {
+            p = kernelLoops(
+                baseLeft, baseRight, stereo: true, phase: p, increment: increment, coefficients: coefficients,
+                taps: taps, left: outLeft, right: outRight, count: m, stash: stash)
+        } else {
+            p = kernelLoops(
+                baseLeft, baseRight, stereo: false, phase: p, increment: increment, coefficients: coefficients,
                 taps: taps, left: outLeft, right: outRight, count: m, stash: stash)
         }
         done += m
@@ -128,8 +114,42 @@ func loadFloats(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
     UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
 }
 
+/// `kernelLoop` with its kernel length fixed for the common lengths (8, 16, 24, 32 taps), so
+/// the compiler unrolls their tap loops.
+@_noLocks
+@inline(__always)
+func kernelLoops(
+    _ baseLeft: UnsafePointer<Float>, _ baseRight: UnsafePointer<Float>, stereo: Bool, phase: UInt64,
+    increment: UInt64, coefficients: UnsafePointer<Float>, taps: Int, left: UnsafeMutablePointer<Float>,
+    right: UnsafeMutablePointer<Float>, count: Int, stash: UnsafeMutablePointer<Float>
+) -> UInt64 {
+    switch taps {
+    case 8:
+        kernelLoop(
+            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
+            taps: 8, left: left, right: right, count: count, stash: stash)
+    case 16:
+        kernelLoop(
+            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
+            taps: 16, left: left, right: right, count: count, stash: stash)
+    case 24:
+        kernelLoop(
+            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
+            taps: 24, left: left, right: right, count: count, stash: stash)
+    case 32:
+        kernelLoop(
+            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
+            taps: 32, left: left, right: right, count: count, stash: stash)
+    default:
+        kernelLoop(
+            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
+            taps: taps, left: left, right: right, count: count, stash: stash)
+    }
+}
+
 /// The frames of one window: each frame's lanes into `stash`, eight frames at a time, then
-/// their sums out. Returns the position after the last frame.
+/// their sums out. Returns the position after the last frame. (Wrapping arithmetic throughout:
+/// nothing here can overflow, and checked operations cost more than the arithmetic.)
 @_noLocks
 @inline(__always)
 func kernelLoop(
@@ -138,17 +158,25 @@ func kernelLoop(
     right: UnsafeMutablePointer<Float>, count: Int, stash: UnsafeMutablePointer<Float>
 ) -> UInt64 {
     let back = taps / 2 - 1
+    let rowFloats = 2 &* taps
+    let weights = stash + 128
+    // The fractions of eight frames in a row are the first one's plus 0...7 increments, modulo
+    // 2³² (a carry goes to the frame index).
+    let steps = SIMD8<UInt32>(0, 1, 2, 3, 4, 5, 6, 7) &* UInt32(truncatingIfNeeded: increment)
     var p = phase
     var j = 0
     while j < count {
-        let n = min(8, count - j)
-        for k in 0..<n {
-            // The top 8 bits of the fraction pick the phase row; the next 24 weigh the
-            // difference to the next row.
-            let fraction = UInt32(truncatingIfNeeded: p)
-            let row = coefficients + Int(fraction >> 24) &* (2 &* taps)
-            let w = Float(fraction & 0xFF_FFFF) * (1 / 16_777_216)
-            let i = Int(p >> 32) - back
+        let n = min(8, count &- j)
+        // The top 8 bits of a fraction pick the phase row; the next 24 weigh the difference to
+        // the next row.
+        let fractions = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: p)) &+ steps
+        let w8 = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: fractions & 0xFF_FFFF)) * (1 / 16_777_216)
+        UnsafeMutableRawPointer(weights).storeBytes(of: w8, as: SIMD8<Float>.self)
+        var k = 0
+        while k < n {
+            let row = coefficients + Int(UInt32(truncatingIfNeeded: p) >> 24) &* rowFloats
+            let w = weights[k]
+            let i = Int(truncatingIfNeeded: p >> 32) &- back
             let sourceLeft = baseLeft + i
             var c = loadFloats(row) + w * loadFloats(row + taps)
             var sumLeft = c * loadFloats(sourceLeft)
@@ -160,19 +188,20 @@ func kernelLoop(
                     c = loadFloats(row + t) + w * loadFloats(row + taps + t)
                     sumLeft += c * loadFloats(sourceLeft + t)
                     sumRight += c * loadFloats(sourceRight + t)
-                    t += 8
+                    t &+= 8
                 }
-                UnsafeMutableRawPointer(stash + 64 + 8 * k).storeBytes(of: sumRight, as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(stash + (64 &+ 8 &* k)).storeBytes(of: sumRight, as: SIMD8<Float>.self)
             } else {
                 var t = 8
                 while t < taps {
                     c = loadFloats(row + t) + w * loadFloats(row + taps + t)
                     sumLeft += c * loadFloats(sourceLeft + t)
-                    t += 8
+                    t &+= 8
                 }
             }
-            UnsafeMutableRawPointer(stash + 8 * k).storeBytes(of: sumLeft, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(stash + 8 &* k).storeBytes(of: sumLeft, as: SIMD8<Float>.self)
             p &+= increment
+            k &+= 1
         }
         if n == 8 {
             UnsafeMutableRawPointer(left + j).storeBytes(of: laneSums(stash), as: SIMD8<Float>.self)
@@ -181,18 +210,19 @@ func kernelLoop(
             }
         } else {
             // (The frames missing from the group of eight sum zeros; the others as in any group.)
-            for k in n..<8 {
-                UnsafeMutableRawPointer(stash + 8 * k).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(stash + 64 + 8 * k).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
+            while k < 8 {
+                UnsafeMutableRawPointer(stash + 8 &* k).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(stash + (64 &+ 8 &* k)).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
+                k &+= 1
             }
             let sums = laneSums(stash)
-            for k in 0..<n { left[j + k] = sums[k] }
+            for k in 0..<n { left[j &+ k] = sums[k] }
             if stereo {
                 let sumsRight = laneSums(stash + 64)
-                for k in 0..<n { right[j + k] = sumsRight[k] }
+                for k in 0..<n { right[j &+ k] = sumsRight[k] }
             }
         }
-        j += n
+        j &+= n
     }
     return p
 }

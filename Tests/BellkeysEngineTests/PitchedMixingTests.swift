@@ -1,3 +1,4 @@
+import AllocationCounter
 import BellkeysEngine
 import Glibc
 import Testing
@@ -143,6 +144,39 @@ func firstDifference(_ a: [Float], _ b: [Float]) -> String? {
             #expect(firstDifference(longer.left, whole.left) == nil, "strike \(strike), 128-frame blocks")
             #expect(firstDifference(longer.right, whole.right) == nil, "strike \(strike), 128-frame blocks")
         }
+    }
+
+    /// Pitched voices never allocate on the render thread: the scene's strikes again and again
+    /// for 1,000 blocks, mono and stereo output in turn, through either build of the loop.
+    @Test(arguments: [false, true])
+    func pitchedVoicesNeverAllocate(wide: Bool) throws {
+        if wide { try #require(cpuRunsHaswellCode(), "this CPU does not run the AVX2 build") }
+        let e = pitchedScene(quality: .good, wide: wide)
+        let block = 64
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        let right = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer {
+            output.deallocate()
+            right.deallocate()
+        }
+        var frame: Int64 = 0
+        bellkeys_allocations_start()
+        for b in 0..<1_000 {
+            if b % 5 == 0 {
+                let key = pitchedStrikes[(b / 5) % pitchedStrikeCount]
+                e.enqueue(.noteOn(frame: frame + Int64(b % block), note: key, velocity: 30 + b % 97))
+                if b % 15 == 0 { e.enqueue(.noteOff(frame: frame + Int64(block - 1), note: key)) }
+            }
+            if b % 2 == 0 {
+                e.render(into: output, frameCount: block)
+            } else {
+                e.render(left: output, right: right, frameCount: block)
+            }
+            frame += Int64(block)
+        }
+        let allocations = bellkeys_allocations_stop()
+        #expect(allocations == 0)
+        #expect(e.peakVoiceCount.load(ordering: .relaxed) > 16)
     }
 
     /// The transposition test of issue 26: a looped 4 kHz sine (root key 60) played at keys 60,
