@@ -43,7 +43,8 @@ package func interpolate(
         // As many frames as the window holds the taps of: positions may advance `room` frames.
         var m = count - done
         let room = pitchWindowFrames - taps - 8
-        if UInt64(m - 1) &* increment >= UInt64(room) << 32 {
+        let (advance, overflow) = UInt64(m - 1).multipliedReportingOverflow(by: increment)
+        if overflow || advance >= UInt64(room) << 32 {
             m = Int((UInt64(room) << 32) / increment) + 1
         }
         let first = Int(p >> 32) - back
