@@ -182,7 +182,7 @@ func firstDifference(_ a: [Float], _ b: [Float]) -> String? {
     /// The transposition test of issue 26: a looped 4 kHz sine (root key 60) played at keys 60,
     /// 67, 72, 79, 55, 48, 36 and 61; over 32,768 frames from 0.3 s, Blackman window, the power
     /// outside ±30 Hz of the expected sine relative to the sine's. The default quality (good)
-    /// must stay at −70 dB or better. Measured here: fast −62.8, good −81.1, best −89.9 dB
+    /// must stay at −70 dB or better. Measured here: fast −62.9, good −83.0, best −89.9 dB
     /// (worst key).
     @Test(arguments: InterpolationQuality.allCases)
     func aTransposedSineIsClean(quality: InterpolationQuality) {
