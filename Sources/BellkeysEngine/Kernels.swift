@@ -6,6 +6,9 @@ struct KernelLevel {
     var taps: Int
     /// Playback ratios up to this (32.32 fixed point) use this level.
     var highestIncrement: UInt64
+    /// Where the render thread widens a voice's frames for `interpolate` (PitchLoops.swift):
+    /// one workspace, shared by every level of an engine's kernels.
+    var workspace: UnsafeMutablePointer<Float>
 }
 
 /// The windowed-sinc kernels of one quality level, at unit stretch and stretched in quarter
@@ -32,11 +35,17 @@ public final class InterpolationKernels: @unchecked Sendable {
     let levels: UnsafeMutablePointer<KernelLevel>
     let levelCount: Int
     private var storage: [UnsafeMutablePointer<Float>] = []
+    /// The render thread's workspace (`KernelLevel.workspace`): written while it renders, so one
+    /// engine's kernels are never shared with another engine.
+    private let workspace: UnsafeMutablePointer<Float>
 
     /// The kernels of `quality`, stretched far enough for every ratio up to `highestRatio`.
     public init(quality: InterpolationQuality, highestRatio: Double) {
         self.quality = quality
         let (beta, cutoff) = InterpolationKernels.design(quality)
+        let workspaceFloats = 2 * pitchWindowFrames + pitchStashFloats
+        workspace = InterpolationKernels.allocateLines(floats: workspaceFloats)
+        workspace.initialize(repeating: 0, count: workspaceFloats)
         var made: [KernelLevel] = []
         var k = 0
         while true {
@@ -50,7 +59,7 @@ public final class InterpolationKernels: @unchecked Sendable {
             made.append(
                 KernelLevel(
                     coefficients: UnsafePointer(table), taps: taps,
-                    highestIncrement: ceiling >= 1.8e19 ? .max : UInt64(ceiling)))
+                    highestIncrement: ceiling >= 1.8e19 ? .max : UInt64(ceiling), workspace: workspace))
             if stretch >= highestRatio { break }
             k += 1
         }
@@ -61,8 +70,9 @@ public final class InterpolationKernels: @unchecked Sendable {
     }
 
     deinit {
-        for table in storage { table.deallocate() }
+        for table in storage { UnsafeMutableRawPointer(table).deallocate() }
         levels.deallocate()
+        UnsafeMutableRawPointer(workspace).deallocate()
     }
 
     /// Bytes of the tables (for reports).
@@ -94,6 +104,13 @@ public final class InterpolationKernels: @unchecked Sendable {
         }
     }
 
+    /// `floats` floats starting on a cache line, so that no row of a kernel (a multiple of 32
+    /// bytes) straddles two lines.
+    static func allocateLines(floats: Int) -> UnsafeMutablePointer<Float> {
+        UnsafeMutableRawPointer.allocate(byteCount: floats * 4, alignment: 64).bindMemory(
+            to: Float.self, capacity: floats)
+    }
+
     /// 256 rows of `taps` coefficients and their differences to the next row, interleaved.
     static func tabulate(taps: Int, stretch: Double, cutoff: Double, beta: Double) -> UnsafeMutablePointer<Float> {
         let rows = rowCount
@@ -116,7 +133,7 @@ public final class InterpolationKernels: @unchecked Sendable {
             for k in 0..<taps { row[k] /= sum }
             exact[r] = row
         }
-        let table = UnsafeMutablePointer<Float>.allocate(capacity: rows * 2 * taps)
+        let table = allocateLines(floats: rows * 2 * taps)
         for r in 0..<rows {
             for k in 0..<taps {
                 let c = Float(exact[r][k])

@@ -1,6 +1,10 @@
 // Pitched voices: a region's sample read at a ratio through a windowed-sinc kernel (or, at its
 // own pitch, frame by frame), mono or stereo, looped or not, then through its envelope's gain
-// into the channel's buses. For `Engine.renderSegment` (MixKernel.swift).
+// into the channel's buses. For `Engine.renderSegment` (MixKernel.swift). The kernel loop
+// itself is in PitchLoops.swift.
+#if arch(x86_64)
+import BellkeysWideMix
+#endif
 
 /// How a pitched voice's sample repeats, as the render thread reads it.
 enum VoiceLoop: UInt8 {
@@ -16,11 +20,12 @@ let samplePadding = InterpolationKernels.maximumTaps / 2
 
 /// Reads up to `m` frames of `voice` at its ratio into `left` (and, for a stereo sample,
 /// `right`), advancing its position; returns how many it read (fewer than `m` when the sample
-/// ended). Thread: render. Real-time safe.
+/// ended). With `wide`, through the AVX2 build of the interpolation loop (PitchLoops.swift).
+/// Thread: render. Real-time safe.
 @_noLocks
 func resample(
     _ voice: inout PitchedVoice, frames: UnsafePointer<Int16>, frameCount: Int,
-    kernels: UnsafeMutablePointer<KernelLevel>, left: UnsafeMutablePointer<Float>,
+    kernels: UnsafeMutablePointer<KernelLevel>, wide: Bool, left: UnsafeMutablePointer<Float>,
     right: UnsafeMutablePointer<Float>, count m: Int
 ) -> Int {
     var produced = 0
@@ -71,29 +76,10 @@ func resample(
                 for j in 0..<count { left[produced + j] = Float(start[j]) }
             }
             voice.phaseFrames &+= UInt64(count) << 32
-        } else if stereo {
-            interpolateStereo(
-                frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
-                taps: taps, left: left + produced, right: right + produced, count: count)
         } else {
-            switch taps {
-            case 8:
-                interpolateMono(
-                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
-                    taps: 8, into: left + produced, count: count)
-            case 16:
-                interpolateMono(
-                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
-                    taps: 16, into: left + produced, count: count)
-            case 32:
-                interpolateMono(
-                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
-                    taps: 32, into: left + produced, count: count)
-            default:
-                interpolateMono(
-                    frames, phase: &voice.phaseFrames, increment: increment, coefficients: coefficients,
-                    taps: taps, into: left + produced, count: count)
-            }
+            voice.phaseFrames = interpolate(
+                wide: wide, frames, channels: stereo ? 2 : 1, phase: voice.phaseFrames, increment: increment,
+                level: kernels[Int(voice.kernel)], left: left + produced, right: right + produced, count: count)
         }
         produced += count
     }
@@ -111,69 +97,24 @@ func kernelRow(_ phase: UInt64, _ coefficients: UnsafePointer<Float>, taps: Int)
     return (coefficients + row * 2 * taps, weight)
 }
 
+/// `interpolate` (PitchLoops.swift): the AVX2 build with `wide`, else the portable one. Both
+/// give the same bits.
 @_noLocks
 @inline(__always)
-func loadFloats(_ p: UnsafePointer<Int16>) -> SIMD8<Float> {
-    SIMD8<Float>(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self))
-}
-
-@_noLocks
-@inline(__always)
-func loadCoefficients(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
-    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
-}
-
-/// `count` frames of a mono sample through a `taps`-tap kernel (a multiple of 8).
-@_noLocks
-@inline(__always)
-func interpolateMono(
-    _ frames: UnsafePointer<Int16>, phase: inout UInt64, increment: UInt64, coefficients: UnsafePointer<Float>,
-    taps: Int, into out: UnsafeMutablePointer<Float>, count: Int
-) {
-    var p = phase
-    let back = taps / 2 - 1
-    for j in 0..<count {
-        let (row, w) = kernelRow(p, coefficients, taps: taps)
-        let source = frames + (Int(p >> 32) - back)
-        var sum = SIMD8<Float>()
-        var t = 0
-        while t < taps {
-            let c = loadCoefficients(row + t) + w * loadCoefficients(row + taps + t)
-            sum += c * loadFloats(source + t)
-            t += 8
-        }
-        out[j] = sum.sum()
-        p &+= increment
+func interpolate(
+    wide: Bool, _ frames: UnsafePointer<Int16>, channels: Int, phase: UInt64, increment: UInt64,
+    level: KernelLevel, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int
+) -> UInt64 {
+    #if arch(x86_64)
+    if wide {
+        return BellkeysWideMix.interpolate(
+            frames, channels: channels, phase: phase, increment: increment, coefficients: level.coefficients,
+            taps: level.taps, left: left, right: right, count: count, workspace: level.workspace)
     }
-    phase = p
-}
-
-/// `count` frames of an interleaved stereo sample through a `taps`-tap kernel, both sides at
-/// the same phase.
-@_noLocks
-func interpolateStereo(
-    _ frames: UnsafePointer<Int16>, phase: inout UInt64, increment: UInt64, coefficients: UnsafePointer<Float>,
-    taps: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int
-) {
-    var p = phase
-    let back = taps / 2 - 1
-    for j in 0..<count {
-        let (row, w) = kernelRow(p, coefficients, taps: taps)
-        let source = frames + 2 * (Int(p >> 32) - back)
-        var sumLeft = SIMD8<Float>(), sumRight = SIMD8<Float>()
-        var t = 0
-        while t < taps {
-            let c = loadCoefficients(row + t) + w * loadCoefficients(row + taps + t)
-            let pair = SIMD16<Float>(UnsafeRawPointer(source + 2 * t).loadUnaligned(as: SIMD16<Int16>.self))
-            sumLeft += c * pair.evenHalf
-            sumRight += c * pair.oddHalf
-            t += 8
-        }
-        left[j] = sumLeft.sum()
-        right[j] = sumRight.sum()
-        p &+= increment
-    }
-    phase = p
+    #endif
+    return BellkeysEngine.interpolate(
+        frames, channels: channels, phase: phase, increment: increment, coefficients: level.coefficients,
+        taps: level.taps, left: left, right: right, count: count, workspace: level.workspace)
 }
 
 /// One frame whose kernel reaches across the loop's seam: taps past `loopEnd` are read from
@@ -237,7 +178,7 @@ extension Engine {
             }
             let m = min(n - done, pitched.envelope.pieceLeft)
             let got = resample(
-                &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: kernelLevels,
+                &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: kernelLevels, wide: wideMixing,
                 left: scratchLeft, right: scratchRight, count: m)
             if pitched.filterKind != 0 { filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got) }
             var rightFromDone: UnsafeMutablePointer<Float>?
@@ -258,6 +199,9 @@ extension Engine {
                 break
             }
         }
+        // Where its next segment reads from, for the render loop's prefetch of the voices ahead
+        // (MixKernel.swift), which reads `position` (a pitched voice's place is `phaseFrames`).
+        voice.position = (Int(pitched.phaseFrames >> 32) - 16) * (pitched.isStereo ? 2 : 1)
         voices[slot] = voice
         pitchedVoices[slot] = pitched
         return ended
@@ -274,17 +218,24 @@ func addVoice(
 ) {
     let ramp = voice.gain
     let gl = voice.leftGain, gr = voice.rightGain
+    // A moving gain is taken at each frame from where that frame lies in the move (`target -
+    // step × frames left`, as `Ramp.advance` does), not counted on from the segment's start, so
+    // it is the same however segments cut the move.
+    let still = ramp.framesLeft == 0
+    let moving = min(n, ramp.framesLeft)
+    let target = ramp.target, step = ramp.step, framesLeft = ramp.framesLeft
     guard let right else {
-        if ramp.framesLeft == 0 {
+        if still {
             let g = ramp.value
             for j in 0..<n { left[j] += sourceLeft[j] * g }
         } else {
-            for j in 0..<n { left[j] += sourceLeft[j] * ramp.value(at: j) }
+            for j in 0..<moving { left[j] += sourceLeft[j] * (target - step * Float(framesLeft - j)) }
+            for j in moving..<n { left[j] += sourceLeft[j] * target }
         }
         return
     }
     let otherSide = stereo ? sourceRight : sourceLeft
-    if ramp.framesLeft == 0 {
+    if still {
         let hl = ramp.value * gl, hr = ramp.value * gr
         for j in 0..<n {
             left[j] += sourceLeft[j] * hl
@@ -292,7 +243,7 @@ func addVoice(
         }
     } else {
         for j in 0..<n {
-            let g = ramp.value(at: j)
+            let g = j < moving ? target - step * Float(framesLeft - j) : target
             left[j] += sourceLeft[j] * (g * gl)
             right[j] += otherSide[j] * (g * gr)
         }

@@ -1,0 +1,1 @@
+../BellkeysEngine/PitchLoops.swift
