@@ -5,6 +5,11 @@ extension Engine {
     @_noLocks
     func noteOff(channel: Int, note: Int) {
         let sustain = channels[channel].sustain
+        let velocity = Int(noteVelocities[128 * channel + note])
+        if velocity > 0 {
+            noteVelocities[128 * channel + note] = 0
+            heldKeyCounts[channel] -= 1
+        }
         for i in 0..<activeCount {
             let slot = Int(active[i])
             guard voices[slot].channel == channel, voices[slot].note == note,
@@ -14,15 +19,10 @@ extension Engine {
             guard voices[slot].damp else { continue }
             if sustain { voices[slot].sustained = true } else { release(slot: slot) }
         }
-        if releaseCandidateStarts[note] != releaseCandidateStarts[note + 1] {
+        if velocity > 0, releaseCandidateStarts[note] != releaseCandidateStarts[note + 1] {
             // Release samples, at the velocity the key was struck with.
-            let velocity = Int(noteVelocities[128 * channel + note])
-            if velocity > 0 {
-                noteVelocities[128 * channel + note] = 0
-                _ = startRegions(
-                    releaseCandidateStarts, releaseCandidates, channel: channel, note: note, velocity: velocity,
-                    delay: 0)
-            }
+            _ = startRegions(
+                releaseCandidateStarts, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
         }
     }
 
@@ -71,7 +71,10 @@ extension Engine {
             updateBus(channel: channel)
         case 123, 124, 125, 126, 127: // all notes off, and the mode messages
             // All-notes-off (and the mode messages, which imply it): every damped key on the
-            // channel is released, sustained or not. Ringing keys ring on.
+            // channel is released, sustained or not. Ringing keys ring on. No key is held after
+            // it (their note-offs start no release samples).
+            (noteVelocities + 128 * channel).update(repeating: 0, count: 128)
+            heldKeyCounts[channel] = 0
             for i in 0..<activeCount {
                 let slot = Int(active[i])
                 guard voices[slot].channel == channel else { continue }
@@ -93,8 +96,24 @@ extension Engine {
         let factor = bendFactor(channel: channel)
         for i in 0..<activeCount {
             let slot = Int(active[i])
-            if voices[slot].channel == channel, voices[slot].isPitched { retune(slot: slot, factor: factor) }
+            guard voices[slot].channel == channel, voices[slot].isPitched else { continue }
+            let region = Int(voices[slot].region)
+            retune(
+                slot: slot, factor: regions[region].hasBendRange ? bendFactor(channel: channel, region: region) : factor
+            )
         }
+    }
+
+    /// The ratio of `channel`'s bend for a voice of `region`: by the region's own range if it
+    /// has one (as sfizz reads `bend_up` and `bend_down`: the wheel's ±8191 steps from the
+    /// centre, the lowest value counted as −8191, are ±1 of the range up or down), else by the
+    /// channel's.
+    @_noLocks
+    func bendFactor(channel: Int, region: Int) -> Double {
+        guard regions[region].hasBendRange else { return bendFactor(channel: channel) }
+        let value = Double(max(channels[channel].bend - 8192, -8191)) / 8191
+        let cents = value >= 0 ? value * regions[region].bendUpCents : -value * regions[region].bendDownCents
+        return exp2Fast(cents / 1200)
     }
 
     /// The ratio of `channel`'s bend: (value − 8192) / 8192 of its range, in cents (so 16383

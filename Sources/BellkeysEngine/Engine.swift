@@ -79,8 +79,10 @@ public final class Engine: @unchecked Sendable {
     let controllerRangeHighs: UnsafeMutablePointer<UInt8>
     /// Every controller's last value per channel (128 c + n), for the regions' ranges.
     let controllerValues: UnsafeMutablePointer<UInt8>
-    /// The velocity of each channel's last note-on per note (128 c + n), for release samples.
+    /// The velocity of each key held down (128 c + n; 0: up), for release samples, and how many
+    /// keys each channel holds, for `first` and `legato` regions.
     let noteVelocities: UnsafeMutablePointer<UInt8>
+    let heldKeyCounts: UnsafeMutablePointer<Int32>
     /// The keyswitch range (empty: none) and the switch in force (-1: none).
     let keyswitchLow: Int
     let keyswitchHigh: Int
@@ -253,6 +255,10 @@ public final class Engine: @unchecked Sendable {
                     gain: region.gain * bank.scales[index], damp: damp,
                     releaseFrames: max(1, Int((release * rate).rounded())),
                     group: region.group, offBy: region.offBy, offReleases: region.offReleases,
+                    offFrames: region.offFadeSeconds.map { max(1, Int(($0 * rate).rounded())) } ?? 0,
+                    heldKeys: region.heldKeys == .first ? 1 : (region.heldKeys == .legato ? 2 : 0),
+                    hasBendRange: region.bendRangeCents != nil, bendUpCents: region.bendRangeCents?.up ?? 0,
+                    bendDownCents: region.bendRangeCents?.down ?? 0,
                     sequenceLength: Int32(max(1, region.sequenceLength)),
                     sequencePosition: Int32(region.sequencePosition),
                     randomLow: region.randomLow, randomHigh: region.randomHigh >= 1 ? 2 : region.randomHigh,
@@ -294,6 +300,8 @@ public final class Engine: @unchecked Sendable {
         }
         noteVelocities = .allocate(capacity: 16 * 128)
         noteVelocities.initialize(repeating: 0, count: 16 * 128)
+        heldKeyCounts = .allocate(capacity: 16)
+        heldKeyCounts.initialize(repeating: 0, count: 16)
         keyswitchLow = instrument.keyswitchRange?.lowerBound ?? 128
         keyswitchHigh = instrument.keyswitchRange?.upperBound ?? -1
         currentKeyswitch = instrument.defaultKeyswitch ?? -1
@@ -416,6 +424,7 @@ public final class Engine: @unchecked Sendable {
         controllerRangeHighs.deallocate()
         controllerValues.deallocate()
         noteVelocities.deallocate()
+        heldKeyCounts.deallocate()
         noteDamps.deallocate()
         noteChokes.deallocate()
         increments.deallocate()

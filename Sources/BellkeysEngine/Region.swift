@@ -83,6 +83,14 @@ public struct Region: Sendable, Equatable {
     public var group = 0
     public var offBy = 0
     public var offReleases = false
+    /// The fade of a choke, in seconds (nil: the engine's, `EngineConfiguration.fadeSeconds`).
+    public var offFadeSeconds: Double?
+    /// Whether it sounds on any strike, only on a strike with no other key of the channel held
+    /// (`first`), or only on one with another held (`legato`).
+    public var heldKeys = HeldKeysCondition.any
+    /// Its own pitch-bend range (cents at the top and at the bottom of the wheel, the bottom
+    /// negative to bend down), instead of the channel's (RPN 0, 200 cents by default).
+    public var bendRangeCents: BendRange?
     /// Round robin: of `sequenceLength` regions on a key, this one sounds on strikes
     /// `sequencePosition`, `sequencePosition + sequenceLength`, ... (1-based) of its keys.
     public var sequenceLength = 1
@@ -134,6 +142,23 @@ public struct Region: Sendable, Equatable {
         let cents = pitchKeytrackCents * Double(key - pitchKeycenter) + tuneCents
         return exp2(cents / 1200) * Double(sampleRate) / Double(outputRate)
     }
+}
+
+/// A pitch-bend range in cents: at the wheel's top (`up`) and its bottom (`down`, negative to
+/// bend down).
+public struct BendRange: Sendable, Equatable {
+    public var up: Double
+    public var down: Double
+
+    public init(up: Double, down: Double) {
+        self.up = up
+        self.down = down
+    }
+}
+
+/// When a region sounds, by the other keys held on its channel.
+public enum HeldKeysCondition: Sendable {
+    case any, first, legato
 }
 
 /// A region's low-pass filter.

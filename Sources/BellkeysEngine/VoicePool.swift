@@ -9,6 +9,7 @@ extension Engine {
             currentKeyswitch = note
             return
         }
+        if noteVelocities[128 * channel + note] == 0 { heldKeyCounts[channel] += 1 }
         noteVelocities[128 * channel + note] = UInt8(velocity)
         let started = startRegions(
             candidateStarts, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
@@ -39,6 +40,11 @@ extension Engine {
             guard random >= region.randomLow, random < region.randomHigh else { continue }
             if region.keyswitch >= 0, region.keyswitch != currentKeyswitch { continue }
             if region.controllerRangeCount > 0, !controllersAllow(region, channel: channel) { continue }
+            if region.heldKeys != 0 {
+                // `first` sounds with no other key of the channel held, `legato` with one.
+                let othersHeld = heldKeyCounts[channel] > 1
+                if othersHeld == (region.heldKeys == 1) { continue }
+            }
             startVoice(region: r, channel: channel, note: note, velocity: velocity, delay: delay)
             started = true
         }
@@ -76,7 +82,11 @@ extension Engine {
             for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
                 let slot = Int(active[i])
                 let stopped = regions[Int(voices[slot].region)]
-                if stopped.offReleases, stopped.hasEnvelope { release(slot: slot) } else { fade(slot: slot) }
+                if stopped.offReleases, stopped.hasEnvelope {
+                    release(slot: slot)
+                } else {
+                    fade(slot: slot, frames: stopped.offFrames)
+                }
             }
         }
         if soundingCount >= configuration.polyphony { stealVoice() }
@@ -111,7 +121,7 @@ extension Engine {
             pitched.loopEnd = key.loopEnd
             if key.hasEnvelope { startEnvelope(&voices[slot].gain, &pitched.envelope, key.envelope, strike: strike) }
             pitchedVoices[slot] = pitched
-            if channels[channel].bend != 8192 { retune(slot: slot, factor: bendFactor(channel: channel)) }
+            if channels[channel].bend != 8192 { retune(slot: slot, factor: bendFactor(channel: channel, region: r)) }
             if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }
             if key.filterKind == 0, hasTimbre {
                 // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
@@ -157,9 +167,10 @@ extension Engine {
         voices[slot].gain.move(to: 0, frames: voices[slot].releaseFrames)
     }
 
-    /// Stolen, choked or silenced: fade over `fadeSeconds` (or sooner if already nearly silent).
+    /// Stolen, choked or silenced: fade over `frames` (0: `fadeSeconds`; a choke may give its
+    /// own), or sooner if already nearly silent.
     @_noLocks
-    func fade(slot: Int) {
+    func fade(slot: Int, frames: Int = 0) {
         if voices[slot].phase.is(.fading) { return }
         voices[slot].phase = .fading
         soundingCount -= 1
@@ -168,7 +179,8 @@ extension Engine {
             pitchedVoices[slot].envelope.stage = .none
             pitchedVoices[slot].envelope.pieceLeft = Int.max
         }
-        let ramp = voices[slot].gain, frames = fadeFrames
+        // (Not `??` on an optional: its autoclosure would retain self.)
+        let ramp = voices[slot].gain, frames = frames > 0 ? frames : fadeFrames
         if ramp.target == 0, ramp.framesLeft > 0, ramp.framesLeft <= frames { return }
         voices[slot].gain.move(to: 0, frames: frames)
     }

@@ -11,6 +11,14 @@ struct RegionSlot {
     var group: Int
     var offBy: Int
     var offReleases: Bool
+    /// The choke's fade in frames (0: the engine's `fadeFrames`).
+    var offFrames: Int
+    /// 0: any strike; 1: only with no other key of the channel held; 2: only with one held.
+    var heldKeys: UInt8
+    /// Its own bend range in cents (`hasBendRange`), else the channel's.
+    var hasBendRange: Bool
+    var bendUpCents: Double
+    var bendDownCents: Double
     /// Selection (`Region`'s round robin, random range, keyswitch (-1: none), and its
     /// controller ranges at `controllerRangeStart ..< + controllerRangeCount` in the engine's tables).
     var sequenceLength: Int32

@@ -86,8 +86,8 @@ extension SFZInstrumentBuilder {
         case "off_by": return assignOptional(\.region.offBy, integer(op, int32Range, unit: ""))
         case "off_mode": return assign(\.region.offMode, word(op, SFZOffMode.self))
         case "off_time": return assign(\.region.offTime, number(op, 0...100, unit: "seconds"))
-        case "bend_up": return assign(\.region.bendUp, number(op, -12_000...12_000, unit: "cents"))
-        case "bend_down": return assign(\.region.bendDown, number(op, -12_000...12_000, unit: "cents"))
+        case "bend_up": return assignOptional(\.region.bendUp, number(op, -12_000...12_000, unit: "cents"))
+        case "bend_down": return assignOptional(\.region.bendDown, number(op, -12_000...12_000, unit: "cents"))
         case "ampeg_dynamic": return integer(op, 0...1, unit: "") == nil ? .invalid : .noEffect
         case "default_path", "note_offset", "octave_offset": return .controlOnly
         default: break

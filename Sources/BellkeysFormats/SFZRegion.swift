@@ -12,8 +12,9 @@ public enum SFZTrigger: String, Sendable, CaseIterable { case attack, release, f
 /// `fil_type`: the filters bellkeys plays (one and two pole low-pass).
 public enum SFZFilterType: String, Sendable, CaseIterable { case lowPass1 = "lpf_1p", lowPass2 = "lpf_2p" }
 
-/// `off_mode`: how a voice stopped by `off_by` ends (fast: over `off_time`; normal: its release).
-public enum SFZOffMode: String, Sendable, CaseIterable { case fast, normal }
+/// `off_mode`: how a voice stopped by `off_by` ends (fast: a 5 ms fade; normal: its release;
+/// time: a fade over `off_time`).
+public enum SFZOffMode: String, Sendable, CaseIterable { case fast, normal, time }
 
 /// `xf_velcurve`: equal power (square roots) or equal gain (straight lines).
 public enum SFZCrossfadeCurve: String, Sendable, CaseIterable { case power, gain }
@@ -100,8 +101,8 @@ public struct SFZRegion: Sendable, Equatable {
     public var offMode: SFZOffMode = .fast
     /// `off_time`, seconds (0...100; sfizz's default).
     public var offTime = 0.006
-    /// `bend_up`, `bend_down`, cents (-12000...12000).
-    public var bendUp = 200.0, bendDown = -200.0
+    /// `bend_up`, `bend_down`, cents (-12000...12000); nil where the file gives none.
+    public var bendUp: Double? = nil, bendDown: Double? = nil
 
     public init(location: SFZLocation, sample: String, sampleLocation: SFZLocation) {
         self.location = location

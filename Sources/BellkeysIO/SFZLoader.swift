@@ -139,12 +139,16 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
             // A release sample plays once through (as sfizz has it).
             region.triggersOnRelease = true
             region.loopMode = .oneShot
-        case .first, .legato:
-            warnOnce(sfz.location, "trigger=\(sfz.trigger.rawValue) is played as trigger=attack")
+        case .first: region.heldKeys = .first
+        case .legato: region.heldKeys = .legato
         }
         region.group = sfz.group
         region.offBy = sfz.offBy ?? 0
         region.offReleases = sfz.offMode == .normal
+        if sfz.offMode == .time { region.offFadeSeconds = sfz.offTime }
+        if sfz.bendUp != nil || sfz.bendDown != nil {
+            region.bendRangeCents = BendRange(up: sfz.bendUp ?? 200, down: sfz.bendDown ?? -200)
+        }
         region.sequenceLength = sfz.seqLength
         region.sequencePosition = sfz.seqPosition
         region.randomLow = sfz.loRand

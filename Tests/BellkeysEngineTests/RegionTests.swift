@@ -369,16 +369,64 @@ struct Oracle {
         #expect(abs(out[220] - (0.125 + 0.125)) < 1e-3)
         #expect(out[340...].allSatisfy { $0 == 0.125 })
     }
+
+    /// `off_mode=time`: the choked voice fades over its own `off_time` (20 ms, 960 frames), not
+    /// the engine's 5 ms.
+    @Test func offTimeSetsTheChokesFade() {
+        let long = SampleBank(samples: [constant(0.25, 4_000), constant(0.125, 4_000)], sampleRate: 48_000)
+        var open = Region(sampleIndex: 0), closed = Region(sampleIndex: 1)
+        open.keyRange = 60...60
+        open.offBy = 1
+        open.offFadeSeconds = 0.02
+        closed.keyRange = 61...61
+        closed.pitchKeycenter = 61
+        closed.group = 1
+        let e = regionEngine(long, [open, closed])
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(.noteOn(frame: 100, note: 61, velocity: 127))
+        let out = render(e, 2_000)
+        #expect(abs(out[100 + 480] - (0.125 + 0.125)) < 1e-3)
+        #expect(out[100 + 959] > 0.125)
+        #expect(out[(100 + 960)...].allSatisfy { $0 == 0.125 })
+    }
+
+    /// `trigger=first` sounds only with no other key of the channel held, `trigger=legato` only
+    /// with one held; a key let go no longer counts, and all-notes-off lets go of every key.
+    @Test func firstAndLegatoFollowTheHeldKeys() {
+        let long = SampleBank(samples: [constant(0.25, 4_000), constant(0.125, 4_000)], sampleRate: 48_000)
+        var first = Region(sampleIndex: 0), legato = Region(sampleIndex: 1)
+        first.keyRange = 60...62
+        first.heldKeys = .first
+        legato.keyRange = 60...62
+        legato.heldKeys = .legato
+        let e = regionEngine(long, [first, legato])
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127)) // nothing held: first
+        e.enqueue(.noteOn(frame: 100, note: 61, velocity: 127)) // 60 held: legato
+        e.enqueue(.noteOff(frame: 200, note: 60))
+        e.enqueue(.noteOn(frame: 300, note: 62, velocity: 127)) // 61 held: legato
+        e.enqueue(.noteOff(frame: 400, note: 61))
+        e.enqueue(.noteOff(frame: 400, note: 62))
+        e.enqueue(.noteOn(frame: 500, note: 60, velocity: 127)) // nothing held: first
+        e.enqueue(.control(frame: 600, controller: 123, value: 0))
+        e.enqueue(.noteOn(frame: 700, note: 61, velocity: 127)) // all notes off: first
+        let out = render(e, 800)
+        #expect(out[50] == 0.25)
+        #expect(out[150] == 0.375)
+        #expect(out[350] == 0.5)
+        #expect(out[550] == 0.75)
+        #expect(out[750] == 1)
+    }
 }
 
 /// Pitch bend: ±2 semitones by default, the range set by RPN 0, applied at its frame to every
 /// pitched voice of its channel; ignored by instruments that do not follow it.
 @Suite struct PitchBend {
-    func sineEngine(follows: Bool) -> Engine {
+    func sineEngine(follows: Bool, bendRange: BendRange? = nil) -> Engine {
         let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
         var region = Region(sampleIndex: 0)
         region.loopMode = .continuous
         region.loopEnd = 47_999
+        region.bendRangeCents = bendRange
         var config = EngineConfiguration(sampleRate: 48_000)
         config.limiterThreshold = 100
         var instrument = Instrument(keys: [])
@@ -411,6 +459,21 @@ struct Oracle {
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127)) // starts bent
         let out = render(e, 24_000)
         #expect(abs(cents(measuredFrequency(out, 100..<24_000), 500)) < 0.01)
+    }
+
+    /// A region's own range (`bend_up`, `bend_down`) replaces the channel's, even one set by
+    /// RPN 0: the wheel's top is `up` cents, its bottom `down`.
+    @Test func aRegionsOwnRangeWins() {
+        let e = sineEngine(follows: true, bendRange: BendRange(up: 700, down: -100))
+        for (controller, value) in [(101, 0), (100, 0), (6, 12), (38, 0)] {
+            e.enqueue(.control(frame: 0, controller: controller, value: value))
+        }
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(.pitchBend(frame: 0, value: 16_383))
+        e.enqueue(.pitchBend(frame: 24_000, value: 0))
+        let out = render(e, 48_000)
+        #expect(abs(cents(measuredFrequency(out, 100..<23_990), 1_000) - 700) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 24_010..<48_000), 1_000) + 100) < 0.01)
     }
 
     @Test func anInstrumentThatDoesNotFollowIgnoresIt() {

@@ -523,7 +523,7 @@ func region(
             [r.seqLength, r.seqPosition, r.xfinLoVel, r.xfinHiVel, r.xfoutLoVel, r.xfoutHiVel, r.group] == [
                 1, 1, 0, 0, 127, 127, 0,
             ])
-        #expect(r.loRand == 0 && r.hiRand == 1 && r.offTime == 0.006 && r.bendUp == 200 && r.bendDown == -200)
+        #expect(r.loRand == 0 && r.hiRand == 1 && r.offTime == 0.006 && r.bendUp == nil && r.bendDown == nil)
         #expect(
             [r.swLoKey, r.swHiKey, r.swLast, r.swDefault, r.offBy] == [nil, nil, nil, nil, nil] && r.ccRanges.isEmpty)
     }
@@ -612,7 +612,10 @@ func region(
             "trigger=release_key", "\"release_key\" is not one of attack, release, first, legato",
             "use one of attack, release, first, legato (the values bellkeys plays)"
         ),
-        ("off_mode=time", "\"time\" is not one of fast, normal", "use one of fast, normal (the values bellkeys plays)"),
+        (
+            "off_mode=slow", "\"slow\" is not one of fast, normal, time",
+            "use one of fast, normal, time (the values bellkeys plays)"
+        ),
         (
             "xf_velcurve=Power", "\"Power\" is not one of power, gain",
             "use one of power, gain (the values bellkeys plays)"

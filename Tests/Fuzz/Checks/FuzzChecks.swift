@@ -374,7 +374,7 @@ public func sfzFileViolations(_ bytes: [UInt8]) -> [String] {
         let numbers = [
             r.pitchKeytrack, r.tune, r.volume, r.pan, r.ampegDelay, r.ampegAttack, r.ampegHold, r.ampegDecay,
             r.ampegSustain, r.ampegRelease, r.ampVeltrack, r.cutoff ?? 0, r.resonance, r.filVeltrack, r.filKeytrack,
-            r.loRand, r.hiRand, r.offTime, r.bendUp, r.bendDown,
+            r.loRand, r.hiRand, r.offTime, r.bendUp ?? 0, r.bendDown ?? 0,
         ]
         if numbers.contains(where: { !$0.isFinite }) || !(-576...192).contains(r.volume)
             || !(0...100).contains(r.ampegRelease)
