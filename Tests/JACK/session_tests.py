@@ -8,8 +8,8 @@ import time
 import numpy as np
 
 from analysis import HOLES, jump, onsets_ok
-from bells import step_bell
-from common import BELLKEYS, PERIOD, WORK, WRAP, bellkeys_lines, check, folder_for, frame
+from bells import step_bell, write_wav
+from common import BELLKEYS, PERIOD, RATE, WORK, WRAP, bellkeys_lines, check, folder_for, frame
 from files import read_float_wav, write_map
 from takes import perform, probe_ok, stopped_ok
 
@@ -66,6 +66,46 @@ def test_session():
     check(overlap > frame(2.5) and difference.max() == 0,
           f"session: --record holds what was played, bit for bit: {overlap} frames compared, "
           f"max |difference| {difference.max():.3g} ({recorded.shape[0]} frames recorded from bellkeys' start)")
+
+
+def test_sfz_reload():
+    """SIGHUP reloads an SFZ instrument as it reloads a map: the file rewritten 12 dB louder
+    while bellkeys plays, the notes after the reload sound 12 dB louder than those before, to
+    the last bit of the ratio's precision (a voice at its sample's own pitch reads it exactly)."""
+    folder = folder_for("sfz-reload")
+    write_wav(os.path.join(folder, "bell.wav"), step_bell(4096, frame(0.05), frame(0.01)), RATE)
+    sfz = os.path.join(folder, "bells.sfz")
+
+    def write_sfz(volume):
+        with open(sfz + ".new", "w") as f:
+            f.write(f"<region> lokey=60 hikey=72 pitch_keycenter=60 sample=bell.wav volume={volume}\n")
+        os.replace(sfz + ".new", sfz)
+
+    def reload(bellkeys):
+        write_sfz(0)
+        bellkeys.send_signal(signal.SIGHUP)
+
+    write_sfz(-12)
+    events = [(frame(0.1 * k, (k * 13) % PERIOD), 0x90, 60, 100) for k in range(1, 25)]
+    take = perform(folder, sfz, events, 2.8, actions=[(1.0, reload)])
+    stopped_ok("sfz-reload", take)
+    if not probe_ok("sfz-reload", take):
+        return
+    check("reloaded " in take.log, "sfz-reload: SIGHUP reloaded the SFZ file (" + bellkeys_lines(take.log) + ")")
+    quiet, loud = jump(4096, 100) * 10 ** (-12 / 20), jump(4096, 100)
+    before = [(at, quiet) for at, _, _, _ in events if at < frame(0.95)]
+    after = [(at, loud) for at, _, _, _ in events if at > frame(1.45)]
+    errors = onsets_ok("sfz-reload", take.audio, before + after, what=" of both files")
+    x = take.audio[:, 0].astype(np.float64)
+    heard = [x[at + e] - (x[at + e - 1] if at + e > 0 else 0)
+             for (at, _), e in zip(before + after, errors) if e is not None]
+    if len(heard) == len(before) + len(after):
+        first, second = heard[:len(before)], heard[len(before):]
+        ratio = np.median(second) / np.median(first)
+        check(max(first) - min(first) < 1e-6 and max(second) - min(second) < 1e-6
+              and abs(ratio / 10 ** (12 / 20) - 1) < 1e-5,
+              f"sfz-reload: the notes after the reload are 12 dB louder ({20 * np.log10(ratio):.5f} dB; "
+              f"levels {min(first):.6f}..{max(first):.6f} before, {min(second):.6f}..{max(second):.6f} after)")
 
 
 def test_keyboard():
