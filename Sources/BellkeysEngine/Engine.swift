@@ -14,8 +14,8 @@ import Synchronization
 /// The render path is split by what it does: `EventMerge.swift` (the three queues merged by
 /// frame, each event applied at its frame), `VoicePool.swift` (voices start, release, fade, are
 /// stolen, end), `Controllers.swift` (note-off, pedal, CC7/CC11, all-notes-off), `MixKernel.swift`
-/// (voices into channel buses, buses into the output) and `Limiter.swift`. This file holds the
-/// state they share and the control side.
+/// (voices into channel buses, buses into the output) and `Limiter.swift`; the control side is
+/// in `EngineControl.swift`. This file holds the state they share and builds it.
 public final class Engine: @unchecked Sendable {
     public let configuration: EngineConfiguration
     /// Events to be applied by `render`; see `enqueue`.
@@ -197,8 +197,12 @@ public final class Engine: @unchecked Sendable {
                 allIncrements.append(UInt64(max(1, min(ratio * 4_294_967_296, 1e15)).rounded()))
             }
         }
-        // A bend may take a voice up to two octaves higher (the largest RPN 0 range).
-        if instrument.followsPitchBend { highestRatio *= 4 }
+        // A bend may take a voice up to two octaves higher (the largest RPN 0 range), or as far
+        // as a region's own range goes (the kernels stop at 256 taps whatever it asks).
+        if instrument.followsPitchBend {
+            let ownRange = allRegions.compactMap { $0.bendRangeCents.map { max($0.up, $0.down) } }.max() ?? 0
+            highestRatio *= max(4, exp2(min(ownRange, 4_800) / 1200))
+        }
         kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: highestRatio)
         kernelLevels = kernels.levels
         kernelLevelCount = kernels.levelCount
@@ -446,95 +450,5 @@ public final class Engine: @unchecked Sendable {
         buses.deallocate()
         sideBuses.deallocate()
         segmentRight.deallocate()
-    }
-
-    // MARK: Control side
-
-    /// Queues `event` for `render`; counts and drops it when the queue is full.
-    /// Thread: control (the single producer; offline, the one thread that also renders).
-    @_noLocks
-    @discardableResult
-    public func enqueue(_ event: EngineEvent) -> Bool {
-        if events.push(event) { return true }
-        droppedEvents.wrappingAdd(1, ordering: .relaxed)
-        return false
-    }
-
-    /// Queues `event` ahead of time: unlike `enqueue`'s live events, which wait for no one,
-    /// these may lie seconds ahead, and `render` merges both queues by frame. Events must be
-    /// scheduled in frame order. Returns false when the queue is full (nothing is counted:
-    /// the caller schedules again later). Thread: control.
-    @_noLocks
-    public func schedule(_ event: EngineEvent) -> Bool {
-        scheduled.push(event)
-    }
-
-    /// Drops every event on `channel` (0...15; nil: every channel) scheduled so far that has
-    /// not yet taken effect. Events scheduled after this call are kept, and so are other
-    /// channels' events. Only the latest call counts. Thread: control.
-    public func cancelScheduled(channel: Int?) {
-        let code = channel.map { $0 & 15 } ?? 16
-        scheduledCancellation.store(scheduled.pushedCount * 32 + code, ordering: .releasing)
-    }
-
-    /// Queues `event`, which the render thread read for the period it is about to render (a
-    /// JACK MIDI event at its frame offset), for `render`. Events must come in frame order.
-    /// Counts and drops it when the queue is full. Thread: render (producer and consumer of
-    /// this queue). Real-time safe.
-    @_noLocks
-    @discardableResult
-    public func playNow(_ event: EngineEvent) -> Bool {
-        if direct.push(event) { return true }
-        droppedEvents.wrappingAdd(1, ordering: .relaxed)
-        return false
-    }
-
-    /// Whether `note` (0...127) sounded at the end of the last render call. Thread: any.
-    public func isSounding(note: Int) -> Bool {
-        let bits = note < 64 ? soundingNotesLow.load(ordering: .relaxed) : soundingNotesHigh.load(ordering: .relaxed)
-        return bits & (1 << UInt64(note & 63)) != 0
-    }
-
-    /// Applies a controller at once, with no ramp, to an engine no render thread has started
-    /// (a reloaded map's, before `LiveMixer.install`): it starts with the channel's volume,
-    /// expression, pan, reverb send and pedal as played so far, and any event it is given after
-    /// that comes later. Thread: control, before the engine is handed over.
-    public func presetController(channel: Int, controller: Int, value: Int) {
-        controlChange(channel: channel & 15, controller: controller & 127, value: value & 127)
-        channels[channel & 15].bus.advance(by: Int.max)
-        channels[channel & 15].panLeft.advance(by: Int.max)
-        channels[channel & 15].panRight.advance(by: Int.max)
-        channels[channel & 15].send.advance(by: Int.max)
-        settlePan(channel: channel & 15)
-    }
-
-    /// Sets the master volume; the render thread ramps to it. Thread: any.
-    public func setMasterVolume(decibels: Double) {
-        masterGainBits.store(linearGain(decibels: decibels).bitPattern, ordering: .relaxed)
-    }
-
-    /// Voices sounding or fading right now. Thread: render (or after rendering stopped).
-    public var activeVoiceCount: Int { activeCount }
-
-    /// Whether the reverb (if any) holds no sound. Thread: render (or after rendering stopped).
-    public var reverbIsQuiet: Bool { !hasReverb || reverb.idle }
-
-    /// Whether no voice sounds, no event waits and the room (if any) is quiet. Thread: render.
-    /// Real-time safe.
-    @_noLocks
-    public func isSilent() -> Bool {
-        if activeCount != 0 { return false }
-        if hasReverb, !reverb.idle { return false }
-        if let _ = events.peek() { return false }
-        if let _ = scheduled.peek() { return false }
-        if let _ = direct.peek() { return false }
-        return true
-    }
-
-    /// Sets the frame that the next `render` starts at, so a new engine joins a running output
-    /// (live map reload). Thread: render, before this engine's first `render`.
-    @_noLocks
-    public func start(atFrame frame: Int64) {
-        currentFrame = frame
     }
 }
