@@ -121,7 +121,9 @@ extension Engine {
             pitched.loopEnd = key.loopEnd
             if key.hasEnvelope { startEnvelope(&voices[slot].gain, &pitched.envelope, key.envelope, strike: strike) }
             pitchedVoices[slot] = pitched
-            if channels[channel].bend != 8192 { retune(slot: slot, factor: bendFactor(channel: channel, region: r)) }
+            if followsPitchBend, channels[channel].bend != 8192 {
+                retune(slot: slot, factor: bendFactor(channel: channel, region: r))
+            }
             if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }
             if key.filterKind == 0, hasTimbre {
                 // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the

@@ -85,7 +85,14 @@ extension SFZInstrumentBuilder {
         case "group": return assign(\.region.group, integer(op, int32Range, unit: ""))
         case "off_by": return assignOptional(\.region.offBy, integer(op, int32Range, unit: ""))
         case "off_mode": return assign(\.region.offMode, word(op, SFZOffMode.self))
-        case "off_time": return assign(\.region.offTime, number(op, 0...100, unit: "seconds"))
+        case "off_time":
+            // As sfizz reads it: an off_time makes the choke a fade over it (off_mode=time),
+            // unless an off_mode comes after it.
+            guard let seconds = number(op, 0...100, unit: "seconds") else { return .invalid }
+            return .set {
+                $0.region.offTime = seconds
+                $0.region.offMode = .time
+            }
         case "bend_up": return assignOptional(\.region.bendUp, number(op, -12_000...12_000, unit: "cents"))
         case "bend_down": return assignOptional(\.region.bendDown, number(op, -12_000...12_000, unit: "cents"))
         case "ampeg_dynamic": return integer(op, 0...1, unit: "") == nil ? .invalid : .noEffect

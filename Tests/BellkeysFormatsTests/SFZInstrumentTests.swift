@@ -472,7 +472,7 @@ func region(
             fil_keytrack=1200 seq_length=3 seq_position=2 lorand=0.25 hirand=0.5 xfin_lovel=1 xfin_hivel=2
             xfout_lovel=3 xfout_hivel=4 xf_velcurve=gain sw_lokey=c1 sw_hikey=d1 sw_last=c#1 sw_default=24
             locc1=10 hicc1=20 locc64=64 hicc7=100 trigger=release group=-2147483648 off_by=2147483647
-            off_mode=normal off_time=1.5 bend_up=1200 bend_down=-1200
+            off_time=1.5 off_mode=normal bend_up=1200 bend_down=-1200
             <region> sample=b.wav tune=-2400 loop_mode=loop_sustain loop_start=0 loop_end=1 trigger=first
             <region> sample=c.wav loop_mode=loop_continuous trigger=legato ampeg_sustain=0
             <region> sample=d.wav loop_mode=no_loop cutoff=0

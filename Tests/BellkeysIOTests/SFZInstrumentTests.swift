@@ -214,9 +214,10 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         #expect(loaded.instrument.regions[0].loopEnd == 2_303)
     }
 
-    /// `trigger=first`/`legato`, `off_mode=time` with `off_time`, and `bend_up`/`bend_down`
-    /// reach the regions (what each does is tested in the engine's RegionSelection and
-    /// PitchBend suites); a region that gives no bend range keeps the channel's.
+    /// `trigger=first`/`legato`, `off_mode=time` with `off_time` (an `off_time` alone implies
+    /// it, as sfizz has it; an `off_mode` after it wins), and `bend_up`/`bend_down` reach the
+    /// regions (what each does is tested in the engine's RegionSelection and PitchBend suites);
+    /// a region that gives no bend range keeps the channel's.
     @Test func heldKeysChokeTimeAndBendRangeReachTheRegions() throws {
         let folder = temporaryFolder()
         try writeStandIn(folder + "/a.wav", key: 60, level: 0.5)
@@ -224,12 +225,13 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
             """
             <region> key=60 sample=a.wav trigger=first off_mode=time off_time=0.25 bend_up=1200
             <region> key=61 sample=a.wav trigger=legato bend_down=-50
-            <region> key=62 sample=a.wav off_time=0.25
+            <region> key=62 sample=a.wav off_time=0.125
+            <region> key=63 sample=a.wav off_time=0.125 off_mode=fast
 
             """, to: folder + "/x.sfz")
         let regions = try loadInstrument(mapPath: folder + "/x.sfz").instrument.regions
-        #expect(regions.map(\.heldKeys) == [.first, .legato, .any])
-        #expect(regions.map(\.offFadeSeconds) == [0.25, nil, nil])
+        #expect(regions.map(\.heldKeys) == [.first, .legato, .any, .any])
+        #expect(regions.map(\.offFadeSeconds) == [0.25, nil, 0.125, nil])
         #expect(regions[0].bendRangeCents == BendRange(up: 1_200, down: -200))
         #expect(regions[1].bendRangeCents == BendRange(up: 200, down: -50))
         #expect(regions[2].bendRangeCents == nil)

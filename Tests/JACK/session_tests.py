@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from analysis import HOLES, jump, onsets_ok
+from analysis import HOLES, jump, onsets_ok, unchecked
 from bells import step_bell, write_wav
 from common import BELLKEYS, PERIOD, RATE, WORK, WRAP, bellkeys_lines, check, folder_for, frame
 from files import read_float_wav, write_map
@@ -93,19 +93,23 @@ def test_sfz_reload():
         return
     check("reloaded " in take.log, "sfz-reload: SIGHUP reloaded the SFZ file (" + bellkeys_lines(take.log) + ")")
     quiet, loud = jump(4096, 100) * 10 ** (-12 / 20), jump(4096, 100)
-    before = [(at, quiet) for at, _, _, _ in events if at < frame(0.95)]
-    after = [(at, loud) for at, _, _, _ in events if at > frame(1.45)]
-    errors = onsets_ok("sfz-reload", take.audio, before + after, what=" of both files")
+    # (The notes in stretches the probe missed are left out here, as onsets_ok leaves them out,
+    # so its errors line up with these notes.)
+    notes = [(at, quiet if at < frame(1.0) else loud) for at, _, _, _ in events
+             if (at < frame(0.95) or at > frame(1.45)) and not unchecked(at, margin=500)]
+    errors = onsets_ok("sfz-reload", take.audio, notes, what=" of both files")
     x = take.audio[:, 0].astype(np.float64)
-    heard = [x[at + e] - (x[at + e - 1] if at + e > 0 else 0)
-             for (at, _), e in zip(before + after, errors) if e is not None]
-    if len(heard) == len(before) + len(after):
-        first, second = heard[:len(before)], heard[len(before):]
-        ratio = np.median(second) / np.median(first)
-        check(max(first) - min(first) < 1e-6 and max(second) - min(second) < 1e-6
-              and abs(ratio / 10 ** (12 / 20) - 1) < 1e-5,
-              f"sfz-reload: the notes after the reload are 12 dB louder ({20 * np.log10(ratio):.5f} dB; "
-              f"levels {min(first):.6f}..{max(first):.6f} before, {min(second):.6f}..{max(second):.6f} after)")
+    first = [x[at + e] - x[at + e - 1] for (at, level), e in zip(notes, errors) if e is not None and level == quiet]
+    second = [x[at + e] - x[at + e - 1] for (at, level), e in zip(notes, errors) if e is not None and level == loud]
+    if len(first) < 3 or len(second) < 3:
+        check(False, f"sfz-reload: too few onsets to compare levels ({len(first)} before the reload, {len(second)} after)")
+        return
+    ratio = np.median(second) / np.median(first)
+    check(max(first) - min(first) < 1e-6 and max(second) - min(second) < 1e-6
+          and abs(ratio / 10 ** (12 / 20) - 1) < 1e-5,
+          f"sfz-reload: the notes after the reload are 12 dB louder ({20 * np.log10(ratio):.5f} dB over "
+          f"{len(first)} and {len(second)} notes; levels {min(first):.6f}..{max(first):.6f} before, "
+          f"{min(second):.6f}..{max(second):.6f} after)")
 
 
 def test_keyboard():
