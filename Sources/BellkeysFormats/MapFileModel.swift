@@ -1,0 +1,125 @@
+import BellkeysEngine
+
+// What a map file holds once read (MapFile.swift reads it), and its errors.
+
+/// One problem in a map file, pointing at the value that causes it.
+public struct MapProblem: Error, Sendable, CustomStringConvertible {
+    /// The map file as the user named it.
+    public var file: String
+    /// Position of the offending value (nil when the problem is the file as a whole).
+    public var line: Int?
+    public var column: Int?
+    /// JSON path of the offending value, like `keys[2].sample`.
+    public var path: String
+    /// What is wrong, naming the value.
+    public var message: String
+    /// How to fix it.
+    public var fix: String
+
+    public init(file: String, line: Int?, column: Int?, path: String, message: String, fix: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.path = path
+        self.message = message
+        self.fix = fix
+    }
+
+    public var description: String {
+        var place = file
+        if let line, let column { place += ":\(line):\(column)" }
+        return "\(place): \(path.isEmpty ? "" : path + ": ")\(message)\n    fix: \(fix)"
+    }
+}
+
+/// Every problem found in a map file (at least one).
+public struct MapFileError: Error, Sendable, CustomStringConvertible {
+    public var problems: [MapProblem]
+    public init(_ problems: [MapProblem]) { self.problems = problems }
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+/// A key of the map file, with the sample path still unresolved.
+public struct MapKey: Sendable {
+    /// MIDI note number.
+    public var note: Int
+    /// The tutorial tag the key was given by, if it was.
+    public var tag: Int?
+    /// Sample file path as written (relative paths are relative to the map file's folder).
+    public var sample: String
+    /// JSON path of the key (`keys[3]`) and position of its `sample` value, for load errors.
+    public var path: String
+    public var sampleLine: Int
+    public var sampleColumn: Int
+    public var gainDecibels: Double
+    public var noteOff: NoteOffMode
+    public var chokeGroup: Int
+    /// Where the bell stands, -1 (left) to 1 (right); 0 is the centre (see `panGains`).
+    public var pan: Double = 0
+}
+
+/// A validated map file.
+public struct MapFile: Sendable {
+    public var masterVolumeDecibels: Double
+    public var velocityCurve: VelocityCurve
+    public var polyphony: Int
+    public var unmappedNotes: UnmappedNotes
+    /// The room: `reverb` (a preset) and `reverbMix`.
+    public var reverb: ReverbSettings = .off
+    /// `velocityTimbre`, 0 to 1 (see `Instrument.velocityTimbre`).
+    public var velocityTimbre: Double = 0
+    /// `pitchBend`: whether MIDI pitch bend bends the bells (see `Instrument.followsPitchBend`).
+    public var pitchBend = false
+    /// `instrument`: an SFZ file whose regions the map plays (its path as written, relative to
+    /// the map's folder), and where the value is, for load errors.
+    public var instrument: String?
+    public var instrumentLine = 0, instrumentColumn = 0
+    /// `quality`: how transposed samples are interpolated (nil: the default, or `--quality`).
+    public var quality: InterpolationQuality?
+    /// The fields the map gave at its top level (a given field replaces an instrument's own
+    /// value for every region: `releaseSeconds`, `noteOff`, `velocityCurve`, `pitchBend`).
+    public var givenFields: Set<String> = []
+    /// The top-level `noteOff` and `releaseSeconds` (what a key that says neither does).
+    public var defaultNoteOff = NoteOffMode.ring
+    public var defaultReleaseSeconds = MapFile.defaultReleaseSeconds
+    /// Keys in file order.
+    public var keys: [MapKey]
+
+    /// A map's settings when the instrument comes from elsewhere (an SFZ file): every default,
+    /// no keys.
+    public static let instrumentDefaults = MapFile(
+        masterVolumeDecibels: 0, velocityCurve: .square, polyphony: defaultPolyphony, unmappedNotes: .ignore,
+        keys: [])
+
+    public static let defaultPolyphony = 128
+    public static let defaultReleaseSeconds = 0.15
+    public static let polyphonyRange = 1...65_536
+    public static let decibelRange = -60.0...12.0
+    /// At least 5 ms: a shorter fade of a ringing bell is a click.
+    public static let releaseRange = 0.005...10.0
+    public static let chokeGroupRange = 0...127
+    public static let panRange = -1.0...1.0
+    public static let reverbMixRange = 0.0...1.0
+    public static let velocityTimbreRange = 0.0...1.0
+}
+
+extension MapFile {
+    /// The instrument this map describes, given the bank index of each key's sample.
+    public func instrument(sampleIndexForKey: [Int]) -> Instrument {
+        precondition(sampleIndexForKey.count == keys.count)
+        let settings = keys.enumerated().map { i, key in
+            let (left, right) = panGains(key.pan)
+            return KeySettings(
+                note: key.note, sampleIndex: sampleIndexForKey[i],
+                gain: linearGain(decibels: key.gainDecibels), noteOff: key.noteOff,
+                chokeGroup: key.chokeGroup, leftGain: left, rightGain: right)
+        }
+        var instrument = Instrument(
+            keys: settings, velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
+            masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
+        instrument.velocityTimbre = velocityTimbre
+        instrument.followsPanController = keys.contains { $0.pan != 0 }
+        instrument.followsPitchBend = pitchBend
+        return instrument
+    }
+}
