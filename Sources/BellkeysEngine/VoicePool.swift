@@ -9,6 +9,8 @@ extension Engine {
             currentKeyswitch = note
             return
         }
+        // A key struck again before its note-off is still one key held (sfizz would count it
+        // twice, and play `legato` regions for a lone key).
         if noteVelocities[128 * channel + note] == 0 { heldKeyCounts[channel] += 1 }
         noteVelocities[128 * channel + note] = UInt8(velocity)
         let started = startRegions(
