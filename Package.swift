@@ -130,6 +130,6 @@ let package = Package(
                 "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
-        .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats", "EngineTestSupport"]),
     ]
 )

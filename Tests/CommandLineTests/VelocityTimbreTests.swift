@@ -1,4 +1,5 @@
 import BellkeysFormats
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -39,36 +40,7 @@ import Testing
         let size = 32_768
         var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
         for (i, v) in x.enumerated() { re[i] = Double(v) * 0.5 * (1 - cos(2 * .pi * Double(i) / Double(x.count - 1))) }
-        // Iterative radix-2 FFT.
-        var j = 0
-        for i in 1..<size {
-            var bit = size >> 1
-            while j & bit != 0 {
-                j ^= bit
-                bit >>= 1
-            }
-            j |= bit
-            if i < j {
-                re.swapAt(i, j)
-                im.swapAt(i, j)
-            }
-        }
-        var length = 2
-        while length <= size {
-            let angle = -2 * Double.pi / Double(length)
-            for start in stride(from: 0, to: size, by: length) {
-                for k in 0..<length / 2 {
-                    let (c, s) = (cos(angle * Double(k)), sin(angle * Double(k)))
-                    let a = start + k, b = a + length / 2
-                    let tr = re[b] * c - im[b] * s, ti = re[b] * s + im[b] * c
-                    re[b] = re[a] - tr
-                    im[b] = im[a] - ti
-                    re[a] += tr
-                    im[a] += ti
-                }
-            }
-            length <<= 1
-        }
+        fourierTransform(&re, &im)
         var weighted = 0.0, total = 0.0
         for k in 0...size / 2 {
             let magnitude = (re[k] * re[k] + im[k] * im[k]).squareRoot()

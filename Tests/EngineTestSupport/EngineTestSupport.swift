@@ -87,3 +87,37 @@ public func cents(_ f: Double, _ reference: Double) -> Double {
 }
 
 public func power(_ x: [Float]) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) } / Double(x.count) }
+
+/// In-place radix-2 FFT (`re.count` a power of two).
+public func fourierTransform(_ re: inout [Double], _ im: inout [Double]) {
+    let n = re.count
+    var j = 0
+    for i in 1..<n {
+        var bit = n >> 1
+        while j & bit != 0 {
+            j ^= bit
+            bit >>= 1
+        }
+        j |= bit
+        if i < j {
+            re.swapAt(i, j)
+            im.swapAt(i, j)
+        }
+    }
+    var length = 2
+    while length <= n {
+        let angle = -2 * Double.pi / Double(length)
+        for start in stride(from: 0, to: n, by: length) {
+            for k in 0..<(length / 2) {
+                let (c, s) = (cos(angle * Double(k)), sin(angle * Double(k)))
+                let a = start + k, b = a + length / 2
+                let tr = re[b] * c - im[b] * s, ti = re[b] * s + im[b] * c
+                re[b] = re[a] - tr
+                im[b] = im[a] - ti
+                re[a] += tr
+                im[a] += ti
+            }
+        }
+        length <<= 1
+    }
+}
