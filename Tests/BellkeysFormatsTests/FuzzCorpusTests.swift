@@ -21,6 +21,12 @@ import Testing
         #expect(mapFileViolations(bytes) == [])
     }
 
+    @Test(arguments: filesAt(Self.corpus + "/sf2-file"))
+    func soundFontInput(path: String) throws {
+        let bytes = try #require(contents(of: path))
+        #expect(soundFontViolations(bytes) == [])
+    }
+
     @Test(arguments: filesAt(Self.corpus + "/pupil-message"))
     func pupilMessageInput(path: String) throws {
         let bytes = try #require(contents(of: path))
@@ -31,5 +37,6 @@ import Testing
         #expect(filesAt(Self.corpus + "/midi-file").count >= 10)
         #expect(filesAt(Self.corpus + "/map-file").count >= 7)
         #expect(filesAt(Self.corpus + "/pupil-message").count >= 7)
+        #expect(filesAt(Self.corpus + "/sf2-file").count >= 2)
     }
 }

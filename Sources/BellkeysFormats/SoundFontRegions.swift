@@ -1,0 +1,284 @@
+import BellkeysEngine
+import Glibc
+
+/// One (preset zone, instrument zone) pair of a preset: a sample, the keys and velocities both
+/// zones answer, and the generators a voice of it gets. Thread: control.
+public struct SoundFontVoiceZone: Sendable {
+    /// Index of the sample header.
+    public var sample: Int
+    public var keyRange: ClosedRange<Int>
+    public var velocityRange: ClosedRange<Int>
+    /// Every generator's value by number: the instrument zone's (else its global zone's, else
+    /// the default), plus the preset zone's (else its global zone's), as SoundFont 2.04
+    /// section 9.4 adds them.
+    public var generators: [Int]
+    /// The modulators a voice gets: the defaults, replaced by the instrument's identical ones,
+    /// with the preset's added (section 9.5).
+    public var modulators: [SoundFontModulator]
+    public var instrumentName: String
+
+    public subscript(_ generator: SoundFontGenerator) -> Int { generators[generator.rawValue] }
+}
+
+/// The default modulators (SoundFont 2.04 section 8.4) as FluidSynth 2.3 has them.
+public let defaultSoundFontModulators: [SoundFontModulator] = [
+    // Velocity to attenuation: concave, unipolar, negative, 960 cB.
+    SoundFontModulator(source: 0x0502, destination: 48, amount: 960, amountSource: 0, transform: 0),
+    // Velocity to filter cutoff (FluidSynth makes it do nothing).
+    SoundFontModulator(source: 0x0102, destination: 8, amount: -2400, amountSource: 0, transform: 0),
+    // Channel pressure and CC1 to vibrato depth.
+    SoundFontModulator(source: 0x000D, destination: 6, amount: 50, amountSource: 0, transform: 0),
+    SoundFontModulator(source: 0x0081, destination: 6, amount: 50, amountSource: 0, transform: 0),
+    // CC7 and CC11 to attenuation, CC10 to pan, CC91 and CC93 to the sends.
+    SoundFontModulator(source: 0x0587, destination: 48, amount: 960, amountSource: 0, transform: 0),
+    SoundFontModulator(source: 0x028A, destination: 17, amount: 500, amountSource: 0, transform: 0),
+    SoundFontModulator(source: 0x058B, destination: 48, amount: 960, amountSource: 0, transform: 0),
+    SoundFontModulator(source: 0x00DB, destination: 16, amount: 200, amountSource: 0, transform: 0),
+    SoundFontModulator(source: 0x00DD, destination: 15, amount: 200, amountSource: 0, transform: 0),
+    // Pitch wheel, scaled by its sensitivity, to fine tune.
+    SoundFontModulator(source: 0x020E, destination: 52, amount: 12_700, amountSource: 0x0010, transform: 0),
+]
+
+/// The voice zones of `preset`: every pair of a preset zone and one of its instrument's zones
+/// whose key and velocity ranges meet, in file order. Zones inherit their global zone's
+/// generators (ranges included, as the specification and FluidSynth from 2.3.3 have it).
+public func voiceZones(of preset: SoundFontPreset, in font: SoundFont) -> [SoundFontVoiceZone] {
+    var result: [SoundFontVoiceZone] = []
+    let full = 0...127
+    for presetZone in preset.zones {
+        guard let instrumentIndex = presetZone.target, instrumentIndex < font.instruments.count else { continue }
+        let instrument = font.instruments[instrumentIndex]
+        let presetKeys = presetZone.range(.keyRange) ?? preset.global?.range(.keyRange) ?? full
+        let presetVelocities = presetZone.range(.velRange) ?? preset.global?.range(.velRange) ?? full
+        for zone in instrument.zones {
+            guard let sample = zone.target, sample < font.samples.count else { continue }
+            let keys = zone.range(.keyRange) ?? instrument.global?.range(.keyRange) ?? full
+            let velocities = zone.range(.velRange) ?? instrument.global?.range(.velRange) ?? full
+            let keyLow = max(keys.lowerBound, presetKeys.lowerBound)
+            let keyHigh = min(keys.upperBound, presetKeys.upperBound)
+            let velocityLow = max(velocities.lowerBound, presetVelocities.lowerBound)
+            let velocityHigh = min(velocities.upperBound, presetVelocities.upperBound)
+            guard keyLow <= keyHigh, velocityLow <= velocityHigh, keyLow <= 127, velocityHigh >= 1 else { continue }
+
+            var generators = SoundFontGenerator.allCases.reduce(into: [Int](repeating: 0, count: 61)) {
+                $0[$1.rawValue] = $1.defaultValue
+            }
+            for generator in SoundFontGenerator.allCases {
+                let id = generator.rawValue
+                if let value = zone.generators[id] ?? instrument.global?.generators[id] {
+                    generators[id] = Int(value)
+                }
+                if !generator.isInstrumentOnly, generator != .keyRange, generator != .velRange,
+                    let added = presetZone.generators[id] ?? preset.global?.generators[id]
+                {
+                    generators[id] += Int(added)
+                }
+            }
+            var modulators = defaultSoundFontModulators
+            for modulator in (instrument.global?.modulators ?? []).filter({ m in
+                !zone.modulators.contains { $0.isSame(as: m) }
+            }) + zone.modulators {
+                if let i = modulators.firstIndex(where: { $0.isSame(as: modulator) }) {
+                    modulators[i].amount = modulator.amount
+                } else {
+                    modulators.append(modulator)
+                }
+            }
+            for modulator in (preset.global?.modulators ?? []).filter({ m in
+                !presetZone.modulators.contains { $0.isSame(as: m) }
+            }) + presetZone.modulators where modulator.amount != 0 {
+                if let i = modulators.firstIndex(where: { $0.isSame(as: modulator) }) {
+                    modulators[i].amount = Int16(clamping: Int(modulators[i].amount) + Int(modulator.amount))
+                } else {
+                    modulators.append(modulator)
+                }
+            }
+            result.append(
+                SoundFontVoiceZone(
+                    sample: sample, keyRange: keyLow...min(127, keyHigh),
+                    velocityRange: max(1, velocityLow)...min(127, velocityHigh), generators: generators,
+                    modulators: modulators, instrumentName: instrument.name))
+        }
+    }
+    return result
+}
+
+/// The value 0...1 a modulator source gives for a controller value 0...127 (SoundFont 2.04
+/// section 8.2.1; FluidSynth divides by 128). Types: 0 linear, 1 concave, 2 convex, 3 switch.
+public func modulatorSourceValue(_ source: UInt16, _ value: Int) -> Double {
+    let type = Int(source >> 10), bipolar = source & 0x200 != 0, negative = source & 0x100 != 0
+    var x = Double(value) / 128
+    if negative { x = 1 - x }
+    func shape(_ x: Double) -> Double {
+        switch type {
+        case 1: x >= 1 ? 1 : max(0, -(5.0 / 12) * log10(1 - x))
+        case 2: x <= 0 ? 0 : min(1, 1 + (5.0 / 12) * log10(x))
+        case 3: x >= 0.5 ? 1 : 0
+        default: x
+        }
+    }
+    guard bipolar else { return shape(x) }
+    if type == 3 { return x >= 0.5 ? 1 : -1 }
+    if type == 0 { return 2 * x - 1 }
+    return x >= 0.5 ? shape(2 * (x - 0.5)) : -shape(2 * (0.5 - x))
+}
+
+/// Why a modulator is left out, or nil if bellkeys plays it: velocity to attenuation (any
+/// curve and amount: the region's velocity gains), and the defaults whose work the engine does
+/// for every instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a
+/// struck bell at their default amounts.
+public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
+    // FluidSynth plays no modulator with a transform (nor does bellkeys).
+    if modulator.amount == 0 || modulator.transform != 0 { return nil }
+    if isVelocityToAttenuation(modulator) { return nil }
+    if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
+    let names: [Int: String] = [
+        6: "vibrato depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send", 16: "reverb send",
+        17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",
+    ]
+    let sourceIndex = Int(modulator.source & 0x7F)
+    let source =
+        modulator.source & 0x80 != 0
+        ? "CC\(sourceIndex)"
+        : ([2: "velocity", 3: "key", 10: "poly pressure", 13: "channel pressure", 14: "pitch wheel"][sourceIndex]
+            ?? "source \(sourceIndex)")
+    let destination = names[Int(modulator.destination)] ?? "generator \(modulator.destination)"
+    return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is left out"
+}
+
+/// Whether `modulator` turns velocity (alone, or scaled by velocity) into attenuation.
+func isVelocityToAttenuation(_ modulator: SoundFontModulator) -> Bool {
+    let velocity = { (source: UInt16) in source & 0x80 == 0 && source & 0x7F == 2 }
+    return modulator.destination == 48 && modulator.transform == 0 && velocity(modulator.source)
+        && (modulator.amountSource & 0x7F == 0 && modulator.amountSource & 0x80 == 0
+            || velocity(modulator.amountSource))
+}
+
+/// The gain at each velocity 0...127 that a voice zone's velocity-to-attenuation modulators
+/// give (by default (v/128)², FluidSynth's concave curve); velocity 0 is silent.
+public func soundFontVelocityGains(_ zone: SoundFontVoiceZone) -> [Float] {
+    let modulators = zone.modulators.filter(isVelocityToAttenuation)
+    return (0..<128).map { v in
+        if v == 0 { return 0 }
+        let velocity = zone[.velocity] >= 0 ? min(127, zone[.velocity]) : v
+        var centibels = 0.0
+        for m in modulators {
+            var value = Double(m.amount) * modulatorSourceValue(m.source, velocity)
+            if m.amountSource & 0x7F == 2 { value *= modulatorSourceValue(m.amountSource, velocity) }
+            centibels += value
+        }
+        return Float(pow(10, -max(0, centibels) / 200))
+    }
+}
+
+/// Seconds for a time in timecents, clipped to `range` (FluidSynth's limits); 0 for the
+/// specification's "none" (-32768).
+func seconds(timecents: Int, in range: ClosedRange<Int>) -> Double {
+    if timecents <= -32_768 { return 0 }
+    return exp2(Double(max(range.lowerBound, min(range.upperBound, timecents))) / 1200)
+}
+
+/// The regions that play a voice zone, for a sample stored in the bank at `sampleIndex`
+/// (`frameCount` frames, its first frame the sample header's word `firstWord`, at
+/// `sampleRate` Hz) in a bank at `bankRate` Hz. One region, or one per key when the envelope's
+/// hold or decay follows the key. Loop points and offsets are made relative to the stored
+/// sample and kept inside it. Thread: control.
+public func soundFontRegions(
+    _ zone: SoundFontVoiceZone, header: SoundFontSample, sampleIndex: Int, firstWord: Int, frameCount: Int,
+    sampleRate: Int, bankRate: Int
+) -> [Region] {
+    var region = Region(sampleIndex: sampleIndex)
+    region.keyRange = zone.keyRange
+    region.velocityRange = zone.velocityRange
+
+    // Pitch: the root key, the scale tuning, coarse and fine tune, the sample's own
+    // correction, and its rate against the bank's.
+    let root = zone[.overridingRootKey] >= 0 ? zone[.overridingRootKey] : header.originalPitch
+    region.pitchKeycenter = root <= 127 ? root : 60
+    let scale = Double(zone[.scaleTuning])
+    region.pitchKeytrackCents = scale
+    let coarseAndFine = Double(100 * zone[.coarseTune] + zone[.fineTune])
+    let correction = scale * Double(header.pitchCorrection) / 100
+    let rateCents = 1200 * log2(Double(max(1, sampleRate)) / Double(bankRate))
+    region.tuneCents = coarseAndFine + correction + rateCents
+    if zone[.keynum] >= 0 {
+        region.tuneCents += scale * Double(min(127, zone[.keynum]) - region.pitchKeycenter)
+        region.pitchKeytrackCents = 0
+    }
+
+    // Level: FluidSynth reads initial attenuation at 0.4 of its value (as EMU's hardware did).
+    let attenuation = max(0, min(1440, 0.4 * Double(zone[.initialAttenuation])))
+    var gain = pow(10, -attenuation / 200)
+    region.pan = max(-1, min(1, Double(zone[.pan]) / 500))
+    region.velocityGains = soundFontVelocityGains(zone)
+
+    // The low-pass: off at its defaults (FluidSynth's is at 19.9 kHz, capped at 0.45 of the
+    // rate, with 1.5 dB of gain at every cutoff).
+    let cutoffCents = max(1500, min(13_500, zone[.initialFilterFc]))
+    let q = max(0, min(960, zone[.initialFilterQ]))
+    if cutoffCents < 13_500 || q > 0 {
+        region.filter = .lowPass2
+        region.cutoff = min(8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200), 0.45 * Double(bankRate))
+        region.resonance = Double(q) / 10
+        // FluidSynth turns a resonant filter's passband down by half its peak in dB.
+        gain *= pow(10, -Double(q) / 400)
+    }
+    region.gain = Float(gain)
+
+    // Samples: the offsets (fine + 32768 × coarse), inside the sample; loop points likewise.
+    let start = zone[.startAddrsOffset] + 32_768 * zone[.startAddrsCoarseOffset]
+    region.offset = max(0, min(frameCount - 1, start))
+    let loopStart =
+        header.loopStart - firstWord + zone[.startloopAddrsOffset] + 32_768 * zone[.startloopAddrsCoarseOffset]
+    let loopEnd = header.loopEnd - firstWord + zone[.endloopAddrsOffset] + 32_768 * zone[.endloopAddrsCoarseOffset]
+    let low = max(0, min(frameCount, min(loopStart, loopEnd))), high = max(0, min(frameCount, max(loopStart, loopEnd)))
+    switch zone[.sampleModes] & 3 {
+    case 1: region.loopMode = .continuous
+    case 3: region.loopMode = .sustain
+    default: region.loopMode = .noLoop
+    }
+    // The loop's end word is the first after it; a loop under 2 frames does not loop.
+    if high - low < 2 { region.loopMode = .noLoop }
+    region.loopStart = low
+    region.loopEnd = max(low, high - 1)
+
+    region.group = max(0, zone[.exclusiveClass])
+    region.offBy = region.group
+    // FluidSynth releases a cut-off voice over 0.89 s, 96 dB; a linear fade of 0.11 s is as
+    // loud over its first half.
+    if region.group != 0 { region.offFadeSeconds = 0.11 }
+
+    // The volume envelope: 96 dB over a decay or release time in FluidSynth, 90 dB in the
+    // engine's envelope, so times are scaled to keep the slope; sustain is 0.96 dB per 10 cB.
+    // FluidSynth moves its envelope once per 64 frames, so each stage lasts whole blocks: delay
+    // rounded down, attack and release rounded down plus one, hold and decay to the nearest
+    // (the specification's 1 ms default delay is none, its 1 ms attack one block).
+    let rate = Double(bankRate)
+    func blocks(_ seconds: Double, _ rounding: FloatingPointRoundingRule, plusOne: Bool = false) -> Double {
+        let count = (seconds * rate / 64).rounded(rounding) + (plusOne ? 1 : 0)
+        return count * 64 / rate
+    }
+    func envelope(key: Int) -> Envelope {
+        let hold = zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)
+        let decay = zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)
+        let sustain = Double(max(0, min(1000, zone[.sustainVolEnv])))
+        let slope = Envelope.fallDecibels / 96
+        return Envelope(
+            delay: blocks(seconds(timecents: zone[.delayVolEnv], in: -12_000...5_000), .down),
+            attack: blocks(seconds(timecents: zone[.attackVolEnv], in: -12_000...8_000), .down, plusOne: true),
+            hold: blocks(seconds(timecents: hold, in: -12_000...5_000), .toNearestOrAwayFromZero),
+            decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
+            sustain: pow(10, -0.096 * sustain / 20),
+            release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
+    }
+    guard zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0 else {
+        region.envelope = envelope(key: 60)
+        return [region]
+    }
+    return region.keyRange.map { key in
+        var keyed = region
+        keyed.keyRange = key...key
+        keyed.envelope = envelope(key: key)
+        return keyed
+    }
+}

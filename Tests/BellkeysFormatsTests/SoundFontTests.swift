@@ -1,0 +1,235 @@
+import BellkeysEngine
+import BellkeysFormats
+import Foundation
+import FuzzChecks
+import Testing
+
+/// A font of two samples (a looped one at key 60, another at key 72 with a -10 cent
+/// correction), one instrument of two zones under a global zone, and two presets.
+func testFont() -> SoundFontBuilder {
+    let sine = (0..<480).map { Int16(10_000 * sin(2 * Double.pi * 10 * Double($0) / 480)) }
+    return SoundFontBuilder(
+        samples: [
+            .init(name: "low", frames: sine, rate: 48_000, root: 60, loop: 96..<480),
+            .init(name: "high", frames: sine, rate: 44_100, root: 72, correction: -10),
+        ],
+        instruments: [
+            .init(
+                name: "bells",
+                zones: [
+                    .init([(.initialAttenuation, 100), (.releaseVolEnv, 1200)], target: nil),
+                    .init(
+                        [(.keyRange, SoundFontBuilder.range(0, 65)), (.sampleModes, 1), (.pan, -250)],
+                        target: 0),
+                    .init(
+                        [
+                            (.keyRange, SoundFontBuilder.range(66, 127)), (.velRange, SoundFontBuilder.range(1, 100)),
+                            (.initialAttenuation, 50), (.coarseTune, 1), (.fineTune, -20),
+                        ], target: 1),
+                ])
+        ],
+        presets: [
+            .init(
+                name: "Bells", program: 14,
+                zones: [.init([(.keyRange, SoundFontBuilder.range(48, 96)), (.initialAttenuation, 20)], target: 0)]),
+            .init(
+                name: "Bells far", bank: 128, program: 3,
+                zones: [.init([(.pan, 100), (.overridingRootKey, 50), (.fineTune, 7)], target: 0)]),
+        ])
+}
+
+@Suite struct SoundFontReading {
+    @Test func presetsInstrumentsAndSamplesAreRead() throws {
+        let font = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
+        #expect(font.name == "bellkeys test font")
+        #expect(font.versionMajor == 2 && font.versionMinor == 4)
+        #expect(font.presets.map(\.name) == ["Bells", "Bells far"])
+        #expect(font.presets.map(\.bank) == [0, 128])
+        #expect(font.presets.map(\.program) == [14, 3])
+        #expect(font.instruments.count == 1)
+        #expect(font.instruments[0].global?.generators[48] == 100)
+        #expect(font.instruments[0].zones.map(\.target) == [0, 1])
+        // The terminal record (EOS) is kept as the last header.
+        #expect(font.samples.count == 3)
+        #expect(font.samples[1].start == 480 + 46 && font.samples[1].end == 2 * 480 + 46)
+        #expect(font.samples[0].loopStart == 96 && font.samples[0].loopEnd == 480)
+        #expect(font.samples[1].pitchCorrection == -10 && font.samples[1].sampleRate == 44_100)
+        #expect(font.sampleData.count == 2 * (2 * 480 + 2 * 46))
+    }
+
+    /// Section 9.4: the instrument's value (local over global over default), plus the preset's;
+    /// ranges are intersected; instrument-only generators in a preset are dropped.
+    @Test func presetGeneratorsAddToTheInstrumentsAndRangesMeet() throws {
+        let font = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
+        let zones = voiceZones(of: font.presets[0], in: font)
+        #expect(zones.count == 2)
+        #expect(zones[0].keyRange == 48...65 && zones[1].keyRange == 66...96)
+        #expect(zones[1].velocityRange == 1...100)
+        #expect(zones[0][.initialAttenuation] == 120) // global 100 + preset 20
+        #expect(zones[1][.initialAttenuation] == 70) // local 50 replaces global, + 20
+        #expect(zones[0][.releaseVolEnv] == 1200 && zones[1][.releaseVolEnv] == 1200)
+        #expect(zones[0][.attackVolEnv] == -12_000 && zones[0][.scaleTuning] == 100)
+        let far = voiceZones(of: font.presets[1], in: font)
+        #expect(far[0][.pan] == -150)
+        #expect(far[0][.overridingRootKey] == -1) // dropped at preset level
+        #expect(far[1][.fineTune] == -13)
+        #expect(far[0].modulators == defaultSoundFontModulators)
+    }
+
+    @Test func aKeyRangeThatIsNotFirstIsDropped() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].generators = [(.pan, 10), (.keyRange, SoundFontBuilder.range(0, 10))]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        #expect(font.instruments[0].zones[0].range(.keyRange) == nil)
+        #expect(voiceZones(of: font.presets[0], in: font)[0].keyRange == 48...96)
+    }
+
+    /// What a voice of each zone plays: the arithmetic of SoundFont 2.04 as FluidSynth does it.
+    @Test func zonesBecomeRegionsWithFluidSynthsArithmetic() throws {
+        let font = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
+        let zones = voiceZones(of: font.presets[0], in: font)
+        let low = soundFontRegions(
+            zones[0], header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
+            bankRate: 48_000)
+        #expect(low.count == 1)
+        let r = low[0]
+        #expect(r.pitchKeycenter == 60 && r.pitchKeytrackCents == 100 && r.tuneCents == 0)
+        // 120 cB read at 0.4: 4.8 dB.
+        #expect(abs(20 * log10(Double(r.gain)) + 4.8) < 1e-5)
+        #expect(r.pan == -0.5)
+        #expect(r.loopMode == .continuous && r.loopStart == 96 && r.loopEnd == 479)
+        // FluidSynth's envelope moves once a block (64 frames, here at 48 kHz): release 1200 tc
+        // (2 s over 96 dB) lasts 1 + 1500 blocks, over 90 dB in the engine's envelope; the
+        // specification's 1 ms default delay is none, its 1 ms attack and hold one block each.
+        #expect(abs(r.envelope!.release - 1501 * 64 / 48_000 * 90 / 96) < 1e-12)
+        #expect(r.envelope!.delay == 0)
+        #expect(abs(r.envelope!.attack - 64.0 / 48_000) < 1e-12)
+        #expect(abs(r.envelope!.hold - 64.0 / 48_000) < 1e-12)
+        #expect(r.velocityGains![64] == Float(0.25) && r.velocityGains![0] == 0)
+        #expect(abs(Double(r.velocityGains![127]) - pow(127.0 / 128, 2)) < 1e-6)
+        #expect(r.filter == nil)
+
+        let high = soundFontRegions(
+            zones[1], header: font.samples[1], sampleIndex: 1, firstWord: font.samples[1].start, frameCount: 480,
+            sampleRate: 44_100, bankRate: 48_000)[0]
+        // Coarse +1, fine -20, correction -10, and 44.1 kHz played at 48 kHz.
+        #expect(abs(high.tuneCents - (100 - 20 - 10 + 1200 * log2(44_100.0 / 48_000))) < 1e-9)
+        #expect(high.pitchKeycenter == 72 && high.loopMode == .noLoop)
+    }
+
+    @Test func envelopesFollowTheKeyAndFiltersKeepFluidSynthsGain() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].generators += [
+            (.keynumToVolEnvDecay, 100), (.decayVolEnv, 0), (.sustainVolEnv, 500), (.initialFilterFc, 6900),
+            (.initialFilterQ, 120), (.exclusiveClass, 3),
+        ]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let zone = voiceZones(of: font.presets[0], in: font)[0]
+        let regions = soundFontRegions(
+            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
+            bankRate: 48_000)
+        #expect(regions.map(\.keyRange) == (48...65).map { $0...$0 })
+        for region in regions {
+            let key = region.keyRange.lowerBound
+            let blocks = (exp2(Double(100 * (60 - key)) / 1200) * 48_000 / 64).rounded()
+            let expected = blocks * 64 / 48_000 * 90 / 96
+            #expect(abs(region.envelope!.decay - expected) < 1e-12, "key \(key)")
+            // 500 cB of sustain: 48 dB below full (FluidSynth's 0.96).
+            #expect(abs(20 * log10(region.envelope!.sustain) + 48) < 1e-9)
+            #expect(region.filter == .lowPass2 && region.resonance == 12)
+            #expect(abs(region.cutoff - 8.175_798_915_643_707 * exp2(5.75)) < 1e-9)
+            // 4.8 dB of attenuation, and half the 12 dB resonance.
+            #expect(abs(20 * log10(Double(region.gain)) + 4.8 + 6) < 1e-5)
+            #expect(region.group == 3 && region.offBy == 3)
+        }
+    }
+
+    /// A modulator that replaces the default velocity curve: the instrument's amount replaces
+    /// the default's, a preset's adds to it.
+    @Test func velocityModulatorsShapeTheVelocityGains() throws {
+        var builder = testFont()
+        let linear = SoundFontModulator(source: 0x0102, destination: 48, amount: 480, amountSource: 0, transform: 0)
+        builder.instruments[0].zones[1].modulators = [linear]
+        builder.presets[0].zones[0].modulators = [
+            SoundFontModulator(source: 0x0102, destination: 48, amount: 120, amountSource: 0, transform: 0)
+        ]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let zone = voiceZones(of: font.presets[0], in: font)[0]
+        let gains = soundFontVelocityGains(zone)
+        for v in [1, 32, 64, 100, 127] {
+            // The concave default at 960 cB, and the linear one at 480 + 120 = 600 cB.
+            let concave = -400 * log10(Double(v) / 128)
+            let linearCentibels = 600 * (1 - Double(v) / 128)
+            let expected = pow(10, -(concave + linearCentibels) / 200)
+            #expect(abs(Double(gains[v]) / expected - 1) < 1e-5, "velocity \(v)")
+        }
+        #expect(modulatorLeftOut(linear) == nil)
+        let toPitch = SoundFontModulator(source: 0x0081, destination: 52, amount: 50, amountSource: 0, transform: 0)
+        #expect(modulatorLeftOut(toPitch) == "a modulator from CC1 to fine tune (amount 50) is left out")
+    }
+}
+
+@Suite struct SoundFontProblems {
+    func problem(_ bytes: [UInt8]) -> MapProblem? {
+        do {
+            _ = try parseSoundFont(SoundFontBytes(bytes), file: "t.sf2")
+            return nil
+        } catch {
+            return error.problems.first
+        }
+    }
+
+    @Test func aTruncatedFontNamesTheChunkAndTheByte() throws {
+        let bytes = testFont().bytes()
+        let cut = try #require(problem(Array(bytes.prefix(bytes.count - 10))))
+        #expect(cut.path == "RIFF")
+        #expect(
+            cut.message
+                == "at byte 4: the header says the file holds \(bytes.count) bytes, but it has \(bytes.count - 10)")
+        #expect(cut.fix.contains("cut short"))
+        #expect(
+            problem(Array("RIFF".utf8) + [4, 0, 0, 0] + Array("WAVE".utf8))?.message.contains("not a SoundFont") == true
+        )
+        #expect(problem([1, 2, 3])?.message == "at byte 0: the file is 3 bytes, too short for a SoundFont")
+    }
+
+    @Test func brokenRecordsAreNamed() throws {
+        // A zone that names an instrument that is not there.
+        var builder = testFont()
+        builder.presets[0].zones[0].target = 7
+        let missing = try #require(problem(builder.bytes()))
+        #expect(missing.path == "pdta/pgen")
+        #expect(missing.message.hasSuffix("a zone names instrument 7, but there are only 1"))
+        // A shdr chunk that is not whole records.
+        var bytes = testFont().bytes()
+        let shdr = try #require(findTag(bytes, "shdr"))
+        bytes[shdr + 4] &+= 2
+        let odd = try #require(problem(bytes))
+        #expect(odd.path == "pdta/shdr" || odd.path.hasPrefix("pdta"))
+        #expect(odd.message.hasPrefix("at byte "))
+    }
+
+    /// Every byte of a small font set to 0xFF, 0x00 or 0x80 in turn, and every length cut: the
+    /// reader returns or names the chunk and byte, and the regions it makes stay in range.
+    @Test func everyDamagedByteIsReadOrNamed() {
+        let bytes = testFont().bytes()
+        var broken: [String] = []
+        for i in bytes.indices {
+            for value: UInt8 in [0xFF, 0x00, 0x80] {
+                var damaged = bytes
+                damaged[i] = value
+                broken += soundFontViolations(damaged).map { "byte \(i) = \(value): \($0)" }
+            }
+        }
+        for length in stride(from: 0, to: bytes.count, by: 7) {
+            broken += soundFontViolations(Array(bytes.prefix(length))).map { "cut at \(length): \($0)" }
+        }
+        #expect(broken.isEmpty, "\(broken.prefix(5))")
+    }
+}
+
+/// The offset of the first `tag` in `bytes`.
+func findTag(_ bytes: [UInt8], _ tag: String) -> Int? {
+    let t = Array(tag.utf8)
+    return (0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == t }
+}

@@ -1,0 +1,69 @@
+import BellkeysEngine
+import BellkeysFormats
+
+/// The name the SoundFont fuzz target gives its input in messages.
+public let soundFontInputName = "input.sf2"
+
+/// The rules every input of the SoundFont reader keeps: it returns or throws, never traps; an
+/// error names the input, a chunk, and a byte inside the input; a font it reads gives, for every
+/// preset, regions whose keys, velocities, gains, envelope times and loop points are in range.
+public func soundFontViolations(_ bytes: [UInt8]) -> [String] {
+    var broken: [String] = []
+    let font: SoundFont
+    do {
+        font = try parseSoundFont(SoundFontBytes(bytes), file: soundFontInputName)
+    } catch {
+        for problem in error.problems {
+            if problem.file != soundFontInputName { broken.append("an error names \(problem.file)") }
+            if problem.path.isEmpty { broken.append("an error names no chunk: \(problem.message)") }
+            let words = problem.message.split(separator: " ")
+            if words.count < 3 || words[0] != "at" || words[1] != "byte" {
+                broken.append("an error names no byte: \(problem.message)")
+            } else if let byte = Int(words[2].dropLast()), !(0...bytes.count).contains(byte) {
+                broken.append("an error names byte \(byte), outside the \(bytes.count) bytes")
+            }
+            if problem.fix.isEmpty { broken.append("an error gives no fix") }
+        }
+        return broken
+    }
+    for preset in font.presets {
+        for zone in voiceZones(of: preset, in: font) {
+            let header = font.samples[zone.sample]
+            let frames = max(2, min(1 << 16, header.end - header.start))
+            for region in soundFontRegions(
+                zone, header: header, sampleIndex: 0, firstWord: header.start, frameCount: frames,
+                sampleRate: max(1, header.sampleRate), bankRate: 44_100)
+            {
+                let place = "preset \(preset.bank):\(preset.program) sample \(zone.sample)"
+                if region.keyRange.lowerBound < 0 || region.keyRange.upperBound > 127 {
+                    broken.append("\(place): keys \(region.keyRange)")
+                }
+                if region.velocityRange.lowerBound < 1 || region.velocityRange.upperBound > 127 {
+                    broken.append("\(place): velocities \(region.velocityRange)")
+                }
+                if !region.gain.isFinite || region.gain < 0 { broken.append("\(place): gain \(region.gain)") }
+                if !region.tuneCents.isFinite { broken.append("\(place): tune \(region.tuneCents)") }
+                if let gains = region.velocityGains,
+                    gains.count != 128 || gains.contains(where: { !$0.isFinite || $0 < 0 })
+                {
+                    broken.append("\(place): velocity gains")
+                }
+                if let e = region.envelope,
+                    [e.delay, e.attack, e.hold, e.decay, e.sustain, e.release].contains(where: {
+                        !$0.isFinite || $0 < 0
+                    })
+                {
+                    broken.append("\(place): envelope \(e)")
+                }
+                if region.offset < 0 || region.offset >= frames { broken.append("\(place): offset \(region.offset)") }
+                if region.loopMode != .noLoop,
+                    !(0 <= region.loopStart && region.loopStart < region.loopEnd && region.loopEnd < frames)
+                {
+                    broken.append("\(place): loop \(region.loopStart)...\(region.loopEnd) in \(frames) frames")
+                }
+                if !region.cutoff.isFinite || region.cutoff <= 0 { broken.append("\(place): cutoff \(region.cutoff)") }
+            }
+        }
+    }
+    return broken
+}
