@@ -100,6 +100,7 @@ let package = Package(
         .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MIDIFile"),
         .executableTarget(name: "fuzz-map-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MapFile"),
         .executableTarget(name: "fuzz-sfz-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/SFZFile"),
+        .executableTarget(name: "fuzz-sf2-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/SF2File"),
         .executableTarget(name: "fuzz-pupil-message", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/PupilMessage"),
 
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
@@ -121,6 +122,7 @@ let package = Package(
             name: "BellkeysIOTests",
             dependencies: [
                 "BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport",
+                "FuzzChecks", "CSndFile",
             ]),
         .testTarget(
             name: "BellkeysLiveTests",
@@ -130,6 +132,7 @@ let package = Package(
                 "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
-        .testTarget(name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats", "EngineTestSupport"]),
+        .testTarget(
+            name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats", "EngineTestSupport", "FuzzChecks"]),
     ]
 )

@@ -3,7 +3,7 @@ import BellkeysEngine
 private let topFields = [
     "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
     "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "pitchBend", "instrument",
-    "quality", "keys",
+    "soundfont", "bank", "program", "quality", "keys",
 ]
 private let keyFields = [
     "comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
@@ -71,15 +71,42 @@ private struct MapChecker {
                     fix: "give the .sfz file's path, relative to the map file, e.g. \"TubularBells.sfz\"")
             }
         }
+        let soundFontNode = member(members, "soundfont")
+        var soundFontFile: String?
+        if let soundFontNode {
+            let name: String? = if case .string(let s) = soundFontNode.value { s } else { nil }
+            if let name, [".sf2", ".sf3"].contains(where: { name.lowercased().hasSuffix($0) }) {
+                soundFontFile = name
+            } else {
+                problem(
+                    soundFontNode, "soundfont", "\(describe(soundFontNode)) is not a SoundFont's name",
+                    fix: "give the .sf2 or .sf3 file's path, e.g. \"/usr/share/sounds/sf2/FluidR3_GM.sf2\"")
+            }
+            if instrumentNode != nil {
+                problem(
+                    soundFontNode, "soundfont", "a map plays an SFZ instrument or a SoundFont preset, not both",
+                    fix: "leave out \"instrument\" or \"soundfont\"")
+            }
+        }
+        let bank = integer(members, "bank", path: "", range: MapFile.bankRange) ?? 0
+        let program = integer(members, "program", path: "", range: MapFile.programRange) ?? 0
+        for field in ["bank", "program"] where soundFontNode == nil {
+            if let node = member(members, field) {
+                problem(
+                    node, field, "\(field) chooses a SoundFont's preset, and the map names no SoundFont",
+                    fix: "add \"soundfont\": \"FILE.sf2\", or leave \(field) out")
+            }
+        }
         let quality = choice(members, "quality", path: "", InterpolationQuality.self)
-        if instrumentNode != nil, let timbre = member(members, "velocityTimbre") {
+        let playsRegions = instrumentNode != nil || soundFontNode != nil
+        if playsRegions, let timbre = member(members, "velocityTimbre") {
             problem(
                 timbre, "velocityTimbre", "velocity timbre plays on a map's keys, not on an instrument's regions",
                 fix:
                     "leave velocityTimbre out, and give the instrument's regions fil_veltrack (a filter that opens with velocity)"
             )
         }
-        let bends = boolean(members, "pitchBend", path: "") ?? (instrumentNode != nil)
+        let bends = boolean(members, "pitchBend", path: "") ?? playsRegions
         let defaultMode = noteOffWord(members, path: "") ?? "ring"
         let defaultRelease =
             number(members, "releaseSeconds", path: "", range: MapFile.releaseRange)
@@ -96,18 +123,25 @@ private struct MapChecker {
             map.instrument = instrumentFile
             map.instrumentLine = instrumentNode?.line ?? 0
             map.instrumentColumn = instrumentNode?.column ?? 0
+            map.soundFont = soundFontFile
+            map.bank = bank
+            map.program = program
+            if let soundFontNode {
+                map.instrumentLine = soundFontNode.line
+                map.instrumentColumn = soundFontNode.column
+            }
             map.quality = quality
             map.givenFields = given
             map.defaultNoteOff = defaultMode == "damp" ? .damp(releaseSeconds: defaultRelease) : .ring
             map.defaultReleaseSeconds = defaultRelease
             return map
         }
-        if instrumentNode != nil, member(members, "keys") == nil { return made(keys: [], velocityTimbre: 0) }
+        if playsRegions, member(members, "keys") == nil { return made(keys: [], velocityTimbre: 0) }
         guard let keysNode = member(members, "keys") else {
             problem(
                 root, "keys", "the map has no \"keys\" array",
                 fix:
-                    "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ], or \"instrument\": \"FILE.sfz\""
+                    "add \"keys\": [ { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }, ... ], \"instrument\": \"FILE.sfz\" or \"soundfont\": \"FILE.sf2\""
             )
             return nil
         }

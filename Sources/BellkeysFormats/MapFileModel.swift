@@ -74,6 +74,10 @@ public struct MapFile: Sendable {
     /// the map's folder), and where the value is, for load errors.
     public var instrument: String?
     public var instrumentLine = 0, instrumentColumn = 0
+    /// `soundfont`: a SoundFont (.sf2 or .sf3) whose preset `bank`, `program` the map plays.
+    public var soundFont: String?
+    public var bank = 0
+    public var program = 0
     /// `quality`: how transposed samples are interpolated (nil: the default, or `--quality`).
     public var quality: InterpolationQuality?
     /// The fields the map gave at its top level (a given field replaces an instrument's own
@@ -101,6 +105,9 @@ public struct MapFile: Sendable {
     public static let panRange = -1.0...1.0
     public static let reverbMixRange = 0.0...1.0
     public static let velocityTimbreRange = 0.0...1.0
+    /// SoundFont banks (FluidSynth's drum kits are bank 128) and programs as sent on the wire.
+    public static let bankRange = 0...16_383
+    public static let programRange = 0...127
 }
 
 extension MapFile {

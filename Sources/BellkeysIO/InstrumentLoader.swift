@@ -20,15 +20,21 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var sfz: SFZInstrumentDescription?
     /// What the instrument asks for that bellkeys does not play (each once, with its place).
     public var warnings: [String] = []
+    /// The SoundFont preset played, as "bank:program name", when the instrument is a SoundFont's.
+    public var preset: String?
+    /// The preset asked for at load (`loadInstrument`'s `preset`), asked for again on a reload.
+    public var requestedPreset: PresetChoice?
 
     /// Whether the instrument is an SFZ file's.
     public var isSFZ: Bool { sfz != nil }
+    /// Whether it is made of regions (an SFZ file's or a SoundFont preset's) rather than keys.
+    public var hasRegions: Bool { sfz != nil || preset != nil }
 
     /// What it holds, for a start-up or reload line: "13 bells (C4..C5)", or for an SFZ
     /// instrument "6 regions, 6 samples (G4..C7)".
     public var contentsText: String {
         let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
-        if isSFZ { return "\(instrument.regions.count) regions, \(bank.count) samples" + range }
+        if hasRegions { return "\(instrument.regions.count) regions, \(bank.count) samples" + range }
         return "\(map.keys.count) bells" + range
     }
 
@@ -45,14 +51,23 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var resampled: Bool { fileSampleRates.contains { $0 != sampleRate } }
 }
 
-/// Reads and validates a map file (JSON, or an SFZ file: a name ending in .sfz) and preloads
-/// every sample it names (each file once). Samples at another rate than `sampleRate` (default:
-/// the first sample's rate) are resampled here, once. All problems are reported together.
-/// Thread: control.
-public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) throws(MapFileError) -> LoadedInstrument {
+/// Reads and validates a map file (JSON, an SFZ file: a name ending in .sfz, or a SoundFont:
+/// .sf2 or .sf3, whose `preset` is played) and preloads every sample it names (each file once;
+/// of a SoundFont, only the preset's). Samples at another rate than `sampleRate` (default: the
+/// first sample's rate) are resampled here, once (a SoundFont's are played at their own rate).
+/// All problems are reported together. `preset` (else the map's `bank` and `program`) chooses
+/// a SoundFont's preset. Thread: control.
+public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, preset: PresetChoice? = nil)
+    throws(MapFileError) -> LoadedInstrument
+{
     let start = monotonicSeconds()
     if mapPath.lowercased().hasSuffix(".sfz") {
         return try loadSFZInstrument(path: mapPath, sampleRate: requested, start: start)
+    }
+    if isSoundFontPath(mapPath) {
+        var loaded = try loadSoundFontInstrument(path: mapPath, preset: preset, sampleRate: requested, start: start)
+        loaded.requestedPreset = preset
+        return loaded
     }
     let bytes: [UInt8]
     do {
@@ -80,6 +95,20 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
             ])
         }
         base = try loadSFZInstrument(path: found, sampleRate: requested, start: start, overriding: map)
+    }
+    if let file = map.soundFont {
+        let path = resolve(file, from: folder)
+        guard let found = findCaseInsensitively(path) else {
+            throw MapFileError([
+                MapProblem(
+                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn, path: "soundfont",
+                    message: "\"\(file)\" (\(path)): no such file",
+                    fix: "check the name; it is relative to the map file's folder")
+            ])
+        }
+        let choice = preset ?? PresetChoice(bank: map.bank, program: map.program)
+        base = try loadSoundFontInstrument(
+            path: found, preset: choice, sampleRate: requested, start: start, overriding: map)
     }
 
     let rate = base?.sampleRate ?? requested ?? firstSampleRate(map: map, folder: folder) ?? 48_000
@@ -128,7 +157,8 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil) th
         instrument: instrument, sampleRate: rate,
         samplePaths: paths, fileSampleRates: (base?.fileSampleRates ?? []) + loaded.map(\.fileSampleRate),
         fadedEnds: (base?.fadedEnds ?? []) + loaded.map(\.fadedEnd),
-        loadSeconds: monotonicSeconds() - start, sfz: base?.sfz, warnings: base?.warnings ?? [])
+        loadSeconds: monotonicSeconds() - start, sfz: base?.sfz, warnings: base?.warnings ?? [], preset: base?.preset,
+        requestedPreset: preset)
 }
 
 /// The rate of the first sample file that opens (the bank's rate when none is asked for).

@@ -27,11 +27,42 @@ struct MapOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The map file (JSON) that names the bells, or an SFZ instrument (a file ending in .sfz) (default: the bundled tags.json).",
+            "The map file (JSON) that names the bells, an SFZ instrument (a file ending in .sfz) or a SoundFont (.sf2 or .sf3) (default: the bundled tags.json).",
             discussion:
                 "The bundled tags.json is /usr/share/bellkeys/tags.json when installed, Samples/tags.json in a checkout.",
             valueName: "file"))
     var map: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With a SoundFont (.sf2 or .sf3) as --map: the preset's program, 0 to 127 as sent on the wire, one less than General MIDI's numbering (default: 0, or the map's program).",
+            valueName: "n"))
+    var program: Int?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With a SoundFont as --map: the preset's bank, 0 to 16383 (128: FluidSynth's drum kits) (default: 0, or the map's bank).",
+            valueName: "n"))
+    var bank: Int?
+
+    func validate() throws {
+        if let program, !MapFile.programRange.contains(program) {
+            throw ValidationError("--program \(program) is out of range; use 0 to 127")
+        }
+        if let bank, !MapFile.bankRange.contains(bank) {
+            throw ValidationError("--bank \(bank) is out of range; use 0 to 16383")
+        }
+        if program != nil || bank != nil, let map, map.lowercased().hasSuffix(".sfz") {
+            throw ValidationError("--program and --bank choose a SoundFont's preset; \(map) is an SFZ instrument")
+        }
+    }
+
+    /// The preset that --program and --bank choose (nil: neither given).
+    var preset: PresetChoice? {
+        program == nil && bank == nil ? nil : PresetChoice(bank: bank ?? 0, program: program ?? 0)
+    }
 
     func mapPath() throws -> String {
         if let map { return map }
@@ -49,7 +80,7 @@ struct MapOptions: ParsableArguments {
         let path = try mapPath()
         let loaded: LoadedInstrument
         do {
-            loaded = try loadInstrument(mapPath: path, sampleRate: sampleRate)
+            loaded = try loadInstrument(mapPath: path, sampleRate: sampleRate, preset: preset)
         } catch {
             throw Failure(error.description)
         }

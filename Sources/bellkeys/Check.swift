@@ -25,15 +25,37 @@ struct Check: ParsableCommand {
 
     func run() throws {
         try reporting {
+            if let path = mapOptions.map, isSoundFontPath(path), mapOptions.preset == nil {
+                print(try listPresets(path))
+                return
+            }
             let loaded = try mapOptions.load(sampleRate: rate, printsWarnings: false)
             print(describe(loaded))
         }
     }
 }
 
-/// The resolved key table that `check` prints (for an SFZ instrument, its regions).
+/// A SoundFont's presets, as `check --map FILE.sf2` lists them.
+func listPresets(_ path: String) throws -> String {
+    let font: (name: String, presets: [SoundFontPreset])
+    do {
+        font = try soundFontPresets(path: path)
+    } catch {
+        throw Failure(error.description)
+    }
+    var lines = ["soundfont: \(path)" + (font.name.isEmpty ? "" : " (\(font.name))")]
+    lines.append("  \(font.presets.count) presets; play one with --program N (and --bank B when it is not bank 0)")
+    lines.append("  " + pad("bank", 6) + pad("program", 9) + "name")
+    for preset in font.presets {
+        lines.append("  " + pad("\(preset.bank)", 6) + pad("\(preset.program)", 9) + preset.name)
+    }
+    return lines.joined(separator: "\n")
+}
+
+/// The resolved key table that `check` prints (for an SFZ instrument or a SoundFont preset,
+/// its regions).
 func describe(_ loaded: LoadedInstrument) -> String {
-    if loaded.isSFZ { return describeRegions(loaded) }
+    if loaded.hasRegions { return describeRegions(loaded) }
     let map = loaded.map
     var lines: [String] = []
     lines.append("map: \(loaded.mapPath)")
@@ -81,7 +103,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
 /// The regions of an SFZ instrument as `check` prints them: what each plays, where and how.
 func describeRegions(_ loaded: LoadedInstrument) -> String {
     var lines: [String] = []
-    lines.append("instrument: \(loaded.mapPath)")
+    lines.append("instrument: \(loaded.mapPath)" + (loaded.preset.map { ", preset \($0)" } ?? ""))
     lines.append(
         "  \(loaded.contentsText), \(loaded.sampleRate) Hz, "
             + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "

@@ -263,7 +263,8 @@ final class LiveSession: LiveLoopDelegate {
         }
         let fresh: LoadedInstrument
         do {
-            fresh = try loadInstrument(mapPath: loaded.mapPath, sampleRate: output.configuration.sampleRate)
+            fresh = try loadInstrument(
+                mapPath: loaded.mapPath, sampleRate: output.configuration.sampleRate, preset: loaded.requestedPreset)
         } catch {
             console.line(
                 "reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")

@@ -1,0 +1,157 @@
+import BellkeysEngine
+import BellkeysFormats
+import BellkeysIO
+import CSndFile
+import EngineTestSupport
+import Foundation
+import FuzzChecks
+import Testing
+
+/// A 1 kHz sine at 48 kHz (10 cycles in 480 frames) at `level` of full scale, as 16-bit words.
+private func sineWords(level: Double = 0.3) -> [Int16] {
+    (0..<480).map { Int16((32_767 * level * sin(2 * Double.pi * 10 * Double($0) / 480)).rounded()) }
+}
+
+/// A font with a looped 1 kHz sine at root key 60 (program 0), the same sine as a linked
+/// stereo pair, the right side an octave up (program 1), and a sample no preset plays.
+private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> String {
+    let sine = sineWords()
+    let octave = (0..<480).map { Int16((32_767 * 0.3 * sin(2 * Double.pi * 20 * Double($0) / 480)).rounded()) }
+    let builder = SoundFontBuilder(
+        samples: [
+            .init(name: "sine", frames: sine, loop: 0..<480, lowBytes: lowBytes),
+            .init(name: "left", frames: sine, loop: 0..<480, type: 4, link: 2),
+            .init(name: "right", frames: octave, loop: 0..<480, type: 2, link: 1),
+            .init(name: "unused", frames: [Int16](repeating: 1000, count: 4_800)),
+        ],
+        instruments: [
+            .init(name: "sine", zones: [.init([(.sampleModes, 1), (.initialAttenuation, 150)], target: 0)]),
+            .init(
+                name: "pair",
+                zones: [
+                    .init([(.sampleModes, 1), (.pan, -500)], target: 1),
+                    .init([(.sampleModes, 1), (.pan, 500)], target: 2),
+                ]),
+            .init(name: "unused", zones: [.init(target: 3)]),
+        ],
+        presets: [
+            .init(name: "Sine", program: 0, zones: [.init([(.coarseTune, 2)], target: 0)]),
+            .init(name: "Pair", program: 1, zones: [.init(target: 1)]),
+            .init(name: "Unused", program: 2, zones: [.init(target: 2)]),
+        ])
+    let path = folder + "/test.sf2"
+    try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+@Suite struct SoundFontInstruments {
+    /// Every key of the preset sounds at its pitch within 1 cent (two semitones of coarse tune
+    /// up), at the level the font gives: 150 cB read at 0.4 (6 dB), velocity 127 on the concave
+    /// curve ((127/128)²), centred (the engine's pan law: full level on each side).
+    @Test func aPresetPlaysAtItsPitchAndLevel() throws {
+        let path = try writeFont(temporaryFolder())
+        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 0))
+        #expect(loaded.preset == "0:0 Sine")
+        #expect(loaded.bank.count == 1) // only the preset's sample is read
+        #expect(loaded.sampleRate == 48_000)
+        for key in [36, 58, 60, 67, 84, 96] {
+            let (left, right) = strike(loaded, key: key)
+            let pitch = 1000 * pow(2, Double(key + 2 - 60) / 12)
+            let error = cents(measuredFrequency(left, 2_400..<24_000), pitch)
+            #expect(abs(error) < 1, "key \(key): \(error) cents")
+            let rms = power(Array(left[2_400...])).squareRoot()
+            let wanted = 0.3 / 2.0.squareRoot() * pow(10, -6.0 / 20) * pow(127.0 / 128, 2)
+            #expect(abs(20 * log10(rms / wanted)) < 0.05, "key \(key): \(20 * log10(rms / wanted)) dB")
+            #expect(left == right)
+        }
+    }
+
+    /// A linked pair plays as FluidSynth plays it: two voices, one hard left, one hard right.
+    @Test func aStereoPairPlaysEachSideOnItsOwnChannel() throws {
+        let path = try writeFont(temporaryFolder())
+        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 1))
+        #expect(loaded.bank.count == 2 && loaded.instrument.regions.count == 2)
+        let (left, right) = strike(loaded, key: 64)
+        let pitch = 1000 * pow(2, 4.0 / 12)
+        #expect(abs(cents(measuredFrequency(left, 2_400..<24_000), pitch)) < 1)
+        #expect(abs(cents(measuredFrequency(right, 2_400..<24_000), 2 * pitch)) < 1)
+        // Hard pan: the far side silent.
+        #expect(magnitude(left[2_400...], hertz: 2 * pitch, sampleRate: 48_000) < 1e-4)
+        #expect(magnitude(right[2_400...], hertz: pitch, sampleRate: 48_000) < 1e-4)
+    }
+
+    /// `sm24`: 24-bit frames are kept exactly when they fit 16 bits below their peak.
+    @Test func twentyFourBitSamplesKeepTheirLowByte() throws {
+        let low = (0..<480).map { UInt8(truncatingIfNeeded: $0 * 37) }
+        let path = try writeFont(temporaryFolder(), lowBytes: low)
+        let font = try parseSoundFont(
+            SoundFontBytes(Array(try Data(contentsOf: URL(fileURLWithPath: path)))), file: path)
+        #expect(font.sampleLowBytes != nil)
+        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 0))
+        let words = sineWords()
+        var worst = 0.0
+        for i in 0..<480 {
+            let exact = Double(Int32(words[i]) << 8 | Int32(low[i])) / 8_388_608
+            worst = max(worst, abs(Double(loaded.bank.value(sample: 0, frame: i)) - exact))
+        }
+        // The peak (0.3 of full scale) needs 22 bits: kept to 16, the error is under 2^-16.
+        #expect(worst <= exp2(-16))
+        #expect(worst > 0)
+    }
+
+    @Test func aMissingPresetIsNamedWithThoseTheBankHas() throws {
+        let path = try writeFont(temporaryFolder())
+        #expect {
+            try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 9))
+        } throws: { error in
+            let text = (error as? MapFileError)?.description ?? ""
+            return text.contains("no preset at bank 0, program 9")
+                && text.contains("bank 0 has 0 Sine, 1 Pair, 2 Unused")
+        }
+    }
+
+    /// A map that names a preset: its fields apply, the font's samples are found relative to it.
+    @Test func aMapNamesAPreset() throws {
+        let folder = temporaryFolder()
+        _ = try writeFont(folder)
+        write(#"{"soundfont": "test.sf2", "program": 1, "pitchBend": false}"#, to: folder + "/map.json")
+        let loaded = try loadInstrument(mapPath: folder + "/map.json")
+        #expect(loaded.preset == "0:1 Pair")
+        #expect(loaded.instrument.regions.count == 2)
+        #expect(!loaded.instrument.followsPitchBend)
+        write(#"{"soundfont": "test.sf2", "instrument": "x.sfz"}"#, to: folder + "/both.json")
+        #expect(throws: MapFileError.self) { try loadInstrument(mapPath: folder + "/both.json") }
+        write(#"{"program": 3, "keys": []}"#, to: folder + "/alone.json")
+        #expect {
+            try loadInstrument(mapPath: folder + "/alone.json")
+        } throws: { error in
+            (error as? MapFileError)?.description.contains("program chooses a SoundFont's preset") == true
+        }
+    }
+
+    /// SF3: a sample stored as Ogg Vorbis plays at its pitch after decoding.
+    @Test func compressedSamplesAreDecoded() throws {
+        let folder = temporaryFolder()
+        let oggPath = folder + "/sine.ogg"
+        var info = SF_INFO()
+        info.samplerate = 48_000
+        info.channels = 1
+        info.format = Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
+        let file = try #require(sf_open(oggPath, Int32(SFM_WRITE), &info))
+        let seconds = (0..<48_000).map { Float(0.3 * sin(2 * Double.pi * 1000 * Double($0) / 48_000)) }
+        _ = seconds.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, 48_000) }
+        sf_close(file)
+        let ogg = Array(try Data(contentsOf: URL(fileURLWithPath: oggPath)))
+        var builder = SoundFontBuilder(
+            samples: [.init(name: "ogg", frames: [], compressed: ogg)],
+            instruments: [.init(name: "ogg", zones: [.init(target: 0)])],
+            presets: [.init(name: "Ogg", program: 0, zones: [.init(target: 0)])])
+        builder.versionMajor = 3
+        builder.versionMinor = 1
+        try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/ogg.sf3"))
+        let loaded = try loadInstrument(mapPath: folder + "/ogg.sf3")
+        #expect(loaded.bank.frameCount(of: 0) == 48_000)
+        let (left, _) = strike(loaded, key: 67)
+        #expect(abs(cents(measuredFrequency(left, 2_400..<20_000), 1000 * pow(2, 7.0 / 12))) < 1)
+    }
+}
