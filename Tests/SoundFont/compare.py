@@ -39,7 +39,9 @@ whole number of ms, which keeps FluidSynth's ms clock exact) and are held 44096
 frames (689 blocks of 64, 0.99991 s).
 
 Exit: 0 every note passes, 1 any fails, 2 cannot run (no fluidsynth, font, binary,
-or a bellkeys without --program/--bank). --self-test compares FluidSynth with
+or a bellkeys without --program/--bank). After the notes, a map that names the first
+preset and nothing else ({"soundfont": FONT, "bank": 0, "program": P}) must render the
+same bytes as --map FONT --program P. --self-test compares FluidSynth with
 itself (other gain) with errors planted on chosen notes, and exits 0 only when the
 clean notes pass and every planted note fails on the planted check.
 """
@@ -388,7 +390,18 @@ def main():
             return read_wav(wav)
 
         results = compare(programs, work, args.font, candidate)
-        return 1 if any(row['fails'] for _, rows in results for row in rows) else 0
+        failed = any(row['fails'] for _, rows in results for row in rows)
+        # A map that names the preset and nothing else renders the same bytes as --map FONT --program P.
+        p = programs[0]
+        mapped, direct = os.path.join(work, 'map.json'), os.path.join(work, f'p{p}-bellkeys.wav')
+        with open(mapped, 'w') as f:
+            f.write('{"soundfont": "%s", "bank": 0, "program": %d}\n' % (os.path.abspath(args.font), p))
+        via_map = os.path.join(work, f'p{p}-map.wav')
+        run([args.bellkeys, 'render', os.path.join(work, f'p{p}.mid'), '-o', via_map, '--map', mapped,
+             '--rate', str(RATE), '--format', 'f32', '--quiet'])
+        same = open(via_map, 'rb').read() == open(direct, 'rb').read()
+        print(f'a map of preset {p} alone renders the same bytes as --program {p}: {"PASS" if same else "FAIL"}')
+        return 1 if failed or not same else 0
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
