@@ -34,7 +34,10 @@ public struct LoadedInstrument: @unchecked Sendable {
     /// instrument "6 regions, 6 samples (G4..C7)".
     public var contentsText: String {
         let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
-        if hasRegions { return "\(instrument.regions.count) regions, \(bank.count) samples" + range }
+        if hasRegions {
+            let regions = instrument.regions.count, samples = bank.count
+            return "\(regions) region\(regions == 1 ? "" : "s"), \(samples) sample\(samples == 1 ? "" : "s")" + range
+        }
         return "\(map.keys.count) bells" + range
     }
 

@@ -116,12 +116,7 @@ func loadSoundFontInstrument(
     let smplWords = font.sampleData.count / 2
 
     // The samples the zones play, each once (a zone that ends a sample early gets its own copy).
-    struct Stored: Hashable {
-        var header: Int
-        var endOffset: Int
-    }
-    var wanted: [Stored] = []
-    var playable: [(SoundFontVoiceZone, Stored)] = []
+    var playable: [(SoundFontVoiceZone, StoredSample)] = []
     for zone in zones {
         let header = font.samples[zone.sample]
         if header.isROM {
@@ -138,8 +133,8 @@ func loadSoundFontInstrument(
                 "the font is damaged: get it again from where it came")
         }
         let endOffset = compressed ? 0 : zone[.endAddrsOffset] + 32_768 * zone[.endAddrsCoarseOffset]
-        let stored = Stored(header: zone.sample, endOffset: min(0, max(endOffset, 2 - (header.end - header.start))))
-        if !wanted.contains(stored) { wanted.append(stored) }
+        let stored = StoredSample(
+            header: zone.sample, endOffset: min(0, max(endOffset, 2 - (header.end - header.start))))
         playable.append((zone, stored))
         for modulator in zone.modulators { if let why = modulatorLeftOut(modulator) { warnOnce(why) } }
         let unplayed: [(SoundFontGenerator, String)] = [
@@ -163,8 +158,11 @@ func loadSoundFontInstrument(
             "pdta/shdr", "sample \"\(font.samples[playable[0].1.header].name)\" has a rate of 0 Hz",
             "give --rate, or repair the font")
     }
+    playable = pairedSides(playable, in: font)
+    var wanted: [StoredSample] = []
+    for (_, stored) in playable where !wanted.contains(stored) { wanted.append(stored) }
     let bank = SampleBank(sampleRate: rate)
-    var bankIndex: [Stored: (index: Int, firstWord: Int, frames: Int)] = [:]
+    var bankIndex: [StoredSample: (index: Int, firstWord: Int, frames: Int)] = [:]
     var paths: [String] = [], rates: [Int] = []
     for stored in wanted {
         let header = font.samples[stored.header]
@@ -173,11 +171,11 @@ func loadSoundFontInstrument(
             index = try decodeCompressed(file, header, into: bank)
             firstWord = 0
         } else {
-            index = try storePCM(file, header, endOffset: stored.endOffset, into: bank)
+            index = try storePCM(file, stored, into: bank)
             firstWord = header.start
         }
         bankIndex[stored] = (index, firstWord, bank.frameCount(of: index))
-        paths.append("\(path)#\(header.name)")
+        paths.append("\(path)#\(header.name)" + (stored.right.map { "+" + font.samples[$0].name } ?? ""))
         rates.append(header.sampleRate)
     }
 
@@ -187,8 +185,16 @@ func loadSoundFontInstrument(
         var made = soundFontRegions(
             zone, header: header, sampleIndex: place.index, firstWord: place.firstWord, frameCount: place.frames,
             sampleRate: max(1, header.sampleRate), bankRate: rate)
-        if let map, map.givenFields.contains("velocityCurve") {
-            for i in made.indices { made[i].velocityGains = (0..<128).map { map.velocityCurve.gain(velocity: $0) } }
+        for i in made.indices {
+            if let map, map.givenFields.contains("velocityCurve") {
+                made[i].velocityGains = (0..<128).map { map.velocityCurve.gain(velocity: $0) }
+            }
+            if stored.right != nil {
+                // Each side at full level, as a mono voice panned hard to it plays (√2 by the
+                // engine's pan law, against a stereo sample's 1 at the centre).
+                made[i].pan = 0
+                made[i].gain *= Float(2.0.squareRoot())
+            }
         }
         regions += made
     }
@@ -201,82 +207,4 @@ func loadSoundFontInstrument(
         loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
     loaded.preset = "\(preset.bank):\(preset.program) \(preset.name)"
     return loaded
-}
-
-/// Stores a 16-bit sample (with its `sm24` low bytes, when the font has them) in the bank.
-/// 16-bit words go in as they are; 24-bit ones are kept to 16 bits below their own peak.
-private func storePCM(_ file: SoundFontFile, _ header: SoundFontSample, endOffset: Int, into bank: SampleBank)
-    throws(MapFileError) -> Int
-{
-    let font = file.font
-    let frames = header.end - header.start + endOffset
-    guard let words = file.read(offset: font.sampleData.lowerBound + 2 * header.start, length: 2 * frames) else {
-        throw MapFileError([
-            MapProblem(
-                file: file.path, line: nil, column: nil, path: "sdta/smpl",
-                message:
-                    "at byte \(font.sampleData.lowerBound + 2 * header.start): cannot read sample \"\(header.name)\"",
-                fix: "the file is cut short: copy or download it again")
-        ])
-    }
-    let low = font.sampleLowBytes.flatMap { file.read(offset: $0.lowerBound + header.start, length: frames) }
-    guard let low else {
-        return bank.appendPCM16(frameCount: frames, scale: 1.0 / 32_768) { buffer in
-            for i in 0..<frames { buffer[i] = Int16(bitPattern: UInt16(words[2 * i]) | UInt16(words[2 * i + 1]) << 8) }
-        }
-    }
-    var values = [Int32](repeating: 0, count: frames)
-    var peak: Int32 = 0
-    for i in 0..<frames {
-        let high = Int32(Int16(bitPattern: UInt16(words[2 * i]) | UInt16(words[2 * i + 1]) << 8))
-        values[i] = high << 8 | Int32(low[i])
-        peak = max(peak, abs(values[i]))
-    }
-    // The smallest power of two that brings the peak into 15 bits.
-    var shift: Int32 = 0
-    while peak >> shift > 32_767 { shift += 1 }
-    let scale = Float(1 << shift) / 8_388_608
-    return bank.appendPCM16(frameCount: frames, scale: scale) { buffer in
-        let half = shift > 0 ? Int32(1) << (shift - 1) : 0
-        for i in 0..<frames { buffer[i] = Int16(max(-32_767, min(32_767, (values[i] + half) >> shift))) }
-    }
-}
-
-/// Decodes an SF3 sample (an Ogg Vorbis stream inside `smpl`) through libsndfile and stores it.
-private func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, into bank: SampleBank)
-    throws(MapFileError) -> Int
-{
-    let font = file.font
-    func failure(_ message: String) -> MapFileError {
-        MapFileError([
-            MapProblem(
-                file: file.path, line: nil, column: nil, path: "sdta/smpl",
-                message: "at byte \(font.sampleData.lowerBound + header.start): sample \"\(header.name)\": \(message)",
-                fix: "the font is damaged: get it again from where it came")
-        ])
-    }
-    guard let bytes = file.read(offset: font.sampleData.lowerBound + header.start, length: header.end - header.start)
-    else { throw failure("cannot read its \(header.end - header.start) bytes") }
-    var frames: [Float] = []
-    var decodeError: String?
-    bytes.withUnsafeBufferPointer { data in
-        var memory = bellkeys_memory(data: data.baseAddress, length: sf_count_t(data.count), position: 0)
-        var info = SF_INFO()
-        guard let sound = bellkeys_open_memory(&memory, &info) else {
-            decodeError = "not an Ogg Vorbis stream libsndfile reads (\(String(cString: sf_strerror(nil))))"
-            return
-        }
-        defer { sf_close(sound) }
-        guard info.channels == 1, info.frames > 0, info.frames < 1 << 31 else {
-            decodeError = "\(info.channels) channels and \(info.frames) frames: a sample is mono and not empty"
-            return
-        }
-        frames = [Float](repeating: 0, count: Int(info.frames))
-        let got = frames.withUnsafeMutableBufferPointer { sf_readf_float(sound, $0.baseAddress, info.frames) }
-        if got < 1 { decodeError = "it decodes to no frames" }
-        frames.removeLast(frames.count - Int(max(0, got)))
-    }
-    if let decodeError { throw failure(decodeError) }
-    for x in frames where !x.isFinite { throw failure("it decodes to values that are not numbers") }
-    return bank.append(frames)
 }

@@ -14,7 +14,7 @@ private func sineWords(level: Double = 0.3) -> [Int16] {
 
 /// A font with a looped 1 kHz sine at root key 60 (program 0), the same sine as a linked
 /// stereo pair, the right side an octave up (program 1), and a sample no preset plays.
-private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> String {
+private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight: Bool = false) throws -> String {
     let sine = sineWords()
     let octave = (0..<480).map { Int16((32_767 * 0.3 * sin(2 * Double.pi * 20 * Double($0) / 480)).rounded()) }
     let builder = SoundFontBuilder(
@@ -30,7 +30,9 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> Str
                 name: "pair",
                 zones: [
                     .init([(.sampleModes, 1), (.pan, -500)], target: 1),
-                    .init([(.sampleModes, 1), (.pan, 500)], target: 2),
+                    .init(
+                        [(.sampleModes, 1), (.pan, 500)] + (chorusOnRight ? [(.chorusEffectsSend, 100)] : []), target: 2
+                    ),
                 ]),
             .init(name: "unused", zones: [.init(target: 3)]),
         ],
@@ -39,7 +41,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> Str
             .init(name: "Pair", program: 1, zones: [.init(target: 1)]),
             .init(name: "Unused", program: 2, zones: [.init(target: 2)]),
         ])
-    let path = folder + "/test.sf2"
+    let path = folder + (chorusOnRight ? "/chorus.sf2" : "/test.sf2")
     try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
     return path
 }
@@ -66,11 +68,12 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> Str
         }
     }
 
-    /// A linked pair plays as FluidSynth plays it: two voices, one hard left, one hard right.
+    /// A linked pair plays as FluidSynth plays it: the left sample hard left, the right hard
+    /// right. Its two zones differ only in sample and pan, so one stereo voice plays both.
     @Test func aStereoPairPlaysEachSideOnItsOwnChannel() throws {
         let path = try writeFont(temporaryFolder())
         let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 1))
-        #expect(loaded.bank.count == 2 && loaded.instrument.regions.count == 2)
+        #expect(loaded.bank.count == 1 && loaded.bank.channelCounts == [2] && loaded.instrument.regions.count == 1)
         let (left, right) = strike(loaded, key: 64)
         let pitch = 1000 * pow(2, 4.0 / 12)
         #expect(abs(cents(measuredFrequency(left, 2_400..<24_000), pitch)) < 1)
@@ -78,6 +81,24 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> Str
         // Hard pan: the far side silent.
         #expect(magnitude(left[2_400...], hertz: 2 * pitch, sampleRate: 48_000) < 1e-4)
         #expect(magnitude(right[2_400...], hertz: pitch, sampleRate: 48_000) < 1e-4)
+    }
+
+    /// The stereo voice of a pair sounds as its two mono voices do: the same pair with a
+    /// generator bellkeys does not play (a chorus send) on one side only stays two voices, and
+    /// the two renders agree to float rounding.
+    @Test func aPairAsOneVoiceSoundsAsTwo() throws {
+        let folder = temporaryFolder()
+        let path = try writeFont(folder)
+        let paired = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 1))
+        let unpaired = try loadInstrument(
+            mapPath: try writeFont(folder, chorusOnRight: true), preset: PresetChoice(bank: 0, program: 1))
+        #expect(paired.instrument.regions.count == 1 && unpaired.instrument.regions.count == 2)
+        for key in [52, 64, 77] {
+            let one = strike(paired, key: key), two = strike(unpaired, key: key)
+            let worst = zip(one.left + one.right, two.left + two.right).map { abs($0 - $1) }.max()!
+            #expect(worst < 1e-6, "key \(key): \(worst)")
+            #expect(power(one.left) > 0.001 && power(one.right) > 0.001)
+        }
     }
 
     /// `sm24`: 24-bit frames are kept exactly when they fit 16 bits below their peak.
@@ -117,7 +138,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil) throws -> Str
         write(#"{"soundfont": "test.sf2", "program": 1, "pitchBend": false}"#, to: folder + "/map.json")
         let loaded = try loadInstrument(mapPath: folder + "/map.json")
         #expect(loaded.preset == "0:1 Pair")
-        #expect(loaded.instrument.regions.count == 2)
+        #expect(loaded.instrument.regions.count == 1)
         #expect(!loaded.instrument.followsPitchBend)
         write(#"{"soundfont": "test.sf2", "instrument": "x.sfz"}"#, to: folder + "/both.json")
         #expect(throws: MapFileError.self) { try loadInstrument(mapPath: folder + "/both.json") }

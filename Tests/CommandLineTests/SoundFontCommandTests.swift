@@ -29,7 +29,7 @@ private func writeFont(_ path: String) throws {
         let one = try bellkeys(["check", "--map", "font.sf2", "--bank", "128", "--program", "5"], in: folder)
         #expect(one.status == 0)
         #expect(one.output.contains("instrument: font.sf2, preset 128:5 Sine kit"))
-        #expect(one.output.contains("1 regions, 1 samples"))
+        #expect(one.output.contains("1 region, 1 sample (C-1..G9)"))
         let missing = try bellkeys(["check", "--map", "font.sf2", "--program", "7"], in: folder)
         #expect(missing.status == 1)
         #expect(missing.error.contains("no preset at bank 0, program 7"))

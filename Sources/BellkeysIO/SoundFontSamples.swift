@@ -1,0 +1,145 @@
+import BellkeysEngine
+import BellkeysFormats
+import CSndFile
+
+/// A sample as the bank stores it: a sample header's frames (ended early by `endOffset`, 0 or
+/// less), and for a stereo pair played as one voice, the right side's header.
+struct StoredSample: Hashable {
+    var header: Int
+    var endOffset: Int
+    var right: Int?
+}
+
+/// The zones with each stereo pair made one zone of a stereo sample: two zones that differ only
+/// in their sample and pan, one hard left and one hard right, over samples that match in
+/// length, loop, rate, root key and correction. One voice then plays both sides exactly as the
+/// two voices would (FluidSynth plays each side as a voice of its own). The sample headers'
+/// links are preferred but not needed: FluidR3_GM's pairs, for one, leave them 0. Compressed
+/// (SF3) samples stay two voices.
+func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFont) -> [(
+    SoundFontVoiceZone, StoredSample
+)] {
+    func sameExceptSideAndPan(_ a: SoundFontVoiceZone, _ b: SoundFontVoiceZone) -> Bool {
+        var x = a.generators, y = b.generators
+        x[SoundFontGenerator.pan.rawValue] = 0
+        y[SoundFontGenerator.pan.rawValue] = 0
+        return x == y && a.keyRange == b.keyRange && a.velocityRange == b.velocityRange && a.modulators == b.modulators
+    }
+    func matching(_ l: SoundFontSample, _ r: SoundFontSample) -> Bool {
+        l.end - l.start == r.end - r.start && l.loopStart - l.start == r.loopStart - r.start
+            && l.loopEnd - l.start == r.loopEnd - r.start && l.sampleRate == r.sampleRate
+            && l.originalPitch == r.originalPitch && l.pitchCorrection == r.pitchCorrection
+    }
+    var result: [(SoundFontVoiceZone, StoredSample)] = []
+    var taken = Set<Int>()
+    for (i, (zone, stored)) in zones.enumerated() where !taken.contains(i) {
+        let header = font.samples[zone.sample]
+        guard !(font.isCompressed && header.isCompressed), zone[.pan] <= -500 || zone[.pan] >= 500 else {
+            result.append((zone, stored))
+            continue
+        }
+        let isLeft = zone[.pan] <= -500
+        let candidates = zones.indices.filter { j in
+            let (other, otherStored) = zones[j]
+            return j != i && !taken.contains(j) && other.sample != zone.sample
+                && (isLeft ? other[.pan] >= 500 : other[.pan] <= -500) && otherStored.endOffset == stored.endOffset
+                && sameExceptSideAndPan(zone, other) && matching(header, font.samples[other.sample])
+        }
+        let partner = candidates.first { zones[$0].0.sample == header.link } ?? candidates.first
+        guard let j = partner else {
+            result.append((zone, stored))
+            continue
+        }
+        taken.insert(j)
+        let (left, right) = isLeft ? (zone, zones[j].0) : (zones[j].0, zone)
+        result.append((left, StoredSample(header: left.sample, endOffset: stored.endOffset, right: right.sample)))
+    }
+    return result
+}
+
+/// Stores a 16-bit sample, or a stereo pair interleaved (with their `sm24` low bytes, when the
+/// font has them), in the bank. 16-bit words go in as they are; 24-bit ones are kept to 16 bits
+/// below their own peak (a pair's, for both sides).
+func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBank) throws(MapFileError) -> Int {
+    let font = file.font
+    let headers = [stored.header] + (stored.right.map { [$0] } ?? [])
+    let first = font.samples[stored.header]
+    let frames = first.end - first.start + stored.endOffset
+    var sides: [[Int32]] = []
+    var wide = false
+    for index in headers {
+        let header = font.samples[index]
+        guard let words = file.read(offset: font.sampleData.lowerBound + 2 * header.start, length: 2 * frames) else {
+            throw MapFileError([
+                MapProblem(
+                    file: file.path, line: nil, column: nil, path: "sdta/smpl",
+                    message:
+                        "at byte \(font.sampleData.lowerBound + 2 * header.start): cannot read sample \"\(header.name)\"",
+                    fix: "the file is cut short: copy or download it again")
+            ])
+        }
+        let low = font.sampleLowBytes.flatMap { file.read(offset: $0.lowerBound + header.start, length: frames) }
+        wide = wide || low != nil
+        sides.append(
+            (0..<frames).map { i in
+                let high = Int32(Int16(bitPattern: UInt16(words[2 * i]) | UInt16(words[2 * i + 1]) << 8))
+                return low.map { high << 8 | Int32($0[i]) } ?? high << 8
+            })
+    }
+    // The smallest power of two that brings the peak into 15 bits (16-bit words: 8, exact).
+    var peak: Int32 = 0
+    for side in sides { for v in side { peak = max(peak, abs(v)) } }
+    var shift: Int32 = 8
+    if wide {
+        shift = 0
+        while peak >> shift > 32_767 { shift += 1 }
+    }
+    let scale = Float(1 << shift) / 8_388_608
+    let half = shift > 0 ? Int32(1) << (shift - 1) : 0
+    return bank.appendPCM16(frameCount: frames, channels: sides.count, scale: scale) { buffer in
+        for i in 0..<frames {
+            for (c, side) in sides.enumerated() {
+                buffer[i * sides.count + c] =
+                    wide ? Int16(max(-32_767, min(32_767, (side[i] + half) >> shift))) : Int16(side[i] >> 8)
+            }
+        }
+    }
+}
+/// Decodes an SF3 sample (an Ogg Vorbis stream inside `smpl`) through libsndfile and stores it.
+func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, into bank: SampleBank)
+    throws(MapFileError) -> Int
+{
+    let font = file.font
+    func failure(_ message: String) -> MapFileError {
+        MapFileError([
+            MapProblem(
+                file: file.path, line: nil, column: nil, path: "sdta/smpl",
+                message: "at byte \(font.sampleData.lowerBound + header.start): sample \"\(header.name)\": \(message)",
+                fix: "the font is damaged: get it again from where it came")
+        ])
+    }
+    guard let bytes = file.read(offset: font.sampleData.lowerBound + header.start, length: header.end - header.start)
+    else { throw failure("cannot read its \(header.end - header.start) bytes") }
+    var frames: [Float] = []
+    var decodeError: String?
+    bytes.withUnsafeBufferPointer { data in
+        var memory = bellkeys_memory(data: data.baseAddress, length: sf_count_t(data.count), position: 0)
+        var info = SF_INFO()
+        guard let sound = bellkeys_open_memory(&memory, &info) else {
+            decodeError = "not an Ogg Vorbis stream libsndfile reads (\(String(cString: sf_strerror(nil))))"
+            return
+        }
+        defer { sf_close(sound) }
+        guard info.channels == 1, info.frames > 0, info.frames < 1 << 31 else {
+            decodeError = "\(info.channels) channels and \(info.frames) frames: a sample is mono and not empty"
+            return
+        }
+        frames = [Float](repeating: 0, count: Int(info.frames))
+        let got = frames.withUnsafeMutableBufferPointer { sf_readf_float(sound, $0.baseAddress, info.frames) }
+        if got < 1 { decodeError = "it decodes to no frames" }
+        frames.removeLast(frames.count - Int(max(0, got)))
+    }
+    if let decodeError { throw failure(decodeError) }
+    for x in frames where !x.isFinite { throw failure("it decodes to values that are not numbers") }
+    return bank.append(frames)
+}
