@@ -154,6 +154,7 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
         instrument.keyswitchRange = base.instrument.keyswitchRange
         instrument.defaultKeyswitch = base.instrument.defaultKeyswitch
         instrument.controllerDefaults = base.instrument.controllerDefaults
+        instrument.followsPanController = instrument.followsPanController || base.instrument.followsPanController
     }
     return LoadedInstrument(
         mapPath: mapPath, map: map, bank: bank,

@@ -201,6 +201,8 @@ func loadSoundFontInstrument(
     var instrument = Instrument(keys: [])
     instrument.regions = regions
     instrument.followsPitchBend = map?.pitchBend ?? true
+    // CC10 pans the channel, by the law FluidSynth's default pan modulator has.
+    instrument.followsPanController = true
     var loaded = LoadedInstrument(
         mapPath: path, map: map ?? MapFile.instrumentDefaults, bank: bank, instrument: instrument, sampleRate: rate,
         samplePaths: paths, fileSampleRates: rates, fadedEnds: paths.map { _ in false },

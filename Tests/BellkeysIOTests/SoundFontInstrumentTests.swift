@@ -101,6 +101,23 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         }
     }
 
+    /// CC10 pans a preset's channel, directly and through a map (FluidSynth's pan modulator).
+    @Test func panControllerMovesThePreset() throws {
+        let folder = temporaryFolder()
+        let path = try writeFont(folder)
+        write(#"{"soundfont": "test.sf2"}"#, to: folder + "/map.json")
+        for loaded in [try loadInstrument(mapPath: path), try loadInstrument(mapPath: folder + "/map.json")] {
+            var config = EngineConfiguration(sampleRate: loaded.sampleRate)
+            config.limiterThreshold = 100
+            let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+            engine.enqueue(.control(frame: 0, controller: 10, value: 0))
+            engine.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
+            let (left, right) = renderStereo(engine, 12_000)
+            #expect(power(Array(left[4_800...])) > 0.001)
+            #expect(right[4_800...].allSatisfy { $0 == 0 })
+        }
+    }
+
     /// `sm24`: 24-bit frames are kept exactly when they fit 16 bits below their peak.
     @Test func twentyFourBitSamplesKeepTheirLowByte() throws {
         let low = (0..<480).map { UInt8(truncatingIfNeeded: $0 * 37) }
