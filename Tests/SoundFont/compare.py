@@ -27,6 +27,8 @@ FluidSynth has ended the previous voice), renders it with FluidSynth 2.3.1 and w
             (Pearson forgives a wrong decay rate: 20 dB/s too fast from 0.2 s gives r = 0.998.)
   decay     so also: level of the last 100 ms before note-off (or before FluidSynth's
             note falls 60 dB under its peak) minus the first 200 ms, within 1 dB.
+  release   level 200-300 ms after note-off minus the 100 ms before it, within 1 dB
+            (where FluidSynth's note still sounds then, 80 dB under its peak or louder).
   clicks    in each 10 ms frame of the held part (from 50 ms), peak / RMS of the
             second difference (a high-pass: a loop splice or step shows up as one
             spike against the frame's own HF level); bellkeys' worst frame must not
@@ -81,6 +83,7 @@ PRESETS[1010] = ('Music Box CCs', [], (), 5)
 VELS = (100, 64, 127, 30)
 ONSET_REL, ONSET_FRAMES, CENTS, DB, ENV_R, CLICK = 0.1, 2, 1.0, 1.0, 0.98, 2.0
 PITCH_FROM, LEVEL_LEN, TAIL_LEN, STEP = 2205, 8820, 4410, 441     # 50, 200, 100, 10 ms
+RELEASE_FROM = 8820                                                  # 200 ms after note-off
 
 
 def program_of(run):
@@ -254,11 +257,20 @@ def measure(fs, bk, notes, cand_lat):
             ca = click_score(seg(a, oa + PITCH_FROM, oa + HOLD), 1e-3 * peak)
             cb = click_score(seg(b, ob + PITCH_FROM, ob + HOLD), 1e-3 * peak)
             pre = np.abs(seg(a, fluid_start(n) - 256, fluid_start(n))).max()
+            # Release: the level 200-300 ms after note-off against the 100 ms before it.
+            fa_off, fb_off = fluid_start(n + HOLD), n + HOLD + cand_lat(n + HOLD)
+            before_a, before_b = rms(seg(a, fa_off - TAIL_LEN, fa_off)), rms(seg(b, fb_off - TAIL_LEN, fb_off))
+            after_a = rms(seg(a, fa_off + RELEASE_FROM, fa_off + RELEASE_FROM + TAIL_LEN))
+            after_b = rms(seg(b, fb_off + RELEASE_FROM, fb_off + RELEASE_FROM + TAIL_LEN))
+            release = None
+            if before_a > 1e-3 * peak / np.sqrt(2) and after_a > 1e-4 * peak:
+                release = (20 * np.log10(max(after_b, 1e-20) / max(before_b, 1e-20))
+                           - 20 * np.log10(after_a / before_a))
             lag = align(seg(a, fluid_start(n), fluid_start(n) + ALIGN_LEN),
                         seg(b, n + cand_lat(n), n + cand_lat(n) + ALIGN_LEN))
             first = n - 256 + int(np.nonzero(seg(a, n - 256, n + RATE))[0][0])
             chans.append(dict(silent=False, oa=oa - n, ob=ob - n, don=lag, cross=(ob - n - cand_lat(n)) - (oa - n - lat),
-                              late=first - fluid_start(n), pre=pre / peak, cents=cents,
+                              late=first - fluid_start(n), release=release, pre=pre / peak, cents=cents,
                               db=20 * np.log10(max(lb, 1e-20) / max(la, 1e-20)),
                               r=r, decay=decay, click=cb / ca if ca > 0 else 1.0))
         rows.append(dict(n=n, key=key, vel=vel, lat=lat, ch=chans))
@@ -277,6 +289,7 @@ def judge(rows, offset):
             m['ddb'] = m['db'] - offset
             for name, bad in (('onset', abs(m['don']) > ONSET_FRAMES), ('pitch', abs(m['cents']) > CENTS),
                               ('level', abs(m['ddb']) > DB), ('envelope', m['r'] < ENV_R), ('decay', abs(m['decay']) > DB),
+                              ('release', m['release'] is not None and abs(m['release']) > DB),
                               ('click', m['click'] > CLICK)):
                 if bad:
                     fails.append(f'{name}({c})')
@@ -289,6 +302,11 @@ def worst(row, k, f=lambda v: abs(v)):
     return max(vals, key=f) if vals else float('nan')
 
 
+def worst_release(row):
+    vals = [m['release'] for m in row['ch'] if not m['silent'] and m['release'] is not None]
+    return f"{max(vals, key=abs):+6.2f}" if vals else '     -'
+
+
 def report(program, rows):
     warn = []
     for row in rows:
@@ -297,7 +315,7 @@ def report(program, rows):
                 f"onset fs/bk L {on[0]:>9s} R {on[1]:>9s}  ")
         if all(not m['silent'] or m['off'] for m in row['ch']) and any(not m['silent'] for m in row['ch']):
             line += (f"d {worst(row, 'don'):+5.1f} x {worst(row, 'cross'):+3d}  {worst(row, 'cents'):+7.2f} c  {worst(row, 'ddb'):+6.2f} dB  "
-                     f"r {worst(row, 'r', lambda v: -v):.4f}  decay {worst(row, 'decay'):+6.2f}  click x{worst(row, 'click'):.2f}  ")
+                     f"r {worst(row, 'r', lambda v: -v):.4f}  decay {worst(row, 'decay'):+6.2f}  release {worst_release(row)}  click x{worst(row, 'click'):.2f}  ")
             for m in row['ch']:
                 if m['silent']:
                     continue
@@ -349,11 +367,13 @@ def self_test(work, font):
     program = 8
     # note index: (the check that must fail, checks that may fail with it)
     plant = {1: ('pitch', ('onset',)), 2: ('pitch', ()), 3: ('level', ()), 4: ('onset', ()),
-             5: ('click', ()), 6: ('decay', ('envelope',)), 7: ('envelope', ('decay',))}
+             5: ('click', ()), 6: ('decay', ('envelope', 'release')), 7: ('envelope', ('decay', 'release')),
+             8: ('release', ())}
     print('self-test: Celesta; candidate = FluidSynth at -g 1.4 (+2.9 dB, taken out by the offset) with '
           'planted errors: note 1 pitch bend +1 semitone (FluidSynth plays +99 cents), note 2 bend +100/8192 '
           '(FluidSynth plays +2 cents), note 3 -3 dB, note 4 onset +100 frames, note 5 9 frames cut out at '
-          '0.6 s, note 6 decay 20 dB/s faster from 0.2 s, note 7 amplitude tremolo 6 Hz +-30 %')
+          '0.6 s, note 6 decay 20 dB/s faster from 0.2 s, note 7 amplitude tremolo 6 Hz +-30 %, note 8 '
+          'release 10 dB/s faster from note-off')
 
     def candidate(mid, prog, notes):
         bent, wav = os.path.join(work, 'planted.mid'), os.path.join(work, 'planted.wav')
@@ -361,7 +381,7 @@ def self_test(work, font):
         fluid_render(bent, wav, font, gain='1.4')
         x = read_wav(wav).copy()
         span = [(n, m) for (n, _, _), (m, _, _) in zip(notes, notes[1:] + [(len(x), 0, 0)])]
-        (n3, e3), (n4, e4), (n5, e5), (n6, e6), (n7, e7) = span[3:8]
+        (n3, e3), (n4, e4), (n5, e5), (n6, e6), (n7, e7), (n8, e8) = span[3:9]
         x[n3:e3] *= 10 ** (-3 / 20)
         x[n4:e4] = np.vstack([np.zeros((100, 2), np.float32), x[n4:e4 - 100]])
         cut = fluid_start(n5) + int(0.6 * RATE)
@@ -370,6 +390,8 @@ def self_test(work, font):
         x[n6:e6] *= (10 ** (-20 * t / 20)).astype(np.float32)
         t = np.arange(e7 - n7)[:, None] / RATE
         x[n7:e7] *= (1 + 0.3 * np.sin(2 * np.pi * 6 * t)).astype(np.float32)
+        t = np.maximum(np.arange(e8 - n8) - fluid_start(n8 + HOLD) + n8, 0)[:, None] / RATE
+        x[n8:e8] *= (10 ** (-10 * t / 20)).astype(np.float32)
         return x
 
     results = compare([program], work, font, candidate, lambda n: fluid_start(n) - n)
