@@ -252,7 +252,9 @@ private struct SoundFontReader {
                 let type = tag(chunkHeader, 8)
                 if lists[type] == nil { lists[type] = offset + 12..<bodyEnd }
             }
-            offset = bodyEnd + (size & 1)
+            offset = try afterChunk(bodyEnd, size: size, end: riffEnd) { at throws(SoundFontReadError) in
+                try load("RIFF", at, 4)
+            }
         }
         for needed in ["INFO", "sdta", "pdta"] where lists[needed] == nil {
             throw fail(
@@ -263,6 +265,18 @@ private struct SoundFontReader {
         try readSampleData(lists["sdta"]!)
         try readPresetData(lists["pdta"]!)
         return font
+    }
+
+    /// Where the chunk after one of `size` bytes ending at `bodyEnd` starts. RIFF pads an odd
+    /// chunk to an even length, but FluidSynth reads no pad byte, and fonts made for it (SF3
+    /// fonts from MuseScore among them) have none: with an odd size, the next chunk starts
+    /// right after this one if an id is there (four printable characters), else a byte later.
+    func afterChunk(
+        _ bodyEnd: Int, size: Int, end: Int, peek: (Int) throws(SoundFontReadError) -> [UInt8]
+    ) throws(SoundFontReadError) -> Int {
+        guard size & 1 == 1, bodyEnd + 4 <= end else { return bodyEnd + (size & 1) }
+        let id = try peek(bodyEnd)
+        return id.allSatisfy({ (32...126).contains($0) }) ? bodyEnd : bodyEnd + 1
     }
 
     /// The sub-chunks of a LIST (id, body range), checked to lie inside it.
@@ -286,7 +300,11 @@ private struct SoundFontReader {
                 )
             }
             found.append((id, offset + 8..<offset + 8 + size))
-            offset += 8 + size + (size & 1)
+            offset = try afterChunk(offset + 8 + size, size: size, end: range.upperBound) {
+                at throws(SoundFontReadError) in
+                if let data { return Array(data[(at - range.lowerBound)..<(at - range.lowerBound + 4)]) }
+                return try load(list, at, 4)
+            }
         }
         return found
     }

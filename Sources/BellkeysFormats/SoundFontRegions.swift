@@ -180,8 +180,8 @@ func seconds(timecents: Int, in range: ClosedRange<Int>) -> Double {
 
 /// The regions that play a voice zone, for a sample stored in the bank at `sampleIndex`
 /// (`frameCount` frames, its first frame the sample header's word `firstWord`, at
-/// `sampleRate` Hz) in a bank at `bankRate` Hz. One region, or one per key when the envelope's
-/// hold or decay follows the key. Loop points and offsets are made relative to the stored
+/// `sampleRate` Hz) in a bank at `bankRate` Hz. One region for each run of keys that FluidSynth
+/// tunes alike (usually all), or one per key when the envelope's hold or decay follows the key. Loop points and offsets are made relative to the stored
 /// sample and kept inside it. Thread: control.
 public func soundFontRegions(
     _ zone: SoundFontVoiceZone, header: SoundFontSample, sampleIndex: Int, firstWord: Int, frameCount: Int,
@@ -271,14 +271,34 @@ public func soundFontRegions(
             sustain: pow(10, -0.096 * sustain / 20),
             release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
     }
-    guard zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0 else {
-        region.envelope = envelope(key: 60)
-        return [region]
+    // FluidSynth reckons a voice's pitch in whole cents: its sum of root, correction, scale
+    // tuning and tune, in floating point, cut down to a whole cent (6000 may come out as
+    // 5999.999... and play a cent flat). The cents it plays at each key, less the exact ones.
+    let rootPitch = Double(region.pitchKeycenter * 100 - header.pitchCorrection)
+    func fluidSynthCents(_ key: Int) -> Double {
+        guard zone[.keynum] < 0 else { return 0 }
+        let pitch = scale * (Double(key) - rootPitch / 100) + rootPitch + coarseAndFine
+        let whole = { (c: Double) in c >= 0 ? c.rounded(.towardZero) : c }
+        let exact = scale * Double(key - region.pitchKeycenter) + correction + coarseAndFine
+        let difference = whole(pitch) - whole(rootPitch) - exact
+        return abs(difference) < 1e-6 ? 0 : difference
     }
-    return region.keyRange.map { key in
-        var keyed = region
-        keyed.keyRange = key...key
-        keyed.envelope = envelope(key: key)
-        return keyed
+    // One region for each run of keys that share those cents and (when hold or decay follows
+    // the key) an envelope.
+    let keyed = zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
+    var regions: [Region] = []
+    for key in region.keyRange {
+        let cents = fluidSynthCents(key)
+        if !keyed, var last = regions.last, last.tuneCents == region.tuneCents + cents {
+            last.keyRange = last.keyRange.lowerBound...key
+            regions[regions.count - 1] = last
+            continue
+        }
+        var piece = region
+        piece.keyRange = key...key
+        piece.tuneCents += cents
+        piece.envelope = envelope(key: keyed ? key : 60)
+        regions.append(piece)
     }
+    return regions
 }

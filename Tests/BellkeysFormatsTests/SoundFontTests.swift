@@ -144,6 +144,24 @@ func testFont() -> SoundFontBuilder {
         }
     }
 
+    /// FluidSynth plays whole cents, its floating-point sum cut down: with root key 84 and a
+    /// -18 cent correction, 100 x (key - 84.18) + 8418 falls just under a whole cent for keys 3
+    /// to 81 (in IEEE doubles, as FluidSynth computes it), which then play a cent flat.
+    @Test func pitchIsFluidSynthsWholeCents() throws {
+        var builder = testFont()
+        builder.samples[0].root = 84
+        builder.samples[0].correction = -18
+        builder.presets[0].zones[0].generators = []
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let zone = voiceZones(of: font.presets[0], in: font)[0]
+        let regions = soundFontRegions(
+            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
+            bankRate: 48_000)
+        #expect(regions.map(\.keyRange) == [0...2, 3...65])
+        #expect(regions.map(\.tuneCents) == [-18, -19])
+        #expect(regions.allSatisfy { $0.pitchKeycenter == 84 && $0.pitchKeytrackCents == 100 })
+    }
+
     /// A modulator that replaces the default velocity curve: the instrument's amount replaces
     /// the default's, a preset's adds to it.
     @Test func velocityModulatorsShapeTheVelocityGains() throws {

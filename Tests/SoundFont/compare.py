@@ -61,13 +61,15 @@ GAIN = '1.0'
 # program: (name, keys, keys that get all four velocities, spacing in GRID units).
 # Spacing: FluidSynth ends the voice of a 1 s note at velocity 127 (the slowest key)
 # after Celesta 4.6 s, Glockenspiel 9.1 s, Music Box 2.3 s, Tubular Bells 19.4 s,
-# Tinkle Bell 3.2 s; each spacing is longer, so every note starts in digital silence.
+# Tinkle Bell 3.2 s in FluidR3_GM; MuseScore_General's Music Box and Tinkle Bell ring
+# longer (releases of 3.3 and 3.9 s). Each spacing is longer, so every note starts in
+# digital silence.
 PRESETS = {
     8: ('Celesta', [55, 60, 67, 74, 84, 96, 108], (60, 84), 8),
     9: ('Glockenspiel', [72, 79, 84, 89, 96, 103, 108], (79, 96), 15),
-    10: ('Music Box', [48, 55, 60, 67, 74, 86, 96], (60, 74), 5),
+    10: ('Music Box', [48, 55, 60, 67, 74, 86, 96], (60, 74), 7),
     14: ('Tubular Bells', [55, 60, 65, 67, 72, 77], (60,), 31),
-    112: ('Tinkle Bell', [48, 60, 67, 72, 79, 84, 96], (72, 84), 6),
+    112: ('Tinkle Bell', [48, 60, 67, 72, 79, 84, 96], (72, 84), 7),
 }
 # Controllers through FluidSynth's default modulators: a run on Music Box (mono) whose notes
 # each follow controller changes half a grid step before them (CC7 volume, CC11 expression,
@@ -79,7 +81,7 @@ CONTROLLED = {
                 (74, 100, [(7, 100), (11, 64)]), (60, 100, [(11, 20)]), (74, 100, [(11, 127), (10, 0)]),
                 (60, 100, [(10, 32)]), (74, 100, [(10, 96)]), (60, 100, [(10, 64)])]),
 }
-PRESETS[1010] = ('Music Box CCs', [], (), 5)
+PRESETS[1010] = ('Music Box CCs', [], (), 7)
 VELS = (100, 64, 127, 30)
 ONSET_REL, ONSET_FRAMES, CENTS, DB, ENV_R, CLICK = 0.1, 2, 1.0, 1.0, 0.98, 2.0
 PITCH_FROM, LEVEL_LEN, TAIL_LEN, STEP = 2205, 8820, 4410, 441     # 50, 200, 100, 10 ms
