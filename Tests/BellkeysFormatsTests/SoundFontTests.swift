@@ -76,6 +76,18 @@ func testFont() -> SoundFontBuilder {
         #expect(far[0].modulators == defaultSoundFontModulators)
     }
 
+    /// RIFF pads a chunk of odd size; FluidSynth reads no pad byte, and MuseScore's fonts have
+    /// none. Both read.
+    @Test func chunksOfOddSizeReadWithOrWithoutAPadByte() throws {
+        for padded in [true, false] {
+            var builder = testFont()
+            builder.name = "odd name" // 8 characters and a zero: 9 bytes
+            builder.oddNamePadded = padded
+            let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+            #expect(font.name == "odd name" && font.presets.count == 2, "padded: \(padded)")
+        }
+    }
+
     @Test func aKeyRangeThatIsNotFirstIsDropped() throws {
         var builder = testFont()
         builder.instruments[0].zones[1].generators = [(.pan, 10), (.keyRange, SoundFontBuilder.range(0, 10))]

@@ -80,6 +80,9 @@ public struct SoundFontBuilder {
     public var name = "bellkeys test font"
     /// `ifil`: 2.4 writes `sm24` when a sample has low bytes; 3.x is an SF3 file.
     public var versionMajor = 2, versionMinor = 4
+    /// The name's chunk at an odd size (a name of an even length and its zero), with RIFF's
+    /// pad byte after it (true) or without (false, as MuseScore's fonts have it); nil: even.
+    public var oddNamePadded: Bool?
 
     public init(samples: [Sample], instruments: [Instrument], presets: [Preset]) {
         self.samples = samples
@@ -167,7 +170,12 @@ public struct SoundFontBuilder {
         }
         phdr += name20("EOP") + le16(0) + le16(0) + le16(p.first.last!) + [UInt8](repeating: 0, count: 12)
 
-        let info = list("INFO", [chunk("ifil", le16(versionMajor) + le16(versionMinor)), chunk("INAM", zstring(name))])
+        var nameChunk = chunk("INAM", zstring(name))
+        if let padded = oddNamePadded {
+            precondition(name.utf8.count % 2 == 0, "an odd chunk needs a name of even length")
+            nameChunk = chunk("INAM", Array(name.utf8) + [0]) + (padded ? [0] : [])
+        }
+        let info = list("INFO", [chunk("ifil", le16(versionMajor) + le16(versionMinor)), nameChunk])
         let sdta = list("sdta", [chunk("smpl", smpl)] + (hasLow ? [chunk("sm24", sm24)] : []))
         let pdta = list(
             "pdta",
