@@ -139,6 +139,9 @@ public final class Engine: @unchecked Sendable {
     var freeCount: Int
     var soundingCount = 0
     var nextSerial: UInt64 = 0
+    /// The serial of the first voice the note-on being started may start: a choke spares the
+    /// voices of its own note-on (as FluidSynth's exclusive class and sfizz's groups do).
+    var noteOnSerial: UInt64 = 0
     let channels: UnsafeMutablePointer<ChannelState>
     let buses: UnsafeMutablePointer<Float>
     /// Per channel, a left and a right bus for its panned voices (channel c: 2c and 2c + 1).

@@ -28,6 +28,7 @@ extension Engine {
         velocity: Int, delay: Int
     ) -> Bool {
         var started = false
+        noteOnSerial = nextSerial
         let random = nextRandom()
         let first = Int(starts[note]), end = Int(starts[note + 1])
         for c in first..<end {
@@ -83,6 +84,7 @@ extension Engine {
         if key.group != 0 {
             for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
                 let slot = Int(active[i])
+                if voices[slot].serial >= noteOnSerial { continue }
                 let stopped = regions[Int(voices[slot].region)]
                 if stopped.offReleases, stopped.hasEnvelope {
                     release(slot: slot)

@@ -51,11 +51,13 @@ public struct SoundFontZone: Sendable {
     public var modulators: [SoundFontModulator] = []
     public var target: Int?
 
-    /// A range generator's low and high bytes.
+    /// A range generator's low and high bytes (nil: not given). A reversed range (low above
+    /// high) matches nothing, as in FluidSynth: it is returned as 128...128.
     public func range(_ generator: SoundFontGenerator) -> ClosedRange<Int>? {
         guard let raw = generators[generator.rawValue] else { return nil }
         let bits = UInt16(bitPattern: raw)
-        return Int(bits & 0xFF)...max(Int(bits & 0xFF), Int(bits >> 8))
+        let low = Int(bits & 0xFF), high = Int(bits >> 8)
+        return low <= high ? low...high : 128...128
     }
 }
 
@@ -340,8 +342,13 @@ private struct SoundFontReader {
             if id == "smpl" { font.sampleData = body }
             if id == "sm24" { font.sampleLowBytes = body }
         }
-        // sm24 counts if it holds a byte per word of smpl (FluidSynth ignores it otherwise).
-        if let low = font.sampleLowBytes, low.count < font.sampleData.count / 2 { font.sampleLowBytes = nil }
+        // sm24 counts from SoundFont 2.04 on, if it holds a byte per word of smpl (FluidSynth
+        // ignores it otherwise).
+        if let low = font.sampleLowBytes,
+            low.count < font.sampleData.count / 2 || font.versionMajor != 2 || font.versionMinor < 4
+        {
+            font.sampleLowBytes = nil
+        }
     }
 
     mutating func readPresetData(_ range: Range<Int>) throws(SoundFontReadError) {

@@ -39,11 +39,19 @@ public let defaultSoundFontModulators: [SoundFontModulator] = [
     SoundFontModulator(source: 0x020E, destination: 52, amount: 12_700, amountSource: 0x0010, transform: 0),
 ]
 
+/// The most pairs of zones a preset may make, and weigh (FluidR3's presets make at most a few
+/// hundred): a damaged file could pair tens of thousands of preset zones with as many
+/// instrument zones.
+public let maximumVoiceZones = 65_536
+let maximumZonePairs = 1 << 22
+
 /// The voice zones of `preset`: every pair of a preset zone and one of its instrument's zones
-/// whose key and velocity ranges meet, in file order. Zones inherit their global zone's
-/// generators (ranges included, as the specification and FluidSynth from 2.3.3 have it).
-public func voiceZones(of preset: SoundFontPreset, in font: SoundFont) -> [SoundFontVoiceZone] {
+/// whose key and velocity ranges meet, in file order, at most `maximumVoiceZones` of them
+/// (more: nil). Zones inherit their global zone's generators (ranges included, as the
+/// specification and FluidSynth from 2.3.3 have it).
+public func voiceZones(of preset: SoundFontPreset, in font: SoundFont) -> [SoundFontVoiceZone]? {
     var result: [SoundFontVoiceZone] = []
+    var pairs = 0
     let full = 0...127
     for presetZone in preset.zones {
         guard let instrumentIndex = presetZone.target, instrumentIndex < font.instruments.count else { continue }
@@ -52,13 +60,16 @@ public func voiceZones(of preset: SoundFontPreset, in font: SoundFont) -> [Sound
         let presetVelocities = presetZone.range(.velRange) ?? preset.global?.range(.velRange) ?? full
         for zone in instrument.zones {
             guard let sample = zone.target, sample < font.samples.count else { continue }
+            pairs += 1
+            if result.count == maximumVoiceZones || pairs > maximumZonePairs { return nil }
             let keys = zone.range(.keyRange) ?? instrument.global?.range(.keyRange) ?? full
             let velocities = zone.range(.velRange) ?? instrument.global?.range(.velRange) ?? full
             let keyLow = max(keys.lowerBound, presetKeys.lowerBound)
             let keyHigh = min(keys.upperBound, presetKeys.upperBound)
             let velocityLow = max(velocities.lowerBound, presetVelocities.lowerBound)
             let velocityHigh = min(velocities.upperBound, presetVelocities.upperBound)
-            guard keyLow <= keyHigh, velocityLow <= velocityHigh, keyLow <= 127, velocityHigh >= 1 else { continue }
+            guard keyLow <= keyHigh, velocityLow <= velocityHigh, keyLow <= 127, velocityLow <= 127, velocityHigh >= 1
+            else { continue }
 
             var generators = SoundFontGenerator.allCases.reduce(into: [Int](repeating: 0, count: 61)) {
                 $0[$1.rawValue] = $1.defaultValue
@@ -171,10 +182,11 @@ public func soundFontVelocityGains(_ zone: SoundFontVoiceZone) -> [Float] {
     }
 }
 
-/// Seconds for a time in timecents, clipped to `range` (FluidSynth's limits); 0 for the
-/// specification's "none" (-32768).
-func seconds(timecents: Int, in range: ClosedRange<Int>) -> Double {
-    if timecents <= -32_768 { return 0 }
+/// Seconds for a time in timecents, clipped first to `range` (FluidSynth's limits), so that
+/// the specification's "none" (-32768) is the shortest time there; a hold of -32768 or less
+/// (`noneIsZero`) is none at all, as FluidSynth has it.
+func seconds(timecents: Int, in range: ClosedRange<Int>, noneIsZero: Bool = false) -> Double {
+    if noneIsZero, timecents <= -32_768 { return 0 }
     return exp2(Double(max(range.lowerBound, min(range.upperBound, timecents))) / 1200)
 }
 
@@ -207,7 +219,10 @@ public func soundFontRegions(
     }
 
     // Level: FluidSynth reads initial attenuation at 0.4 of its value (as EMU's hardware did).
-    let attenuation = max(0, min(1440, 0.4 * Double(zone[.initialAttenuation])))
+    // FluidSynth clips the total (with velocity, CC7 and CC11) to 0-1440 cB: a negative value
+    // (a boost) is kept here up to the 45.6 cB those take at their defaults (velocity 127, CC7
+    // 100, CC11 127), the most FluidSynth can boost.
+    let attenuation = max(-45.6, min(1440, 0.4 * Double(zone[.initialAttenuation])))
     var gain = pow(10, -attenuation / 200)
     region.pan = max(-1, min(1, Double(zone[.pan]) / 500))
     region.velocityGains = soundFontVelocityGains(zone)
@@ -266,7 +281,7 @@ public func soundFontRegions(
         return Envelope(
             delay: blocks(seconds(timecents: zone[.delayVolEnv], in: -12_000...5_000), .down),
             attack: blocks(seconds(timecents: zone[.attackVolEnv], in: -12_000...8_000), .down, plusOne: true),
-            hold: blocks(seconds(timecents: hold, in: -12_000...5_000), .toNearestOrAwayFromZero),
+            hold: blocks(seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true), .toNearestOrAwayFromZero),
             decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
             sustain: pow(10, -0.096 * sustain / 20),
             release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)

@@ -83,6 +83,15 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
         ])
     }
     let map = try parseMapFile(bytes, file: mapPath)
+    if let preset, map.soundFont == nil {
+        throw MapFileError([
+            MapProblem(
+                file: mapPath, line: nil, column: nil, path: "",
+                message:
+                    "--program \(preset.program) (bank \(preset.bank)) chooses a SoundFont's preset, and the map names no SoundFont",
+                fix: "give a SoundFont as --map, or a map with \"soundfont\"; or leave --program and --bank out")
+        ])
+    }
     let folder = directoryName(mapPath)
 
     // A map that names an instrument: its regions first, the map's keys beside them.
@@ -109,7 +118,9 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
                     fix: "check the name; it is relative to the map file's folder")
             ])
         }
-        let choice = preset ?? PresetChoice(bank: map.bank, program: map.program)
+        // The same rule as --map FONT: neither bank nor program given, the font's first preset.
+        let given = map.givenFields.contains("bank") || map.givenFields.contains("program")
+        let choice = preset ?? (given ? PresetChoice(bank: map.bank, program: map.program) : nil)
         base = try loadSoundFontInstrument(
             path: found, preset: choice, sampleRate: requested, start: start, overriding: map)
     }

@@ -112,7 +112,13 @@ func loadSoundFontInstrument(
         let line = "\(path): preset \(preset.bank):\(preset.program) \(preset.name): \(message)"
         if !warnings.contains(line) { warnings.append(line) }
     }
-    let zones = voiceZones(of: preset, in: font)
+    guard let zones = voiceZones(of: preset, in: font) else {
+        throw problem(
+            "pdta/pbag",
+            "preset \(preset.bank):\(preset.program) \(preset.name) pairs more zones than bellkeys plays "
+                + "(\(maximumVoiceZones))",
+            "the font is damaged, or made for a synthesizer with no such limit: choose another preset")
+    }
     let smplWords = font.sampleData.count / 2
 
     // The samples the zones play, each once (a zone that ends a sample early gets its own copy).
@@ -132,9 +138,11 @@ func loadSoundFontInstrument(
                     + "outside the \(limit) \(compressed ? "bytes" : "words") of sample data",
                 "the font is damaged: get it again from where it came")
         }
-        let endOffset = compressed ? 0 : zone[.endAddrsOffset] + 32_768 * zone[.endAddrsCoarseOffset]
+        // An SF3 sample's end offset counts frames of the decoded sample (applied there).
+        let endOffset = zone[.endAddrsOffset] + 32_768 * zone[.endAddrsCoarseOffset]
         let stored = StoredSample(
-            header: zone.sample, endOffset: min(0, max(endOffset, 2 - (header.end - header.start))))
+            header: zone.sample,
+            endOffset: compressed ? min(0, endOffset) : min(0, max(endOffset, 2 - (header.end - header.start))))
         playable.append((zone, stored))
         for modulator in zone.modulators { if let why = modulatorLeftOut(modulator) { warnOnce(why) } }
         let unplayed: [(SoundFontGenerator, String)] = [
@@ -152,15 +160,30 @@ func loadSoundFontInstrument(
             "choose another preset (bellkeys check --map \(path) lists them)")
     }
 
-    let rate = requested ?? font.samples[playable[0].1.header].sampleRate
-    guard rate > 0 else {
-        throw problem(
-            "pdta/shdr", "sample \"\(font.samples[playable[0].1.header].name)\" has a rate of 0 Hz",
-            "give --rate, or repair the font")
+    // The output runs at the first sample's rate, if it is one a sound card plays.
+    let firstRate = font.samples[playable[0].1.header].sampleRate
+    let rate = requested ?? ((8_000...384_000).contains(firstRate) ? firstRate : 44_100)
+    if requested == nil, rate != firstRate {
+        warnOnce("its first sample's rate, \(firstRate) Hz, is not one to play at: playing at 44100 Hz")
     }
     playable = pairedSides(playable, in: font)
-    var wanted: [StoredSample] = []
-    for (_, stored) in playable where !wanted.contains(stored) { wanted.append(stored) }
+    var wanted: [StoredSample] = [], seen = Set<StoredSample>()
+    for (_, stored) in playable where seen.insert(stored).inserted { wanted.append(stored) }
+    // Zones that end one sample at many places store a copy for each: a budget, past which the
+    // font is refused rather than filling memory.
+    let budget = font.sampleData.count + (64 << 20)
+    var bytes = 0
+    for stored in wanted {
+        let header = font.samples[stored.header]
+        bytes += (stored.right == nil ? 2 : 4) * max(0, header.end - header.start + stored.endOffset)
+    }
+    if bytes > budget {
+        throw problem(
+            "pdta/igen",
+            "preset \(preset.bank):\(preset.program) \(preset.name) ends its samples at so many places that "
+                + "storing them would take \(bytes >> 20) MiB",
+            "the font is damaged: get it again from where it came")
+    }
     let bank = SampleBank(sampleRate: rate)
     var bankIndex: [StoredSample: (index: Int, firstWord: Int, frames: Int)] = [:]
     var paths: [String] = [], rates: [Int] = []
@@ -168,13 +191,19 @@ func loadSoundFontInstrument(
         let header = font.samples[stored.header]
         let index: Int, firstWord: Int
         if font.isCompressed && header.isCompressed {
-            index = try decodeCompressed(file, header, into: bank)
+            index = try decodeCompressed(file, header, endOffset: stored.endOffset, into: bank)
             firstWord = 0
         } else {
             index = try storePCM(file, stored, into: bank)
             firstWord = header.start
         }
         bankIndex[stored] = (index, firstWord, bank.frameCount(of: index))
+        if header.sampleRate <= 0 {
+            throw problem(
+                "pdta/shdr",
+                "at byte \(font.sampleHeadersOffset + 46 * stored.header + 36): sample \"\(header.name)\" has a rate of 0 Hz",
+                "the font is damaged: get it again from where it came")
+        }
         paths.append("\(path)#\(header.name)" + (stored.right.map { "+" + font.samples[$0].name } ?? ""))
         rates.append(header.sampleRate)
     }

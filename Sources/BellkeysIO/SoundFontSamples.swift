@@ -32,9 +32,11 @@ func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFo
     }
     var result: [(SoundFontVoiceZone, StoredSample)] = []
     var taken = Set<Int>()
+    // (Pairs are looked for among a few thousand zones at most: the search is quadratic.)
+    let searches = zones.count <= 4_096
     for (i, (zone, stored)) in zones.enumerated() where !taken.contains(i) {
         let header = font.samples[zone.sample]
-        guard !(font.isCompressed && header.isCompressed), zone[.pan] <= -500 || zone[.pan] >= 500 else {
+        guard searches, !(font.isCompressed && header.isCompressed), zone[.pan] <= -500 || zone[.pan] >= 500 else {
             result.append((zone, stored))
             continue
         }
@@ -42,6 +44,7 @@ func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFo
         let candidates = zones.indices.filter { j in
             let (other, otherStored) = zones[j]
             return j != i && !taken.contains(j) && other.sample != zone.sample
+                && !(font.isCompressed && font.samples[other.sample].isCompressed)
                 && (isLeft ? other[.pan] >= 500 : other[.pan] <= -500) && otherStored.endOffset == stored.endOffset
                 && sameExceptSideAndPan(zone, other) && matching(header, font.samples[other.sample])
         }
@@ -50,6 +53,7 @@ func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFo
             result.append((zone, stored))
             continue
         }
+        taken.insert(i)
         taken.insert(j)
         let (left, right) = isLeft ? (zone, zones[j].0) : (zones[j].0, zone)
         result.append((left, StoredSample(header: left.sample, endOffset: stored.endOffset, right: right.sample)))
@@ -105,8 +109,12 @@ func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBa
         }
     }
 }
+/// The most frames an SF3 sample may decode to: 10 minutes at 48 kHz (instrument samples last
+/// seconds; a damaged stream could otherwise decode to gigabytes).
+let maximumDecodedFrames = 600 * 48_000
+
 /// Decodes an SF3 sample (an Ogg Vorbis stream inside `smpl`) through libsndfile and stores it.
-func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, into bank: SampleBank)
+func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, endOffset: Int, into bank: SampleBank)
     throws(MapFileError) -> Int
 {
     let font = file.font
@@ -130,16 +138,25 @@ func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, into ban
             return
         }
         defer { sf_close(sound) }
-        guard info.channels == 1, info.frames > 0, info.frames < 1 << 31 else {
-            decodeError = "\(info.channels) channels and \(info.frames) frames: a sample is mono and not empty"
+        guard info.channels == 1 else {
+            decodeError = "\(info.channels) channels: a SoundFont sample is mono"
             return
         }
-        frames = [Float](repeating: 0, count: Int(info.frames))
-        let got = frames.withUnsafeMutableBufferPointer { sf_readf_float(sound, $0.baseAddress, info.frames) }
-        if got < 1 { decodeError = "it decodes to no frames" }
-        frames.removeLast(frames.count - Int(max(0, got)))
+        // Read in pieces, not by the length the stream claims (a damaged stream may claim any).
+        var piece = [Float](repeating: 0, count: 65_536)
+        while frames.count <= maximumDecodedFrames {
+            let got = piece.withUnsafeMutableBufferPointer { sf_readf_float(sound, $0.baseAddress, 65_536) }
+            if got <= 0 { break }
+            frames += piece[0..<Int(got)]
+        }
+        if frames.isEmpty { decodeError = "it decodes to no frames" }
+        if frames.count > maximumDecodedFrames {
+            decodeError = "it decodes to more than \(maximumDecodedFrames) frames (10 minutes at 48 kHz)"
+        }
     }
     if let decodeError { throw failure(decodeError) }
+    // The zone's end offset, in frames of the decoded sample (at least 2 frames kept).
+    frames.removeLast(min(-endOffset, max(0, frames.count - 2)))
     for x in frames where !x.isFinite { throw failure("it decodes to values that are not numbers") }
     return bank.append(frames)
 }

@@ -61,7 +61,7 @@ func testFont() -> SoundFontBuilder {
     /// ranges are intersected; instrument-only generators in a preset are dropped.
     @Test func presetGeneratorsAddToTheInstrumentsAndRangesMeet() throws {
         let font = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
-        let zones = voiceZones(of: font.presets[0], in: font)
+        let zones = voiceZones(of: font.presets[0], in: font)!
         #expect(zones.count == 2)
         #expect(zones[0].keyRange == 48...65 && zones[1].keyRange == 66...96)
         #expect(zones[1].velocityRange == 1...100)
@@ -69,7 +69,7 @@ func testFont() -> SoundFontBuilder {
         #expect(zones[1][.initialAttenuation] == 70) // local 50 replaces global, + 20
         #expect(zones[0][.releaseVolEnv] == 1200 && zones[1][.releaseVolEnv] == 1200)
         #expect(zones[0][.attackVolEnv] == -12_000 && zones[0][.scaleTuning] == 100)
-        let far = voiceZones(of: font.presets[1], in: font)
+        let far = voiceZones(of: font.presets[1], in: font)!
         #expect(far[0][.pan] == -150)
         #expect(far[0][.overridingRootKey] == -1) // dropped at preset level
         #expect(far[1][.fineTune] == -13)
@@ -88,18 +88,47 @@ func testFont() -> SoundFontBuilder {
         }
     }
 
+    /// Ranges no key or velocity can meet make no zone: a velocity range of 128 (it used to
+    /// trap, building 128...127) and a reversed key range (FluidSynth never matches one).
+    @Test func rangesNothingMeetsMakeNoZone() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].generators = [
+            (.keyRange, SoundFontBuilder.range(0, 127)), (.velRange, 128 | 128 << 8),
+        ]
+        var font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        #expect(voiceZones(of: font.presets[0], in: font)!.map(\.sample) == [1])
+        builder = testFont()
+        builder.instruments[0].zones[2].generators = [(.keyRange, SoundFontBuilder.range(70, 60))]
+        font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        #expect(voiceZones(of: font.presets[0], in: font)!.map(\.sample) == [0])
+    }
+
+    /// The shortest release is FluidSynth's 16 ms (-7200 tc), even for the specification's
+    /// "none" (-32768); a hold of -32768 is none at all.
+    @Test func noneIsTheShortestTimeExceptForHold() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].generators += [(.releaseVolEnv, -32_768), (.holdVolEnv, -32_768)]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let region = soundFontRegions(
+            voiceZones(of: font.presets[0], in: font)![0], header: font.samples[0], sampleIndex: 0, firstWord: 0,
+            frameCount: 480, sampleRate: 48_000, bankRate: 48_000)[0]
+        // 1 + floor(48000 x 2^-6 / 64) = 12 blocks, over 90 dB of the engine's 96.
+        #expect(abs(region.envelope!.release - 12 * 64 / 48_000 * 90 / 96) < 1e-12)
+        #expect(region.envelope!.hold == 0)
+    }
+
     @Test func aKeyRangeThatIsNotFirstIsDropped() throws {
         var builder = testFont()
         builder.instruments[0].zones[1].generators = [(.pan, 10), (.keyRange, SoundFontBuilder.range(0, 10))]
         let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
         #expect(font.instruments[0].zones[0].range(.keyRange) == nil)
-        #expect(voiceZones(of: font.presets[0], in: font)[0].keyRange == 48...96)
+        #expect(voiceZones(of: font.presets[0], in: font)![0].keyRange == 48...96)
     }
 
     /// What a voice of each zone plays: the arithmetic of SoundFont 2.04 as FluidSynth does it.
     @Test func zonesBecomeRegionsWithFluidSynthsArithmetic() throws {
         let font = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
-        let zones = voiceZones(of: font.presets[0], in: font)
+        let zones = voiceZones(of: font.presets[0], in: font)!
         let low = soundFontRegions(
             zones[0], header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
             bankRate: 48_000)
@@ -136,7 +165,7 @@ func testFont() -> SoundFontBuilder {
             (.initialFilterQ, 120), (.exclusiveClass, 3),
         ]
         let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)[0]
+        let zone = voiceZones(of: font.presets[0], in: font)![0]
         let regions = soundFontRegions(
             zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
             bankRate: 48_000)
@@ -165,7 +194,7 @@ func testFont() -> SoundFontBuilder {
         builder.samples[0].correction = -18
         builder.presets[0].zones[0].generators = []
         let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)[0]
+        let zone = voiceZones(of: font.presets[0], in: font)![0]
         let regions = soundFontRegions(
             zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
             bankRate: 48_000)
@@ -184,7 +213,7 @@ func testFont() -> SoundFontBuilder {
             SoundFontModulator(source: 0x0102, destination: 48, amount: 120, amountSource: 0, transform: 0)
         ]
         let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)[0]
+        let zone = voiceZones(of: font.presets[0], in: font)![0]
         let gains = soundFontVelocityGains(zone)
         for v in [1, 32, 64, 100, 127] {
             // The concave default at 960 cB, and the linear one at 480 + 120 = 600 cB.

@@ -118,6 +118,76 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         }
     }
 
+    /// An exclusive class spares the voices of its own note-on (FluidSynth's rule): two zones of
+    /// class 1 on one key, one hard left and one hard right over samples of different lengths
+    /// (so not one stereo voice), both ring; the next strike cuts both off.
+    @Test func anExclusiveClassSparesItsOwnNoteOn() throws {
+        let sine = sineWords()
+        let builder = SoundFontBuilder(
+            samples: [
+                .init(name: "a", frames: sine, loop: 0..<480), .init(name: "b", frames: sine + sine, loop: 0..<960),
+            ],
+            instruments: [
+                .init(
+                    name: "kit",
+                    zones: [
+                        .init([(.sampleModes, 1), (.pan, -500), (.exclusiveClass, 1)], target: 0),
+                        .init([(.sampleModes, 1), (.pan, 500), (.exclusiveClass, 1)], target: 1),
+                    ])
+            ],
+            presets: [.init(name: "Kit", program: 0, zones: [.init(target: 0)])])
+        let folder = temporaryFolder()
+        try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/kit.sf2"))
+        let loaded = try loadInstrument(mapPath: folder + "/kit.sf2")
+        #expect(loaded.instrument.regions.count == 2 && loaded.bank.count == 2)
+        var config = EngineConfiguration(sampleRate: loaded.sampleRate)
+        config.limiterThreshold = 100
+        let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        engine.enqueue(.noteOn(frame: 24_000, note: 67, velocity: 127))
+        let (left, right) = renderStereo(engine, 48_000)
+        // Both sides ring through the first half second (a cut would end within 0.11 s).
+        #expect(power(Array(left[12_000..<24_000])) > 0.001 && power(Array(right[12_000..<24_000])) > 0.001)
+        // The second strike's two voices sound at key 67's pitch alone once the first have faded.
+        let pitch = 1000 * pow(2, 7.0 / 12)
+        #expect(abs(cents(measuredFrequency(left, 36_000..<48_000), pitch)) < 1)
+        #expect(abs(cents(measuredFrequency(right, 36_000..<48_000), pitch)) < 1)
+    }
+
+    /// Three zones alike but for their pan: one pair becomes a stereo voice, the third stays
+    /// a voice of its own (it used to pair with the left side again, which then played twice).
+    @Test func aSideIsPairedOnce() throws {
+        let sine = sineWords()
+        func font(_ path: String, thirdChorus: Bool) throws -> LoadedInstrument {
+            let builder = SoundFontBuilder(
+                samples: [
+                    .init(name: "l", frames: sine, loop: 0..<480), .init(name: "r", frames: sine, loop: 0..<480),
+                    .init(name: "r2", frames: sine, loop: 0..<480),
+                ],
+                instruments: [
+                    .init(
+                        name: "three",
+                        zones: [
+                            .init([(.sampleModes, 1), (.pan, -500)], target: 0),
+                            .init([(.sampleModes, 1), (.pan, 500)], target: 1),
+                            .init(
+                                [(.sampleModes, 1), (.pan, 500)] + (thirdChorus ? [(.chorusEffectsSend, 5)] : []),
+                                target: 2),
+                        ])
+                ],
+                presets: [.init(name: "Three", program: 0, zones: [.init(target: 0)])])
+            try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
+            return try loadInstrument(mapPath: path)
+        }
+        let folder = temporaryFolder()
+        let paired = try font(folder + "/a.sf2", thirdChorus: false)
+        let apart = try font(folder + "/b.sf2", thirdChorus: true)
+        #expect(paired.instrument.regions.count == 2)
+        let one = strike(paired, key: 60), two = strike(apart, key: 60)
+        let worst = zip(one.left + one.right, two.left + two.right).map { abs($0 - $1) }.max()!
+        #expect(worst < 1e-6)
+    }
+
     /// `sm24`: 24-bit frames are kept exactly when they fit 16 bits below their peak.
     @Test func twentyFourBitSamplesKeepTheirLowByte() throws {
         let low = (0..<480).map { UInt8(truncatingIfNeeded: $0 * 37) }

@@ -27,7 +27,7 @@ public func soundFontViolations(_ bytes: [UInt8]) -> [String] {
         return broken
     }
     for preset in font.presets {
-        for zone in voiceZones(of: preset, in: font) {
+        for zone in voiceZones(of: preset, in: font) ?? [] {
             let header = font.samples[zone.sample]
             let frames = max(2, min(1 << 16, header.end - header.start))
             for region in soundFontRegions(
