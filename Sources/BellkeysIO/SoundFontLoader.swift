@@ -193,6 +193,14 @@ func loadSoundFontInstrument(
         if font.isCompressed && header.isCompressed {
             index = try decodeCompressed(file, header, endOffset: stored.endOffset, into: bank)
             firstWord = 0
+            // Ogg streams decode to about ten times their size; a damaged one could claim far more.
+            if bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
+                throw problem(
+                    "sdta/smpl",
+                    "at byte \(font.sampleData.lowerBound + header.start): preset \(preset.bank):\(preset.program) "
+                        + "\(preset.name)'s compressed samples decode to more than \(bank.byteCount >> 20) MiB",
+                    "the font is damaged: get it again from where it came")
+            }
         } else {
             index = try storePCM(file, stored, into: bank)
             firstWord = header.start
