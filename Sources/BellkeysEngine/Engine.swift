@@ -106,6 +106,8 @@ public final class Engine: @unchecked Sendable {
     /// Whether any region is pitched, and the pitched voices' read-out (two channels of a block).
     let hasPitched: Bool
     let pitchScratch: UnsafeMutablePointer<Float>
+    /// A loop's seam copied out for the kernel loop (`seamWindow`): 16-bit frames, stereo at most.
+    let seamScratch: UnsafeMutablePointer<Int16>
     /// Per region r and velocity v, at 128r + v: the strike's gain.
     let velocityGains: UnsafeMutablePointer<Float>
     let controllerGains: UnsafeMutablePointer<Float>
@@ -314,6 +316,9 @@ public final class Engine: @unchecked Sendable {
         currentKeyswitch = instrument.defaultKeyswitch ?? -1
         pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
         pitchScratch.initialize(repeating: 0, count: 2 * configuration.maxBlockFrames)
+        precondition(seamPadding == samplePadding && seamFrames >= 2 * InterpolationKernels.maximumTaps + 64)
+        seamScratch = .allocate(capacity: seamCapacity)
+        seamScratch.initialize(repeating: 0, count: seamCapacity)
         hasPannedKeys = anyOffCentre
 
         // Candidates: a mapped key's region for its note (or the note it folds to), and every
@@ -437,6 +442,7 @@ public final class Engine: @unchecked Sendable {
         increments.deallocate()
         incrementKernels.deallocate()
         pitchScratch.deallocate()
+        seamScratch.deallocate()
         silence.deallocate()
         noteVoiceCounts.deallocate()
         velocityGains.deallocate()

@@ -18,6 +18,14 @@ enum VoiceLoop: UInt8 {
 /// its memory: half the widest kernel.
 let samplePadding = InterpolationKernels.maximumTaps / 2
 
+/// Frames of a loop's seam copied out at once (`seamWindow`): twice the widest kernel (256
+/// taps) and 256 more; zeros before them, as many as `samplePadding`; and the values the
+/// buffer holds, stereo at most. (Computed, not stored: the render thread may not start a
+/// global's lazy initialisation. `Engine.init` checks them against the kernels.)
+var seamFrames: Int { 768 }
+var seamPadding: Int { 128 }
+var seamCapacity: Int { 2 * (seamFrames + 2 * seamPadding) }
+
 /// Reads up to `m` frames of `voice` at its ratio into `left` (and, for a stereo sample,
 /// `right`), advancing its position; returns how many it read (fewer than `m` when the sample
 /// ended). With `wide`, through the AVX2 build of the interpolation loop (PitchLoops.swift).
@@ -26,7 +34,7 @@ let samplePadding = InterpolationKernels.maximumTaps / 2
 func resample(
     _ voice: inout PitchedVoice, frames: UnsafePointer<Int16>, frameCount: Int,
     kernels: UnsafeMutablePointer<KernelLevel>, wide: Bool, left: UnsafeMutablePointer<Float>,
-    right: UnsafeMutablePointer<Float>, count m: Int
+    right: UnsafeMutablePointer<Float>, count m: Int, seam: UnsafeMutablePointer<Int16>
 ) -> Int {
     var produced = 0
     let increment = voice.increment
@@ -55,14 +63,35 @@ func resample(
             let ceiling = UInt64(last + 1) << 32
             count = min(m - produced, Int((ceiling - voice.phaseFrames + increment - 1) / increment))
         }
-        if count == 0 {
-            // A frame whose taps cross the loop's seam: those past its end are read from its
-            // start, and (once it has come round) those before its start from its end.
+        if count == 0, unity {
+            // A frame at the loop's seam, at the sample's own pitch: read where it wraps to.
             readAcrossLoop(
                 &voice, frames: frames, coefficients: coefficients, taps: taps, left: left + produced,
                 right: right + produced)
             voice.phaseFrames &+= increment
             produced += 1
+            continue
+        }
+        if count == 0 {
+            // Frames whose taps cross the loop's seam: the seam is copied out unrolled (past
+            // its end from its start, and once it has come round, before its start from its
+            // end), and as many frames as its copy holds go through the same kernel loop.
+            let first = position - back
+            let window = seamWindow(&voice, frames: frames, from: first, taps: taps, into: seam)
+            var ceiling = UInt64(first + window - reach) << 32
+            // Before the loop first comes round, a copy holds what lies before the loop's start
+            // as it is; after, as the loop's end: a run stops at the first wrap.
+            if !voice.wrapped { ceiling = min(ceiling, UInt64(voice.loopEnd + 1) << 32) }
+            let run = min(m - produced, Int((ceiling - voice.phaseFrames + increment - 1) / increment))
+            // (The kernel loop reads the copy at positions from `first`: its phase is moved there.)
+            let shift = UInt64(bitPattern: Int64(first)) << 32
+            let copy = UnsafePointer(seam + (stereo ? 2 : 1) * seamPadding)
+            voice.phaseFrames =
+                interpolate(
+                    wide: wide, copy, channels: stereo ? 2 : 1, phase: voice.phaseFrames &- shift,
+                    increment: increment, level: kernels[Int(voice.kernel)], left: left + produced,
+                    right: right + produced, count: run) &+ shift
+            produced += run
             continue
         }
         if unity {
@@ -84,6 +113,37 @@ func resample(
         produced += count
     }
     return produced
+}
+
+/// Copies the frames of a looped voice from `first` on into `seam` (after `seamPadding`
+/// frames), as the voice reads them: past the loop's end from its start, and once the loop has
+/// come round, before its start from its end. As many as reach past the seam by the kernel's
+/// `taps` and 64 frames more, at most `seamFrames`; returns how many. Thread: render.
+/// Real-time safe.
+@_noLocks
+func seamWindow(
+    _ voice: inout PitchedVoice, frames: UnsafePointer<Int16>, from first: Int, taps: Int,
+    into seam: UnsafeMutablePointer<Int16>
+) -> Int {
+    let length = voice.loopEnd - voice.loopStart + 1
+    let count = max(taps + 1, min(seamFrames, voice.loopEnd + 1 + taps + 64 - first))
+    let stereo = voice.isStereo
+    let out = seam + (stereo ? 2 : 1) * seamPadding
+    for i in 0..<count {
+        var q = first + i
+        if q > voice.loopEnd {
+            q = voice.loopStart + (q - voice.loopStart) % length
+        } else if voice.wrapped, q < voice.loopStart {
+            q = voice.loopEnd - (voice.loopStart - 1 - q) % length
+        }
+        if stereo {
+            out[2 * i] = frames[2 * q]
+            out[2 * i + 1] = frames[2 * q + 1]
+        } else {
+            out[i] = frames[q]
+        }
+    }
+    return count
 }
 
 /// The top 8 bits of a position's fraction pick the kernel's phase row; the next 24 weigh the
@@ -179,7 +239,7 @@ extension Engine {
             let m = min(n - done, pitched.envelope.pieceLeft)
             let got = resample(
                 &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: kernelLevels, wide: wideMixing,
-                left: scratchLeft, right: scratchRight, count: m)
+                left: scratchLeft, right: scratchRight, count: m, seam: seamScratch)
             if pitched.filterKind != 0 { filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got) }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
