@@ -94,30 +94,27 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
     }
     let folder = directoryName(mapPath)
 
-    // A map that names an instrument: its regions first, the map's keys beside them.
-    var base: LoadedInstrument?
-    if let file = map.instrument {
+    // A map that names an instrument (an SFZ file or a SoundFont's preset): its regions
+    // first, the map's keys beside them. `field`'s file, found beside the map.
+    func named(_ file: String, field: String) throws(MapFileError) -> String {
         let path = resolve(file, from: folder)
         guard let found = findCaseInsensitively(path) else {
             throw MapFileError([
                 MapProblem(
-                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn, path: "instrument",
+                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn, path: field,
                     message: "\"\(file)\" (\(path)): no such file",
                     fix: "check the name; it is relative to the map file's folder")
             ])
         }
+        return found
+    }
+    var base: LoadedInstrument?
+    if let file = map.instrument {
+        let found = try named(file, field: "instrument")
         base = try loadSFZInstrument(path: found, sampleRate: requested, start: start, overriding: map)
     }
     if let file = map.soundFont {
-        let path = resolve(file, from: folder)
-        guard let found = findCaseInsensitively(path) else {
-            throw MapFileError([
-                MapProblem(
-                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn, path: "soundfont",
-                    message: "\"\(file)\" (\(path)): no such file",
-                    fix: "check the name; it is relative to the map file's folder")
-            ])
-        }
+        let found = try named(file, field: "soundfont")
         // The same rule as --map FONT: neither bank nor program given, the font's first preset.
         let given = map.givenFields.contains("bank") || map.givenFields.contains("program")
         let choice = preset ?? (given ? PresetChoice(bank: map.bank, program: map.program) : nil)
