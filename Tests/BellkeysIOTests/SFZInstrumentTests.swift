@@ -30,10 +30,15 @@ func writeStandIn(_ path: String, key: Int, level: Float, stereo: Bool = false) 
 }
 
 /// Renders one strike of `key` at velocity 127 through `loaded` (left and right, 0.5 s).
-func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Float]) {
+/// An engine for `loaded` at its rate, its limiter out of the way (levels are measured as they are).
+func unlimitedEngine(_ loaded: LoadedInstrument) -> Engine {
     var config = EngineConfiguration(sampleRate: loaded.sampleRate)
     config.limiterThreshold = 100
-    let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+    return Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+}
+
+func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Float]) {
+    let engine = unlimitedEngine(loaded)
     engine.enqueue(.control(frame: 0, controller: 7, value: 127))
     engine.enqueue(.noteOn(frame: 0, note: key, velocity: 127))
     return renderStereo(engine, 24_000)
@@ -78,9 +83,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
             }
         }
         for key in [59, 80] {
-            var config = EngineConfiguration(sampleRate: loaded.sampleRate)
-            config.limiterThreshold = 100
-            let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+            let engine = unlimitedEngine(loaded)
             engine.enqueue(.noteOn(frame: 0, note: key, velocity: 127))
             #expect(render(engine, 1_000).allSatisfy { $0 == 0 })
             #expect(engine.ignoredNotes.load(ordering: .relaxed) == 1)

@@ -107,9 +107,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         let path = try writeFont(folder)
         write(#"{"soundfont": "test.sf2"}"#, to: folder + "/map.json")
         for loaded in [try loadInstrument(mapPath: path), try loadInstrument(mapPath: folder + "/map.json")] {
-            var config = EngineConfiguration(sampleRate: loaded.sampleRate)
-            config.limiterThreshold = 100
-            let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+            let engine = unlimitedEngine(loaded)
             engine.enqueue(.control(frame: 0, controller: 10, value: 0))
             engine.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
             let (left, right) = renderStereo(engine, 12_000)
@@ -140,9 +138,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/kit.sf2"))
         let loaded = try loadInstrument(mapPath: folder + "/kit.sf2")
         #expect(loaded.instrument.regions.count == 2 && loaded.bank.count == 2)
-        var config = EngineConfiguration(sampleRate: loaded.sampleRate)
-        config.limiterThreshold = 100
-        let engine = Engine(bank: loaded.bank, instrument: loaded.instrument, configuration: config)
+        let engine = unlimitedEngine(loaded)
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
         engine.enqueue(.noteOn(frame: 24_000, note: 67, velocity: 127))
         let (left, right) = renderStereo(engine, 48_000)
