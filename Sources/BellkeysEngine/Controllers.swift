@@ -4,12 +4,24 @@ import Synchronization
 extension Engine {
     @_noLocks
     func noteOff(channel: Int, note: Int) {
-        let sustain = channels[channel].sustain
         let velocity = Int(noteVelocities[128 * channel + note])
         if velocity > 0 {
             noteVelocities[128 * channel + note] = 0
             heldKeyCounts[channel] -= 1
         }
+        letGo(channel: channel, note: note)
+        if velocity > 0, releaseCandidateStarts[note] != releaseCandidateStarts[note + 1] {
+            // Release samples, at the velocity the key was struck with.
+            _ = startRegions(
+                releaseCandidateStarts, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
+        }
+    }
+
+    /// What a note-off does to the voices of a key: each still held is let go of, and released
+    /// (or held by the sustain pedal) if its key damps.
+    @_noLocks
+    func letGo(channel: Int, note: Int) {
+        let sustain = channels[channel].sustain
         for i in 0..<activeCount {
             let slot = Int(active[i])
             guard voices[slot].channel == channel, voices[slot].note == note,
@@ -18,11 +30,6 @@ extension Engine {
             voices[slot].keyDown = false
             guard voices[slot].damp else { continue }
             if sustain { voices[slot].sustained = true } else { release(slot: slot) }
-        }
-        if velocity > 0, releaseCandidateStarts[note] != releaseCandidateStarts[note + 1] {
-            // Release samples, at the velocity the key was struck with.
-            _ = startRegions(
-                releaseCandidateStarts, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
         }
     }
 

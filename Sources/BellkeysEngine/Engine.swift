@@ -125,6 +125,9 @@ public final class Engine: @unchecked Sendable {
     let hasReverb: Bool
     /// `Instrument.followsPanController`.
     let followsPanController: Bool
+    /// `Instrument.restrikeReleases`, `Instrument.chokesWithinChannel`.
+    let restrikeReleases: Bool
+    let chokesWithinChannel: Bool
     /// The reverb's input for a segment.
     let sendBus: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
@@ -380,6 +383,8 @@ public final class Engine: @unchecked Sendable {
         reverb = Reverb(settings: instrument.reverb, sampleRate: configuration.sampleRate)
         hasReverb = instrument.reverb.preset != .off && instrument.reverb.mix > 0
         followsPanController = instrument.followsPanController
+        restrikeReleases = instrument.restrikeReleases
+        chokesWithinChannel = instrument.chokesWithinChannel
         sendBus = .allocate(capacity: configuration.maxBlockFrames)
         sendBus.initialize(repeating: 0, count: configuration.maxBlockFrames)
         panTable = .allocate(capacity: 256)

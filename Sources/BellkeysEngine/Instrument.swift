@@ -96,6 +96,15 @@ public struct Instrument: Sendable {
     /// another range, up to 24): on for SFZ instruments, off for maps unless they ask (a bell in
     /// a tower does not bend, and General MIDI files are full of bends).
     public var followsPitchBend = false
+    /// Whether a key struck again while it is still held first lets go of its ringing voices,
+    /// as a note-off would (the sustain pedal still holds them): FluidSynth's rule, on for
+    /// SoundFont presets. Off for maps and SFZ instruments, where a bell struck again rings on
+    /// under the new strike until the key's note-off.
+    public var restrikeReleases = false
+    /// Whether a choke (`Region.group`, `offBy`) silences only voices of the channel of the note
+    /// that chokes: FluidSynth's rule for exclusive classes, on for SoundFont presets. Off for
+    /// maps and SFZ instruments, whose groups choke across channels (as sfizz's do).
+    public var chokesWithinChannel = false
 
     public init(
         keys: [KeySettings], velocityCurve: VelocityCurve = .square,

@@ -11,7 +11,11 @@ extension Engine {
         }
         // A key struck again before its note-off is still one key held (sfizz would count it
         // twice, and play `legato` regions for a lone key).
-        if noteVelocities[128 * channel + note] == 0 { heldKeyCounts[channel] += 1 }
+        if noteVelocities[128 * channel + note] == 0 {
+            heldKeyCounts[channel] += 1
+        } else if restrikeReleases {
+            letGo(channel: channel, note: note)
+        }
         noteVelocities[128 * channel + note] = UInt8(velocity)
         let started = startRegions(
             candidateStarts, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
@@ -85,6 +89,7 @@ extension Engine {
             for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
                 let slot = Int(active[i])
                 if voices[slot].serial >= noteOnSerial { continue }
+                if chokesWithinChannel, voices[slot].channel != channel { continue }
                 let stopped = regions[Int(voices[slot].region)]
                 if stopped.offReleases, stopped.hasEnvelope {
                     release(slot: slot)

@@ -163,6 +163,8 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
         instrument.defaultKeyswitch = base.instrument.defaultKeyswitch
         instrument.controllerDefaults = base.instrument.controllerDefaults
         instrument.followsPanController = instrument.followsPanController || base.instrument.followsPanController
+        instrument.restrikeReleases = base.instrument.restrikeReleases
+        instrument.chokesWithinChannel = base.instrument.chokesWithinChannel
     }
     return LoadedInstrument(
         mapPath: mapPath, map: map, bank: bank,

@@ -240,6 +240,10 @@ func loadSoundFontInstrument(
     instrument.followsPitchBend = map?.pitchBend ?? true
     // CC10 pans the channel, by the law FluidSynth's default pan modulator has.
     instrument.followsPanController = true
+    // A key struck again lets go of its ringing voice, and an exclusive class chokes on its own
+    // channel only, as in FluidSynth.
+    instrument.restrikeReleases = true
+    instrument.chokesWithinChannel = true
     var loaded = LoadedInstrument(
         mapPath: path, map: map ?? MapFile.instrumentDefaults, bank: bank, instrument: instrument, sampleRate: rate,
         samplePaths: paths, fileSampleRates: rates, fadedEnds: paths.map { _ in false },

@@ -150,6 +150,64 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         #expect(abs(cents(measuredFrequency(right, 36_000..<48_000), pitch)) < 1)
     }
 
+    /// An exclusive class chokes on its own channel only (FluidSynth's rule): a strike of the
+    /// class on channel 1 leaves channel 0's note ringing, where the same strike on channel 0
+    /// cuts it off.
+    @Test func anExclusiveClassChokesOnItsOwnChannel() throws {
+        let sine = sineWords()
+        let builder = SoundFontBuilder(
+            samples: [.init(name: "a", frames: sine, loop: 0..<480)],
+            instruments: [
+                .init(name: "kit", zones: [.init([(.sampleModes, 1), (.exclusiveClass, 1)], target: 0)])
+            ],
+            presets: [.init(name: "Kit", program: 0, zones: [.init(target: 0)])])
+        let folder = temporaryFolder()
+        try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/kit.sf2"))
+        let loaded = try loadInstrument(mapPath: folder + "/kit.sf2")
+        let fifth = 1000 * pow(2, 7.0 / 12)
+        for secondChannel in [0, 1] {
+            let engine = unlimitedEngine(loaded)
+            engine.enqueue(.noteOn(frame: 0, channel: 0, note: 60, velocity: 127))
+            engine.enqueue(.noteOn(frame: 24_000, channel: secondChannel, note: 67, velocity: 127))
+            let (left, _) = renderStereo(engine, 48_000)
+            let first = magnitude(left[36_000..<48_000], hertz: 1000, sampleRate: 48_000)
+            let second = magnitude(left[36_000..<48_000], hertz: fifth, sampleRate: 48_000)
+            #expect(second > 0.05, "channel \(secondChannel): the second note sounds (\(second))")
+            if secondChannel == 0 {
+                #expect(first < 0.005 * second, "the first note is cut off on its own channel (\(first))")
+            } else {
+                #expect(abs(first - second) < 0.01 * second, "channel 0 rings on (\(first) against \(second))")
+            }
+        }
+    }
+
+    /// A key struck again while it is held lets go of its ringing voice first, as a note-off
+    /// would (FluidSynth's rule): loud, then soft on the same key with no note-off between,
+    /// and 50 ms on only the soft strike sounds, at its level struck alone. Under the sustain pedal the
+    /// loud one rings on (FluidSynth 2.3.1 measured alike: a looped flute, struck again under
+    /// the pedal, held both voices until the pedal came up).
+    @Test func aKeyStruckAgainLetsGoOfItsRingingVoice() throws {
+        let path = try writeFont(temporaryFolder())
+        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 0))
+        #expect(loaded.instrument.restrikeReleases)
+        let alone = unlimitedEngine(loaded)
+        alone.enqueue(.noteOn(frame: 24_000, note: 60, velocity: 64))
+        let soft = power(Array(renderStereo(alone, 48_000).left[26_400...])).squareRoot()
+        for pedal in [false, true] {
+            let engine = unlimitedEngine(loaded)
+            engine.enqueue(.control(frame: 0, controller: 64, value: pedal ? 127 : 0))
+            engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+            engine.enqueue(.noteOn(frame: 24_000, note: 60, velocity: 64))
+            let (left, _) = renderStereo(engine, 48_000)
+            let level = 20 * log10(power(Array(left[26_400...])).squareRoot() / soft)
+            if pedal {
+                #expect(level > 6, "under the pedal both ring: \(level) dB over the soft strike")
+            } else {
+                #expect(abs(level) < 0.05, "the soft strike alone: \(level) dB")
+            }
+        }
+    }
+
     /// Three zones alike but for their pan: one pair becomes a stereo voice, the third stays
     /// a voice of its own (it used to pair with the left side again, which then played twice).
     @Test func aSideIsPairedOnce() throws {
