@@ -80,7 +80,7 @@ public struct PhraseLooper: Sendable {
                 case .noteOn(_, let note, let velocity) where velocity > 0: down.insert(note)
                 case .noteOn(_, let note, _), .noteOff(_, let note, _): down.remove(note)
                 case .controlChange(_, _, let value): pedal = value >= 64
-                case .pitchBend, nil: break
+                case .pitchBend, .programChange, nil: break
                 }
             }
             let loopChannel = UInt8(channel)

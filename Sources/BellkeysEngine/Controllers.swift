@@ -10,10 +10,10 @@ extension Engine {
             heldKeyCounts[channel] -= 1
         }
         letGo(channel: channel, note: note)
-        if velocity > 0, releaseCandidateStarts[note] != releaseCandidateStarts[note + 1] {
-            // Release samples, at the velocity the key was struck with.
-            _ = startRegions(
-                releaseCandidateStarts, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
+        let releases = releaseCandidateStarts + 129 * channels[channel].set
+        if velocity > 0, releases[note] != releases[note + 1] {
+            // Release samples (of the set the channel plays), at the velocity the key was struck with.
+            _ = startRegions(releases, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
         }
     }
 
@@ -62,6 +62,8 @@ extension Engine {
                 fade(slot: Int(active[i]))
             }
             if hasReverb { reverb.silence(frames: fadeFrames) }
+        case 0: channels[channel].bankHigh = value // bank select, for the next program change
+        case 32: channels[channel].bankLow = value
         case 101: channels[channel].parameterHigh = value // RPN
         case 100: channels[channel].parameterLow = value
         case 6, 38: // data entry: RPN 0 is the pitch bend range (semitones, then cents)
@@ -94,17 +96,42 @@ extension Engine {
         }
     }
 
+    /// A program change on `channel`: under the channel's bank select (CC0 × 128 + CC32), the
+    /// first set with this program and that bank, else the first with this program and no bank
+    /// of its own, is what the channel's next notes play. Voices already sounding ring on in
+    /// their own set. A program no set has leaves the channel as it was and is counted
+    /// (`missingPrograms`, `lastMissingProgram`). Ignored by a single instrument.
+    @_noLocks
+    func programChange(channel: Int, program: Int) {
+        guard followsProgramChange else { return }
+        let bank = channels[channel].bankHigh << 7 | channels[channel].bankLow
+        var any = -1
+        for k in 0..<setCount where sets[k].program == program {
+            if sets[k].bank == bank {
+                channels[channel].set = k
+                return
+            }
+            if any < 0, sets[k].bank < 0 { any = k }
+        }
+        if any >= 0 {
+            channels[channel].set = any
+            return
+        }
+        lastMissingProgram.store(bank << 7 | program, ordering: .relaxed)
+        missingPrograms.wrappingAdd(1, ordering: .relaxed)
+    }
+
     /// Pitch bend on `channel`: every pitched voice there moves to its pitch × the bend, at
-    /// once (at the event's frame). Ignored unless the instrument follows pitch bend.
+    /// once (at the event's frame), if its set follows pitch bend.
     @_noLocks
     func bend(channel: Int, value: Int) {
         channels[channel].bend = value
-        guard followsPitchBend else { return }
         let factor = bendFactor(channel: channel)
         for i in 0..<activeCount {
             let slot = Int(active[i])
             guard voices[slot].channel == channel, voices[slot].isPitched else { continue }
             let region = Int(voices[slot].region)
+            guard sets[regions[region].set].followsPitchBend else { continue }
             retune(
                 slot: slot, factor: regions[region].hasBendRange ? bendFactor(channel: channel, region: region) : factor
             )

@@ -42,6 +42,10 @@ public final class Engine: @unchecked Sendable {
     public let cutVoices = Atomic<Int>(0)
     /// Note-ons for notes that the map does not play.
     public let ignoredNotes = Atomic<Int>(0)
+    /// Program changes for a program (and bank) no set of the map has, and the last of them
+    /// (bank × 128 + program).
+    public let missingPrograms = Atomic<Int>(0)
+    public let lastMissingProgram = Atomic<Int>(0)
     /// Frames in which the limiter reduced the gain.
     public let limitedFrames = Atomic<Int>(0)
     /// Output samples beyond ±1.0 (should stay 0: the limiter prevents it).
@@ -59,13 +63,17 @@ public final class Engine: @unchecked Sendable {
 
     // Render-thread state. Allocated in init, never resized. Internal, not private, so the
     // render path's other files reach it; nothing outside the module can.
-    /// The instrument's regions: its mapped keys first (as `Region(key:)` makes them), then
-    /// its own regions.
+    /// The regions of every set, set by set: each instrument's mapped keys first (as
+    /// `Region(key:)` makes them), then its own regions.
     let regions: UnsafeMutablePointer<RegionSlot>
     let regionCount: Int
-    /// For each note, the regions it may start: `candidates[candidateStarts[n] ..<
-    /// candidateStarts[n + 1]]` (a mapped key's region, or its folded one, or every region
-    /// whose key range holds the note).
+    /// The sets (one for a single instrument), and whether program changes choose among them.
+    let sets: UnsafeMutablePointer<SetSlot>
+    let setCount: Int
+    let followsProgramChange: Bool
+    /// For each set s and note n, the regions the note may start: `candidates[candidateStarts[129 s
+    /// + n] ..< candidateStarts[129 s + n + 1]]` (a mapped key's region, or its folded one, or
+    /// every region whose key range holds the note).
     let candidateStarts: UnsafeMutablePointer<Int32>
     let candidates: UnsafeMutablePointer<Int32>
     /// Likewise the regions a note's note-off starts (release samples).
@@ -83,14 +91,10 @@ public final class Engine: @unchecked Sendable {
     /// keys each channel holds, for `first` and `legato` regions.
     let noteVelocities: UnsafeMutablePointer<UInt8>
     let heldKeyCounts: UnsafeMutablePointer<Int32>
-    /// The keyswitch range (empty: none) and the switch in force (-1: none).
-    let keyswitchLow: Int
-    let keyswitchHigh: Int
-    var currentKeyswitch: Int
     /// The random generator's state (SplitMix64, a fixed seed: renders are repeatable).
     var randomState: UInt64 = 0x6265_6C6C_6B65_7973
-    /// Per note: whether any of its regions is damped (its note-off changes what sounds), and
-    /// whether any chokes.
+    /// Per note: whether any of its regions in any set is damped (its note-off changes what
+    /// sounds, whichever set struck it). Per set and note (128 s + n): whether any chokes.
     let noteDamps: UnsafeMutablePointer<Bool>
     let noteChokes: UnsafeMutablePointer<Bool>
     /// Per region and key in its range: the 32.32 playback increment and the kernel level
@@ -101,8 +105,6 @@ public final class Engine: @unchecked Sendable {
     let kernels: InterpolationKernels
     let kernelLevels: UnsafeMutablePointer<KernelLevel>
     let kernelLevelCount: Int
-    /// `Instrument.followsPitchBend`.
-    let followsPitchBend: Bool
     /// Whether any region is pitched, and the pitched voices' read-out (two channels of a block).
     let hasPitched: Bool
     let pitchScratch: UnsafeMutablePointer<Float>
@@ -123,11 +125,8 @@ public final class Engine: @unchecked Sendable {
     /// The room the bells ring in, fed by every channel's send (CC91), if the instrument has one.
     var reverb: Reverb
     let hasReverb: Bool
-    /// `Instrument.followsPanController`.
+    /// `Instrument.followsPanController` (of any set).
     let followsPanController: Bool
-    /// `Instrument.restrikeReleases`, `Instrument.chokesWithinChannel`.
-    let restrikeReleases: Bool
-    let chokesWithinChannel: Bool
     /// The reverb's input for a segment.
     let sendBus: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
@@ -171,9 +170,17 @@ public final class Engine: @unchecked Sendable {
     /// Output frame that the next `render` call starts at.
     public internal(set) var currentFrame: Int64 = 0
 
-    /// Thread: control, before rendering starts.
+    /// An engine for one instrument. Thread: control, before rendering starts.
     /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
-    public init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
+    public convenience init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
+        self.init(bank: bank, sets: InstrumentSets(instrument), configuration: configuration)
+    }
+
+    /// An engine for several sets, every one ready before the first note. The room is the
+    /// first set's. Thread: control, before rendering starts.
+    /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
+    public init(bank: SampleBank, sets setList: InstrumentSets, configuration: EngineConfiguration) {
+        let instrument = setList.sets[0].instrument
         precondition(configuration.polyphony > 0 && configuration.maxBlockFrames > 0)
         self.configuration = configuration
         skipsRest = configuration.skipsRest
@@ -188,8 +195,34 @@ public final class Engine: @unchecked Sendable {
         direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
-        let allRegions = instrument.keys.map(Region.init(key:)) + instrument.regions
+        // Every set's regions in one table; the sets after the first have their volume (against
+        // the first's, which is the master volume) in their regions' gains.
+        var allRegions: [Region] = [], setOfRegion: [Int] = [], setBases: [Int] = []
+        for (k, set) in setList.sets.enumerated() {
+            setBases.append(allRegions.count)
+            var own = set.instrument.keys.map(Region.init(key:)) + set.instrument.regions
+            if k > 0, set.instrument.masterVolumeDecibels != instrument.masterVolumeDecibels {
+                let gain = linearGain(decibels: set.instrument.masterVolumeDecibels - instrument.masterVolumeDecibels)
+                for i in own.indices { own[i].gain *= gain }
+            }
+            allRegions += own
+            setOfRegion += own.map { _ in k }
+        }
         regionCount = allRegions.count
+        setCount = setList.sets.count
+        followsProgramChange = setList.followsProgramChange
+        sets = .allocate(capacity: setCount)
+        for (k, set) in setList.sets.enumerated() {
+            let own = set.instrument
+            (sets + k).initialize(
+                to: SetSlot(
+                    program: set.program, bank: set.bank ?? -1,
+                    keyswitchLow: own.keyswitchRange?.lowerBound ?? 128,
+                    keyswitchHigh: own.keyswitchRange?.upperBound ?? -1,
+                    currentKeyswitch: own.defaultKeyswitch ?? -1, followsPitchBend: own.followsPitchBend,
+                    restrikeReleases: own.restrikeReleases, chokesWithinChannel: own.chokesWithinChannel))
+        }
+        let bendingSets = setList.sets.filter(\.instrument.followsPitchBend)
         let storedRegions = max(regionCount, 1)
         var highestRatio = 1.0
         var allIncrements: [UInt64] = []
@@ -207,14 +240,15 @@ public final class Engine: @unchecked Sendable {
         }
         // A bend may take a voice up to two octaves higher (the largest RPN 0 range), or as far
         // as a region's own range goes (the kernels stop at 256 taps whatever it asks).
-        if instrument.followsPitchBend {
-            let ownRange = allRegions.compactMap { $0.bendRangeCents.map { max($0.up, $0.down) } }.max() ?? 0
+        if !bendingSets.isEmpty {
+            let ownRange =
+                allRegions.indices.filter { setList.sets[setOfRegion[$0]].instrument.followsPitchBend }
+                .compactMap { allRegions[$0].bendRangeCents.map { max($0.up, $0.down) } }.max() ?? 0
             highestRatio *= max(4, exp2(min(ownRange, 4_800) / 1200))
         }
         kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: highestRatio)
         kernelLevels = kernels.levels
         kernelLevelCount = kernels.levelCount
-        followsPitchBend = instrument.followsPitchBend
         increments = .allocate(capacity: max(allIncrements.count, 1))
         incrementKernels = .allocate(capacity: max(allIncrements.count, 1))
         for (i, increment) in allIncrements.enumerated() {
@@ -251,7 +285,7 @@ public final class Engine: @unchecked Sendable {
             let loopStart = max(0, min(region.loopStart, loopEnd))
             let pitched =
                 transposed || stereo || region.envelope != nil || looped || region.offset != 0
-                || instrument.followsPitchBend || region.filter != nil
+                || setList.sets[setOfRegion[i]].instrument.followsPitchBend || region.filter != nil
             anyPitched = anyPitched || pitched
             anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
             let loop: VoiceLoop =
@@ -290,7 +324,7 @@ public final class Engine: @unchecked Sendable {
                     cutoff: region.cutoff,
                     filterQ: 0.707_106_781_186_547_5 * exp2(region.resonance / 20 * 3.321_928_094_887_362_3),
                     filterVelocityCents: region.filterVelocityCents, filterKeytrackCents: region.filterKeytrackCents,
-                    pitchKeycenter: region.pitchKeycenter))
+                    pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i]))
         }
         hasPitched = anyPitched
         let rangeCount = max(rangeNumbers.count, 1)
@@ -307,16 +341,17 @@ public final class Engine: @unchecked Sendable {
         sequenceCounters.initialize(repeating: 0, count: storedRegions)
         controllerValues = .allocate(capacity: 16 * 128)
         controllerValues.initialize(repeating: 0, count: 16 * 128)
-        for (number, value) in instrument.controllerDefaults where (0...127).contains(number) {
-            for ch in 0..<16 { controllerValues[128 * ch + number] = UInt8(max(0, min(127, value))) }
+        // Each channel starts with its starting set's controller defaults.
+        for ch in 0..<16 {
+            for (number, value) in setList.sets[setList.startingSets[ch]].instrument.controllerDefaults
+            where (0...127).contains(number) {
+                controllerValues[128 * ch + number] = UInt8(max(0, min(127, value)))
+            }
         }
         noteVelocities = .allocate(capacity: 16 * 128)
         noteVelocities.initialize(repeating: 0, count: 16 * 128)
         heldKeyCounts = .allocate(capacity: 16)
         heldKeyCounts.initialize(repeating: 0, count: 16)
-        keyswitchLow = instrument.keyswitchRange?.lowerBound ?? 128
-        keyswitchHigh = instrument.keyswitchRange?.upperBound ?? -1
-        currentKeyswitch = instrument.defaultKeyswitch ?? -1
         pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
         pitchScratch.initialize(repeating: 0, count: 2 * configuration.maxBlockFrames)
         precondition(seamPadding == samplePadding && seamFrames >= 2 * InterpolationKernels.maximumTaps + 64)
@@ -324,67 +359,74 @@ public final class Engine: @unchecked Sendable {
         seamScratch.initialize(repeating: 0, count: seamCapacity)
         hasPannedKeys = anyOffCentre
 
-        // Candidates: a mapped key's region for its note (or the note it folds to), and every
-        // region of the instrument's own whose key range holds the note.
-        var lists = [[Int32]](repeating: [], count: 128)
-        var releaseLists = [[Int32]](repeating: [], count: 128)
-        for (note, index) in instrument.keyIndexForEveryNote().enumerated() {
-            if let index { lists[note].append(Int32(index)) }
-        }
-        for (r, region) in instrument.regions.enumerated() {
-            for note in region.keyRange where (0...127).contains(note) {
-                if region.triggersOnRelease {
-                    releaseLists[note].append(Int32(instrument.keys.count + r))
-                } else {
-                    lists[note].append(Int32(instrument.keys.count + r))
+        // Candidates, set by set: a mapped key's region for its note (or the note it folds to),
+        // and every region of the instrument's own whose key range holds the note.
+        var lists = [[Int32]](repeating: [], count: 128 * setCount)
+        var releaseLists = [[Int32]](repeating: [], count: 128 * setCount)
+        for (k, set) in setList.sets.enumerated() {
+            let own = set.instrument, base = setBases[k]
+            for (note, index) in own.keyIndexForEveryNote().enumerated() {
+                if let index { lists[128 * k + note].append(Int32(base + index)) }
+            }
+            for (r, region) in own.regions.enumerated() {
+                for note in region.keyRange where (0...127).contains(note) {
+                    let index = Int32(base + own.keys.count + r)
+                    if region.triggersOnRelease {
+                        releaseLists[128 * k + note].append(index)
+                    } else {
+                        lists[128 * k + note].append(index)
+                    }
                 }
             }
         }
+        let setTotal = setCount
         func flatten(_ lists: [[Int32]]) -> (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) {
-            let starts = UnsafeMutablePointer<Int32>.allocate(capacity: 129)
+            let starts = UnsafeMutablePointer<Int32>.allocate(capacity: 129 * setTotal)
             let flat = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, lists.reduce(0) { $0 + $1.count }))
             var next = 0
-            for note in 0..<128 {
-                starts[note] = Int32(next)
-                for r in lists[note] {
-                    flat[next] = r
-                    next += 1
+            for k in 0..<setTotal {
+                for note in 0..<128 {
+                    starts[129 * k + note] = Int32(next)
+                    for r in lists[128 * k + note] {
+                        flat[next] = r
+                        next += 1
+                    }
                 }
+                starts[129 * k + 128] = Int32(next)
             }
-            starts[128] = Int32(next)
             return (starts, flat)
         }
         (candidateStarts, candidates) = flatten(lists)
         (releaseCandidateStarts, releaseCandidates) = flatten(releaseLists)
         noteDamps = .allocate(capacity: 128)
-        noteChokes = .allocate(capacity: 128)
-        for note in 0..<128 {
+        noteDamps.initialize(repeating: false, count: 128)
+        noteChokes = .allocate(capacity: 128 * setCount)
+        for i in 0..<(128 * setCount) {
             // A note-off changes what sounds if a region of the note is damped or has a release sample.
-            noteDamps[note] = lists[note].contains { allDamps[Int($0)] } || !releaseLists[note].isEmpty
-            noteChokes[note] = lists[note].contains { allRegions[Int($0)].group != 0 }
+            if lists[i].contains(where: { allDamps[Int($0)] }) || !releaseLists[i].isEmpty { noteDamps[i % 128] = true }
+            noteChokes[i] = lists[i].contains { allRegions[Int($0)].group != 0 }
         }
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
         velocityGains = .allocate(capacity: 128 * storedRegions)
         controllerGains = .allocate(capacity: 128)
-        hasTimbre = instrument.velocityTimbre > 0
+        hasTimbre = setList.sets.contains { $0.instrument.velocityTimbre > 0 }
         timbreTable = .allocate(capacity: storedRegions * 128)
         timbreTable.initialize(repeating: 1, count: storedRegions * 128)
         for (r, region) in allRegions.enumerated() {
+            let own = setList.sets[setOfRegion[r]].instrument
             for v in 0..<128 {
-                velocityGains[128 * r + v] = region.velocityGains?[v] ?? instrument.velocityCurve.gain(velocity: v)
-                if hasTimbre {
+                velocityGains[128 * r + v] = region.velocityGains?[v] ?? own.velocityCurve.gain(velocity: v)
+                if own.velocityTimbre > 0 {
                     timbreTable[128 * r + v] = timbreCoefficient(
                         note: region.timbreNote ?? region.pitchKeycenter, velocity: v,
-                        amount: instrument.velocityTimbre, sampleRate: configuration.sampleRate)
+                        amount: own.velocityTimbre, sampleRate: configuration.sampleRate)
                 }
             }
         }
         reverb = Reverb(settings: instrument.reverb, sampleRate: configuration.sampleRate)
         hasReverb = instrument.reverb.preset != .off && instrument.reverb.mix > 0
-        followsPanController = instrument.followsPanController
-        restrikeReleases = instrument.restrikeReleases
-        chokesWithinChannel = instrument.chokesWithinChannel
+        followsPanController = setList.sets.contains { $0.instrument.followsPanController }
         sendBus = .allocate(capacity: configuration.maxBlockFrames)
         sendBus.initialize(repeating: 0, count: configuration.maxBlockFrames)
         panTable = .allocate(capacity: 256)
@@ -426,11 +468,15 @@ public final class Engine: @unchecked Sendable {
         segmentRight.initialize(repeating: 0, count: configuration.maxBlockFrames)
         limiterRecovery = Float(1 / max(configuration.limiterReleaseSeconds * rate, 1))
         fadeFrames = max(1, Int((configuration.fadeSeconds * rate).rounded()))
-        for ch in 0..<16 { channels[ch].bus = Ramp(busTarget(channel: ch)) }
+        for ch in 0..<16 {
+            channels[ch].bus = Ramp(busTarget(channel: ch))
+            channels[ch].set = setList.startingSets[ch]
+        }
     }
 
     deinit {
         regions.deallocate()
+        sets.deallocate()
         candidateStarts.deallocate()
         candidates.deallocate()
         releaseCandidateStarts.deallocate()

@@ -1,7 +1,7 @@
 /// A MIDI channel message scheduled for one output frame.
 ///
-/// `status` is the MIDI status byte (0x80 note-off, 0x90 note-on, 0xB0 control change, with the
-/// channel in the low nibble); other statuses are ignored by the engine.
+/// `status` is the MIDI status byte (0x80 note-off, 0x90 note-on, 0xB0 control change, 0xC0
+/// program change, 0xE0 pitch bend, with the channel in the low nibble); others are ignored.
 public struct EngineEvent: Sendable, Equatable {
     /// Absolute output frame at which the event takes effect.
     public var frame: Int64
@@ -38,14 +38,24 @@ public struct EngineEvent: Sendable, Equatable {
             data2: UInt8(value & 127))
     }
 
+    public static func programChange(frame: Int64, channel: Int = 0, program: Int) -> Self {
+        Self(frame: frame, status: 0xC0 | UInt8(channel & 15), data1: UInt8(program & 127), data2: 0)
+    }
+
     /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event), or nil
     /// for anything the engine does not play (only note-off, note-on, control change and pitch
-    /// bend, whole, with data bytes below 0x80). Thread: any. Real-time safe.
+    /// bend, whole, with data bytes below 0x80, and program change, of one data byte).
+    /// Thread: any. Real-time safe.
     @_noLocks
     public init?(midi bytes: UnsafePointer<UInt8>, count: Int, frame: Int64) {
+        let status = bytes[0], kind = status & 0xF0
+        if kind == 0xC0 {
+            guard count == 2, bytes[1] < 0x80 else { return nil }
+            self.init(frame: frame, status: status, data1: bytes[1], data2: 0)
+            return
+        }
         guard count == 3 else { return nil }
-        let status = bytes[0], data1 = bytes[1], data2 = bytes[2]
-        let kind = status & 0xF0
+        let data1 = bytes[1], data2 = bytes[2]
         guard kind == 0x80 || kind == 0x90 || kind == 0xB0 || kind == 0xE0, data1 < 0x80, data2 < 0x80 else {
             return nil
         }

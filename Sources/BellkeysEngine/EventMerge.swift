@@ -124,11 +124,12 @@ extension Engine {
     func appliesWithinSegment(_ event: EngineEvent) -> Bool {
         let kind = event.status & 0xF0
         guard kind == 0x80 || kind == 0x90 else { return false }
-        let note = Int(event.data1 & 0x7F)
+        let set = channels[Int(event.status & 0x0F)].set
+        let note = Int(event.data1 & 0x7F), starts = candidateStarts + 129 * set
         if kind == 0x80 || event.data2 & 0x7F == 0 { return !noteDamps[note] }
         // (guard, not &&: the operator's autoclosure would retain self)
-        let count = Int(candidateStarts[note + 1] - candidateStarts[note])
-        guard count > 0, !noteChokes[note], freeCount >= count else { return false }
+        let count = Int(starts[note + 1] - starts[note])
+        guard count > 0, !noteChokes[128 * set + note], freeCount >= count else { return false }
         return soundingCount + count <= configuration.polyphony
     }
 
@@ -142,6 +143,7 @@ extension Engine {
         case 0x80, 0x90: noteOff(channel: channel, note: note)
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
         case 0xE0: bend(channel: channel, value: value << 7 | note)
+        case 0xC0: programChange(channel: channel, program: note)
         default: break
         }
     }

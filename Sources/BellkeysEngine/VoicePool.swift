@@ -4,21 +4,22 @@ import Synchronization
 extension Engine {
     @_noLocks
     func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
-        if note >= keyswitchLow, note <= keyswitchHigh {
-            // A keyswitch: it chooses the articulation and does not sound.
-            currentKeyswitch = note
+        let set = channels[channel].set
+        if note >= sets[set].keyswitchLow, note <= sets[set].keyswitchHigh {
+            // A keyswitch: it chooses the set's articulation and does not sound.
+            sets[set].currentKeyswitch = note
             return
         }
         // A key struck again before its note-off is still one key held (sfizz would count it
         // twice, and play `legato` regions for a lone key).
         if noteVelocities[128 * channel + note] == 0 {
             heldKeyCounts[channel] += 1
-        } else if restrikeReleases {
+        } else if sets[set].restrikeReleases {
             letGo(channel: channel, note: note)
         }
         noteVelocities[128 * channel + note] = UInt8(velocity)
         let started = startRegions(
-            candidateStarts, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
+            candidateStarts + 129 * set, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
         if !started { ignoredNotes.wrappingAdd(1, ordering: .relaxed) }
     }
 
@@ -45,7 +46,7 @@ extension Engine {
             }
             guard velocity >= region.velocityLow, velocity <= region.velocityHigh else { continue }
             guard random >= region.randomLow, random < region.randomHigh else { continue }
-            if region.keyswitch >= 0, region.keyswitch != currentKeyswitch { continue }
+            if region.keyswitch >= 0, region.keyswitch != sets[region.set].currentKeyswitch { continue }
             if region.controllerRangeCount > 0, !controllersAllow(region, channel: channel) { continue }
             if region.heldKeys != 0 {
                 // `first` sounds with no other key of the channel held, `legato` with one.
@@ -89,7 +90,7 @@ extension Engine {
             for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
                 let slot = Int(active[i])
                 if voices[slot].serial >= noteOnSerial { continue }
-                if chokesWithinChannel, voices[slot].channel != channel { continue }
+                if sets[key.set].chokesWithinChannel, voices[slot].channel != channel { continue }
                 let stopped = regions[Int(voices[slot].region)]
                 if stopped.offReleases, stopped.hasEnvelope {
                     release(slot: slot)
@@ -130,7 +131,7 @@ extension Engine {
             pitched.loopEnd = key.loopEnd
             if key.hasEnvelope { startEnvelope(&voices[slot].gain, &pitched.envelope, key.envelope, strike: strike) }
             pitchedVoices[slot] = pitched
-            if followsPitchBend, channels[channel].bend != 8192 {
+            if sets[key.set].followsPitchBend, channels[channel].bend != 8192 {
                 retune(slot: slot, factor: bendFactor(channel: channel, region: r))
             }
             if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }

@@ -58,6 +58,8 @@ struct RegionSlot {
     var filterVelocityCents: Double
     var filterKeytrackCents: Double
     var pitchKeycenter: Int
+    /// The set the region belongs to (`Engine.sets`).
+    var set: Int
 }
 
 /// Where a voice is in its life.
@@ -176,4 +178,9 @@ struct ChannelState {
     var bendRangeCents = 200
     var parameterHigh = 127
     var parameterLow = 127
+    /// The set the channel plays (`Engine.sets`), and the bank select (CC0, CC32) a program
+    /// change will choose it in.
+    var set = 0
+    var bankHigh = 0
+    var bankLow = 0
 }

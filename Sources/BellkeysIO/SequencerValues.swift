@@ -137,6 +137,7 @@ public enum SequencerEventType {
     public static let noteOff = Int32(SND_SEQ_EVENT_NOTEOFF.rawValue)
     public static let controller = Int32(SND_SEQ_EVENT_CONTROLLER.rawValue)
     public static let pitchBend = Int32(SND_SEQ_EVENT_PITCHBEND.rawValue)
+    public static let programChange = Int32(SND_SEQ_EVENT_PGMCHANGE.rawValue)
     public static let portStart = Int32(SND_SEQ_EVENT_PORT_START.rawValue)
     public static let portExit = Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue)
     public static let clientExit = Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue)
@@ -176,6 +177,14 @@ extension SequencerEvent {
                 source: source,
                 message: .pitchBend(
                     channel: control.channel & 0x0F, value: UInt16(max(0, min(16_383, Int(control.value) + 8192)))))
+        case SequencerEventType.programChange:
+            // alsa-lib gives the program in `data.control.value`.
+            let control = event.control
+            self = .midi(
+                source: source,
+                message: .programChange(
+                    channel: control.channel & 0x0F, program: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))
+                ))
         case SequencerEventType.portStart:
             self = .portStarted(event.address)
         case SequencerEventType.portExit:

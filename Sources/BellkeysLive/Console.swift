@@ -66,6 +66,8 @@ public func describeEvent(source: String, message: MIDIMessage) -> String {
         text = pad("Control change", 24) + "\(channel), controller \(controller), value \(value)"
     case .pitchBend(let channel, let value):
         text = pad("Pitch bend", 24) + "\(channel), value \(Int(value) - 8192)"
+    case .programChange(let channel, let program):
+        text = pad("Program change", 24) + "\(channel), program \(program)"
     }
     return pad(source, 7) + text
 }

@@ -127,6 +127,54 @@ import Testing
         #expect(e.peakVoiceCount.load(ordering: .relaxed) > 24)
     }
 
+    /// Sets switched by program change and bank select (a missing program too) while voices of
+    /// every set ring: three sets (mapped keys; pitched regions with a keyswitch; the keys
+    /// again, in a set of a bank of its own), thousands of blocks: the render thread must not
+    /// allocate once.
+    @Test func switchingSetsNeverAllocates() {
+        let bank = SampleBank(sampleRate: 48_000)
+        for k in 0..<4 { bank.append((0..<9_600).map { i in Float((i * (k + 3)) % 200 - 100) / 200 }) }
+        let keys = (0..<13).map {
+            KeySettings(note: 60 + $0, sampleIndex: $0 % 4, noteOff: $0 % 2 == 0 ? .ring : .damp(releaseSeconds: 0.05))
+        }
+        var regions = Instrument(keys: [])
+        regions.regions = (0..<4).map { k in
+            var r = Region(sampleIndex: k)
+            r.keyRange = (36 + 12 * k)...(47 + 12 * k)
+            r.pitchKeycenter = 40 + 12 * k
+            r.envelope = Envelope(attack: 0.002, decay: 0.1, sustain: 0.5, release: 0.05)
+            r.keyswitch = k == 3 ? 24 : nil
+            return r
+        }
+        regions.keyswitchRange = 24...25
+        regions.followsPitchBend = true
+        let sets = InstrumentSets(sets: [
+            InstrumentSet(name: "keys", program: 0, instrument: Instrument(keys: keys)),
+            InstrumentSet(name: "regions", program: 1, instrument: regions),
+            InstrumentSet(name: "banked", program: 1, bank: 5, instrument: Instrument(keys: keys)),
+        ])
+        let e = Engine(bank: bank, sets: sets, configuration: EngineConfiguration(sampleRate: 48_000, polyphony: 24))
+        let block = 64
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
+        defer { output.deallocate() }
+        var frame: Int64 = 0
+        bellkeys_allocations_start()
+        for b in 0..<4_000 {
+            let note = 24 + (b * 7) % 80
+            if b % 5 == 0 { e.enqueue(.control(frame: frame, controller: 32, value: (b / 5) % 3 == 0 ? 5 : 0)) }
+            if b % 5 == 0 { e.enqueue(.programChange(frame: frame + 1, program: (b / 5) % 4)) }
+            e.enqueue(.noteOn(frame: frame + Int64(b % block), note: note, velocity: 1 + b % 127))
+            if b % 3 == 0 { e.enqueue(.noteOff(frame: frame + 5, note: note)) }
+            if b % 90 == 0 { e.enqueue(.pitchBend(frame: frame, value: (b * 61) % 16_384)) }
+            e.render(into: output, frameCount: block)
+            frame += Int64(block)
+        }
+        let allocations = bellkeys_allocations_stop()
+        #expect(allocations == 0)
+        #expect(e.missingPrograms.load(ordering: .relaxed) > 0)
+        #expect(e.peakVoiceCount.load(ordering: .relaxed) > 24)
+    }
+
     /// The counter itself works: otherwise the test above would prove nothing.
     @Test func allocationCounterSeesAnAllocation() {
         bellkeys_allocations_start()

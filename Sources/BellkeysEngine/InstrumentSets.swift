@@ -1,0 +1,62 @@
+/// One set of bells in a map of several: an instrument, the program number (and bank) that
+/// chooses it, and its name. Thread: built on the control thread; the engine copies it.
+public struct InstrumentSet: Sendable {
+    public var name: String
+    /// The MIDI program number that chooses the set, 0...127 (as sent on the wire).
+    public var program: Int
+    /// The bank (CC0 × 128 + CC32, 0...16383) a program change must come with; nil: any bank.
+    public var bank: Int?
+    public var instrument: Instrument
+
+    public init(name: String, program: Int, bank: Int? = nil, instrument: Instrument) {
+        self.name = name
+        self.program = program
+        self.bank = bank
+        self.instrument = instrument
+    }
+}
+
+/// What an engine plays: one instrument, or several sets, each channel playing the set its
+/// last program change chose. Every set is in the engine from the start: choosing one is a
+/// table lookup on the render thread, never a load. Thread: built on the control thread.
+public struct InstrumentSets: Sendable {
+    public var sets: [InstrumentSet]
+    /// The set each MIDI channel (0...15) plays before any program change: an index into `sets`.
+    public var startingSets: [Int]
+    /// Whether program changes choose sets. Off for a single instrument (a map without sets),
+    /// which plays the same whatever program a MIDI file or keyboard sends.
+    public var followsProgramChange: Bool
+
+    /// A single instrument: every channel plays it, and program changes are ignored.
+    public init(_ instrument: Instrument) {
+        sets = [InstrumentSet(name: "", program: 0, instrument: instrument)]
+        startingSets = [Int](repeating: 0, count: 16)
+        followsProgramChange = false
+    }
+
+    /// Several sets, chosen by program change; every channel starts on `startingSet` unless
+    /// `startingSets` says otherwise.
+    /// - Precondition: `sets` is not empty and every index is in it.
+    public init(sets: [InstrumentSet], startingSet: Int = 0, startingSets: [Int: Int] = [:]) {
+        precondition(!sets.isEmpty && sets.indices.contains(startingSet))
+        self.sets = sets
+        self.startingSets = (0..<16).map { startingSets[$0] ?? startingSet }
+        precondition(self.startingSets.allSatisfy { sets.indices.contains($0) })
+        followsProgramChange = true
+    }
+}
+
+/// A set as the render thread keeps it (`Engine.sets`).
+struct SetSlot {
+    var program: Int
+    /// -1: any bank.
+    var bank: Int
+    /// The keyswitch range (empty: none) and the switch in force (-1: none).
+    var keyswitchLow: Int
+    var keyswitchHigh: Int
+    var currentKeyswitch: Int
+    /// `Instrument.followsPitchBend`, `restrikeReleases`, `chokesWithinChannel`.
+    var followsPitchBend: Bool
+    var restrikeReleases: Bool
+    var chokesWithinChannel: Bool
+}

@@ -1,0 +1,118 @@
+import BellkeysEngine
+import EngineTestSupport
+import Testing
+
+/// Four sets over four constant samples (levels 3/8, 3/32, 3/128, 3/512: exact in the bank's
+/// 16 bits, and any mix of them is told apart), each playing key 60 with its own sample: "a" program 0, "b" program 5
+/// of any bank, "c" program 5 of bank 1 × 128 + 2; "d" program 7 with its key damped.
+private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
+    let levels: [Float] = [0.375, 0.093_75, 0.023_437_5, 0.005_859_375]
+    let bank = SampleBank(samples: levels.map { constant($0, 48_000) }, sampleRate: 48_000)
+    func set(_ name: String, program: Int, bank: Int? = nil, sample: Int, damp: Bool = false) -> InstrumentSet {
+        let key = KeySettings(note: 60, sampleIndex: sample, noteOff: damp ? .damp(releaseSeconds: 0.001) : .ring)
+        return InstrumentSet(name: name, program: program, bank: bank, instrument: Instrument(keys: [key]))
+    }
+    var config = EngineConfiguration(sampleRate: 48_000, polyphony: 16)
+    config.limiterThreshold = 1
+    let sets = InstrumentSets(
+        sets: [
+            set("a", program: 0, sample: 0), set("b", program: 5, sample: 1),
+            set("c", program: 5, bank: 130, sample: 2), set("d", program: 7, sample: 3, damp: true),
+        ], startingSets: startingSets)
+    let engine = Engine(bank: bank, sets: sets, configuration: config)
+    for channel in 0..<16 { engine.enqueue(.control(frame: 0, channel: channel, controller: 7, value: 127)) }
+    return engine
+}
+
+@Suite struct SetChoice {
+    /// A program change chooses the set the channel's next note plays, at that note's frame;
+    /// the note already ringing rings on in its own set.
+    @Test func aProgramChangeChoosesTheNextNotesSet() {
+        let engine = setsEngine()
+        engine.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
+        engine.enqueue(.programChange(frame: 1_000, program: 5))
+        engine.enqueue(.noteOn(frame: 1_000, note: 60, velocity: 127))
+        let out = render(engine, 2_000)
+        #expect(out[0..<100].allSatisfy { $0 == 0 })
+        #expect(out[100..<1_000].allSatisfy { $0 == 0.375 })
+        #expect(out[1_000..<2_000].allSatisfy { $0 == 0.375 + 0.093_75 })
+        #expect(engine.missingPrograms.load(ordering: .relaxed) == 0)
+    }
+
+    /// Bank select (CC0, CC32) comes before the program change: program 5 in bank 130 is "c",
+    /// in any other bank "b" (the set with no bank of its own).
+    @Test func bankSelectChoosesAmongSetsOfOneProgram() {
+        for (high, low, level) in [(1, 2, Float(0.023_437_5)), (0, 0, 0.093_75), (1, 3, 0.093_75)] {
+            let engine = setsEngine()
+            engine.enqueue(.control(frame: 0, controller: 0, value: high))
+            engine.enqueue(.control(frame: 0, controller: 32, value: low))
+            engine.enqueue(.programChange(frame: 10, program: 5))
+            engine.enqueue(.noteOn(frame: 20, note: 60, velocity: 127))
+            let out = render(engine, 100)
+            #expect(out[20..<100].allSatisfy { $0 == level }, "bank \(high):\(low)")
+        }
+    }
+
+    /// A program no set has is counted, remembered (bank × 128 + program) and changes nothing:
+    /// the channel goes on playing its set.
+    @Test func aMissingProgramIsCountedAndChangesNothing() {
+        let engine = setsEngine()
+        engine.enqueue(.programChange(frame: 0, program: 5))
+        engine.enqueue(.control(frame: 5, controller: 0, value: 3))
+        engine.enqueue(.programChange(frame: 10, program: 99))
+        engine.enqueue(.noteOn(frame: 20, note: 60, velocity: 127))
+        let out = render(engine, 100)
+        #expect(out[20..<100].allSatisfy { $0 == 0.093_75 })
+        #expect(engine.missingPrograms.load(ordering: .relaxed) == 1)
+        #expect(engine.lastMissingProgram.load(ordering: .relaxed) == 3 * 128 * 128 + 99)
+    }
+
+    /// Each channel has its own set, from the map's starting sets on; a program change on one
+    /// channel leaves the others.
+    @Test func eachChannelPlaysItsOwnSet() {
+        let engine = setsEngine(startingSets: [2: 1])
+        engine.enqueue(.programChange(frame: 0, channel: 1, program: 7))
+        for channel in 0..<3 { engine.enqueue(.noteOn(frame: 10, channel: channel, note: 60, velocity: 127)) }
+        let out = render(engine, 100)
+        #expect(out[10..<100].allSatisfy { $0 == 0.375 + 0.005_859_375 + 0.093_75 })
+    }
+
+    /// A note-off releases a key as the set that struck it plays it, at its frame: the damped
+    /// key of "d" fades over its 48 frames after a program change to "a", whose key rings.
+    @Test func aNoteOffAfterAProgramChangeStillDamps() {
+        let engine = setsEngine()
+        engine.enqueue(.programChange(frame: 0, program: 7))
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        engine.enqueue(.programChange(frame: 100, program: 0))
+        engine.enqueue(.noteOff(frame: 200, note: 60))
+        let out = render(engine, 2_000)
+        #expect(out[0..<200].allSatisfy { $0 == 0.005_859_375 })
+        for k in 0..<48 { #expect(abs(out[200 + k] - 0.005_859_375 * (1 - Float(k) / 48)) < 1e-9) }
+        #expect(out[248..<2_000].allSatisfy { $0 == 0 })
+    }
+
+    /// A single instrument ignores program change: a file full of them plays as without.
+    @Test func aSingleInstrumentIgnoresProgramChange() {
+        let play = { (changes: Bool) -> [Float] in
+            let engine = makeEngine(samples: [constant(0.5, 4_800)], keys: [KeySettings(note: 60, sampleIndex: 0)])
+            for k in 0..<4 {
+                if changes { engine.enqueue(.programChange(frame: Int64(100 * k), program: 9 + k)) }
+                engine.enqueue(.noteOn(frame: Int64(100 * k + 10), note: 60, velocity: 90))
+            }
+            return render(engine, 1_000)
+        }
+        let with = play(true)
+        #expect(with == play(false))
+        #expect(with[10] > 0)
+    }
+
+    /// A program change arrives as MIDI bytes of two (a JACK event): one data byte, below 0x80.
+    @Test func programChangeBytesMakeAnEvent() {
+        let bytes: [UInt8] = [0xC3, 0x05], bad: [UInt8] = [0xC3, 0x85], long: [UInt8] = [0xC3, 0x05, 0x00]
+        #expect(
+            bytes.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 2, frame: 9) }
+                == .programChange(frame: 9, channel: 3, program: 5))
+        #expect(bad.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 2, frame: 9) } == nil)
+        #expect(long.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 3, frame: 9) } == nil)
+    }
+}
