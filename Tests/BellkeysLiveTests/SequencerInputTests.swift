@@ -64,6 +64,15 @@ import Testing
             decode(.init(type: SequencerEventType.pitchBend, source: source, control: (2, 0, 9000)))
                 == .midi(source: source, message: .pitchBend(channel: 2, value: 16_383)))
         #expect(MIDIMessage.pitchBend(channel: 2, value: 8_192).bytes == (0xE2, 0, 64))
+        // A program change: alsa-lib's program in `data.control.value`, clamped to 0...127.
+        #expect(
+            decode(.init(type: SequencerEventType.programChange, source: source, control: (3, 0, 14)))
+                == .midi(source: source, message: .programChange(channel: 3, program: 14)))
+        #expect(
+            decode(.init(type: SequencerEventType.programChange, source: source, control: (3, 0, 200)))
+                == .midi(source: source, message: .programChange(channel: 3, program: 127)))
+        #expect(MIDIMessage.programChange(channel: 3, program: 14).bytes == (0xC3, 14, 0))
+        #expect(MIDIMessage(status: 0xC3, data1: 14, data2: 0) == .programChange(channel: 3, program: 14))
         let port = SequencerAddress(client: 24, port: 1), ours = SequencerAddress(client: 128, port: 0)
         #expect(decode(.init(type: SequencerEventType.portStart, address: port)) == .portStarted(port))
         #expect(decode(.init(type: SequencerEventType.portExit, address: port)) == .portExited(port))
@@ -80,7 +89,8 @@ import Testing
                 SequencerEventType.noteOn, SequencerEventType.noteOff, SequencerEventType.controller,
                 SequencerEventType.clientExit, SequencerEventType.portStart, SequencerEventType.portExit,
                 SequencerEventType.portSubscribed, SequencerEventType.portUnsubscribed, SequencerEventType.pitchBend,
-            ] == [6, 7, 10, 61, 63, 64, 66, 67, 13])
+                SequencerEventType.programChange,
+            ] == [6, 7, 10, 61, 63, 64, 66, 67, 13, 11])
         // Anything else (a clock, 36) is told by its type.
         #expect(decode(.init(type: 36, source: source)) == .other(source: source, type: 36))
     }
