@@ -39,6 +39,21 @@ public final class SampleBank {
         }
     }
 
+    /// Takes over every sample of `other` (a bank of the same rate), without copying them:
+    /// they follow this bank's own, and `other` is left empty. Returns the index the first of
+    /// them has here (add it to the sample indices of `other`'s keys and regions).
+    public func absorb(_ other: SampleBank) -> Int {
+        precondition(other.sampleRate == sampleRate && other !== self)
+        let offset = buffers.count
+        buffers += other.buffers
+        channelCounts += other.channelCounts
+        scales += other.scales
+        other.buffers = []
+        other.channelCounts = []
+        other.scales = []
+        return offset
+    }
+
     /// Quantises and adds a sample; returns its index.
     /// - Precondition: at least one frame, every value finite.
     @discardableResult

@@ -1,6 +1,6 @@
 import BellkeysEngine
 
-private let topFields = [
+let topFields = [
     "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
     "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "pitchBend", "instrument",
     "soundfont", "bank", "program", "quality", "keys",
@@ -32,14 +32,18 @@ public func parseMapFile(_ bytes: [UInt8], file: String) throws(MapFileError) ->
     return map!
 }
 
-private struct MapChecker {
+struct MapChecker {
     let file: String
     var problems: [MapProblem] = []
+    /// The JSON path of the object being checked (`sets[2]` for a set's own fields; empty for
+    /// the map's top level), put before every problem's path.
+    var prefix = ""
 
     mutating func problem(_ node: JSONNode?, _ path: String, _ message: String, fix: String) {
+        let full = prefix.isEmpty ? path : (path.isEmpty ? prefix : prefix + "." + path)
         problems.append(
             MapProblem(
-                file: file, line: node?.line, column: node?.column, path: path,
+                file: file, line: node?.line, column: node?.column, path: full,
                 message: message, fix: fix))
     }
 
@@ -50,7 +54,15 @@ private struct MapChecker {
                 fix: "write the map as { \"keys\": [ ... ] } (see man 5 bellkeys-map, or docs/map.md)")
             return nil
         }
-        rejectUnknown(members, allowed: topFields, path: "")
+        if member(members, "sets") != nil { return checkSets(root, members) }
+        return checkInstrument(root, members, allowed: topFields)
+    }
+
+    /// A map of one instrument (or a set's own fields, `allowed` then the set's).
+    mutating func checkInstrument(
+        _ root: JSONNode, _ members: [(key: String, value: JSONNode)], allowed: [String], setPreset: Bool = false
+    ) -> MapFile? {
+        rejectUnknown(members, allowed: allowed, path: "")
         let master = number(members, "masterVolumeDecibels", path: "", range: MapFile.decibelRange) ?? 0
         let curve = choice(members, "velocityCurve", path: "", VelocityCurve.self) ?? .square
         let polyphony =
@@ -88,9 +100,10 @@ private struct MapChecker {
                     fix: "leave out \"instrument\" or \"soundfont\"")
             }
         }
-        let bank = integer(members, "bank", path: "", range: MapFile.bankRange) ?? 0
-        let program = integer(members, "program", path: "", range: MapFile.programRange) ?? 0
-        for field in ["bank", "program"] where soundFontNode == nil {
+        // (A set's bank and program choose the set; its preset is the caller's.)
+        let bank = setPreset ? 0 : integer(members, "bank", path: "", range: MapFile.bankRange) ?? 0
+        let program = setPreset ? 0 : integer(members, "program", path: "", range: MapFile.programRange) ?? 0
+        for field in ["bank", "program"] where soundFontNode == nil && !setPreset {
             if let node = member(members, field) {
                 problem(
                     node, field, "\(field) chooses a SoundFont's preset, and the map names no SoundFont",
@@ -197,7 +210,7 @@ private struct MapChecker {
             firstPathForNote[midi] = path
             keys.append(
                 MapKey(
-                    note: midi, tag: tag, sample: sample, path: path,
+                    note: midi, tag: tag, sample: sample, path: prefix.isEmpty ? path : prefix + "." + path,
                     sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
                     gainDecibels: gain,
                     noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,

@@ -58,6 +58,26 @@ public struct MapKey: Sendable {
     public var pan: Double = 0
 }
 
+/// One set of a map of several (`MapFile.sets`): its name, the program (and bank) that
+/// choose it, the channels it starts on, and its instrument: its own fields (`map`) or a file
+/// (`file`: a map, an SFZ file or a SoundFont, relative to the map's folder).
+public struct MapSet: Sendable {
+    public var name: String
+    public var program: Int
+    public var bank: Int?
+    /// MIDI channels 0...15 that start on this set.
+    public var channels: [Int]
+    public var map: MapFile?
+    public var file: String?
+    /// A SoundFont's preset (`preset`; else the set's own bank and program).
+    public var presetBank: Int
+    public var presetProgram: Int
+    /// JSON path (`sets[2]`) and position of the set, for load errors.
+    public var path: String
+    public var line: Int
+    public var column: Int
+}
+
 /// A validated map file.
 public struct MapFile: Sendable {
     public var masterVolumeDecibels: Double
@@ -88,6 +108,9 @@ public struct MapFile: Sendable {
     public var defaultReleaseSeconds = MapFile.defaultReleaseSeconds
     /// Keys in file order.
     public var keys: [MapKey]
+    /// `sets`: the sets of a map of several (empty for a map of one instrument), in file order;
+    /// the first is every channel's starting set unless a set names the channel.
+    public var sets: [MapSet] = []
 
     /// A map's settings when the instrument comes from elsewhere (an SFZ file): every default,
     /// no keys.

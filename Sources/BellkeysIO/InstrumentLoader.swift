@@ -24,6 +24,11 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var preset: String?
     /// The preset asked for at load (`loadInstrument`'s `preset`), asked for again on a reload.
     public var requestedPreset: PresetChoice?
+    /// The sets of a map of several (empty for one instrument), every one loaded into `bank`;
+    /// `instrument` is then the first set's.
+    public var sets: [LoadedSet] = []
+    /// The set every channel starts on (`--set`), in place of the map's starting sets.
+    public var startingSet: Int?
 
     /// Whether the instrument is an SFZ file's.
     public var isSFZ: Bool { sfz != nil }
@@ -92,6 +97,15 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
                 fix: "give a SoundFont as --map, or a map with \"soundfont\"; or leave --program and --bank out")
         ])
     }
+    if !map.sets.isEmpty { return try loadSets(map, mapPath: mapPath, sampleRate: requested, start: start) }
+    return try loadMap(map, mapPath: mapPath, sampleRate: requested, preset: preset, start: start)
+}
+
+/// Loads what a parsed map of one instrument names (a set's own fields, too: `mapPath` is the
+/// file they are in). Thread: control.
+func loadMap(_ map: MapFile, mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, start: Double)
+    throws(MapFileError) -> LoadedInstrument
+{
     let folder = directoryName(mapPath)
 
     // A map that names an instrument (an SFZ file or a SoundFont's preset): its regions

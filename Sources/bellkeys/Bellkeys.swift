@@ -47,6 +47,13 @@ struct MapOptions: ParsableArguments {
             valueName: "n"))
     var bank: Int?
 
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "With a map of several sets: the set every channel starts on, by its name (default: the map's first set, or the channels the map gives each set).",
+            valueName: "name"))
+    var startingSet: String?
+
     func validate() throws {
         if let program, !MapFile.programRange.contains(program) {
             throw ValidationError("--program \(program) is out of range; use 0 to 127")
@@ -85,6 +92,20 @@ struct MapOptions: ParsableArguments {
             throw Failure(error.description)
         }
         if printsWarnings { for warning in loaded.warnings { printError("bellkeys: \(warning)") } }
+        if let startingSet {
+            if loaded.sets.isEmpty {
+                throw Failure(
+                    "--set \(startingSet): \(path) is a map of one instrument, not of sets\n    fix: leave --set out, or give a map with \"sets\""
+                )
+            }
+            guard let index = loaded.setIndex(named: startingSet) else {
+                let names = loaded.sets.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                throw Failure("--set \(startingSet): \(path) has no set of that name\n    fix: use one of \(names)")
+            }
+            var chosen = loaded
+            chosen.startingSet = index
+            return chosen
+        }
         return loaded
     }
 }
@@ -133,21 +154,26 @@ struct VoiceOptions: ParsableArguments {
     /// An engine for `loaded`, with these options in place of the map's polyphony and master
     /// volume, `unmapped` (`--unmapped`) in place of its unmappedNotes, and `room` (the room
     /// chosen live), else `--reverb`, in place of its reverb.
-    /// `maxBlockFrames`: the engine's largest block, if not the live default.
+    /// `maxBlockFrames`: the engine's largest block, if not the live default. A map of sets:
+    /// the options apply to every set (`--volume` is the first set's, the others keep their
+    /// levels against it).
     func makeEngine(
         _ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
         maxBlockFrames: Int? = nil
     ) -> Engine {
-        var instrument = loaded.instrument
-        if let volume { instrument.masterVolumeDecibels = volume }
-        if let unmapped { instrument.unmappedNotes = unmapped }
-        if let preset = room ?? reverb { instrument.reverb.preset = preset }
+        var sets = loaded.instrumentSets
+        let shift = volume.map { $0 - sets.sets[0].instrument.masterVolumeDecibels } ?? 0
+        for k in sets.sets.indices {
+            sets.sets[k].instrument.masterVolumeDecibels += shift
+            if let unmapped { sets.sets[k].instrument.unmappedNotes = unmapped }
+            if let preset = room ?? reverb { sets.sets[k].instrument.reverb.preset = preset }
+        }
         var configuration = EngineConfiguration(
             sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)
         configuration.wideMixing = wideMixingAvailable()
         configuration.interpolation = quality ?? loaded.map.quality ?? .standard
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
-        return Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
+        return Engine(bank: loaded.bank, sets: sets, configuration: configuration)
     }
 }
 

@@ -144,6 +144,7 @@ func renderToWAV(
         if let mode = noteOptions.unmapped { instrument.unmappedNotes = mode }
         printError("bellkeys: warning: " + unmappedNotesText(unmapped, of: notes, in: input, instrument: instrument))
     }
+    if let text = missingProgramsText(engine, loaded) { printError("bellkeys: warning: " + text) }
     if played == 0 {
         let filtered = allEvents.count(where: \.strikes) - notes
         let why =
@@ -171,4 +172,17 @@ func renderToWAV(
                 + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
     }
     if played == 0 { throw ExitCode(3) }
+}
+
+/// What to say of program changes that chose no set (nil: none did): how many, the last one,
+/// and the programs the map's sets have. Shared by `render` and the live session.
+func missingProgramsText(_ engine: Engine, _ loaded: LoadedInstrument) -> String? {
+    let count = engine.missingPrograms.load(ordering: .relaxed)
+    guard count > 0 else { return nil }
+    let last = engine.lastMissingProgram.load(ordering: .relaxed)
+    let program = last & 127, bank = last >> 7
+    let have = loaded.sets.map { "\($0.program)\($0.bank.map { " (bank \($0))" } ?? "") \($0.name)" }
+    return "\(count) program change\(count == 1 ? "" : "s") chose no set (the last: program \(program)"
+        + "\(bank == 0 ? "" : ", bank \(bank)")); each channel kept the set it had. The map's sets: "
+        + have.joined(separator: ", ")
 }

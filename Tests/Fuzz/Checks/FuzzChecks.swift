@@ -211,7 +211,10 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
         }
         return broken
     }
-    if map.keys.isEmpty { broken.append("a map without keys accepted") }
+    if map.keys.isEmpty, map.instrument == nil, map.soundFont == nil, map.sets.isEmpty {
+        broken.append("a map without keys, instrument or sets accepted")
+    }
+    broken += setViolations(map.sets)
     if !MapFile.polyphonyRange.contains(map.polyphony) { broken.append("polyphony \(map.polyphony)") }
     if !MapFile.decibelRange.contains(map.masterVolumeDecibels) {
         broken.append("master \(map.masterVolumeDecibels) dB")

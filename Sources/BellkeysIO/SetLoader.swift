@@ -1,0 +1,117 @@
+import BellkeysEngine
+import BellkeysFormats
+
+/// One set of a map of several, loaded: what chooses it and what it plays (its samples are in
+/// the map's one bank).
+public struct LoadedSet: Sendable {
+    public var name: String
+    public var program: Int
+    public var bank: Int?
+    /// MIDI channels 0...15 that start on it.
+    public var channels: [Int]
+    public var instrument: Instrument
+    /// What it holds, as `LoadedInstrument.contentsText` says it ("13 bells (C4..C5)").
+    public var contentsText: String
+    /// The SoundFont preset it plays, as "bank:program name", if it plays one.
+    public var preset: String?
+}
+
+extension LoadedInstrument {
+    /// What an engine plays: the sets (each channel starting on the set the map gives it, or
+    /// every channel on `startingSet` when it is chosen), or the one instrument, which ignores
+    /// program change.
+    public var instrumentSets: InstrumentSets {
+        guard !sets.isEmpty else { return InstrumentSets(instrument) }
+        var starting: [Int: Int] = [:]
+        if startingSet == nil {
+            for (k, set) in sets.enumerated() { for channel in set.channels { starting[channel] = k } }
+        }
+        return InstrumentSets(
+            sets: sets.map {
+                InstrumentSet(name: $0.name, program: $0.program, bank: $0.bank, instrument: $0.instrument)
+            },
+            startingSet: startingSet ?? 0, startingSets: starting)
+    }
+
+    /// The set called `name` (any case), if there is one.
+    public func setIndex(named name: String) -> Int? {
+        sets.firstIndex { $0.name.lowercased() == name.lowercased() }
+    }
+}
+
+/// Loads every set of a map of several into one bank, at one rate (the first set's, unless
+/// `requested`): a set's own fields as a map's, or the file it names (a map of one
+/// instrument, an SFZ file or a SoundFont, whose preset is the set's). Problems of every set
+/// are reported together. Thread: control.
+func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start: Double)
+    throws(MapFileError) -> LoadedInstrument
+{
+    let folder = directoryName(mapPath)
+    var rate = requested
+    var problems: [MapProblem] = []
+    var parts: [(set: MapSet, loaded: LoadedInstrument)] = []
+    for set in map.sets {
+        do throws(MapFileError) {
+            var loaded: LoadedInstrument
+            if let file = set.file {
+                let path = resolve(file, from: folder)
+                guard let found = findCaseInsensitively(path) else {
+                    throw MapFileError([
+                        MapProblem(
+                            file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
+                            message: "\"\(file)\" (\(path)): no such file",
+                            fix: "check the name; it is relative to the map file's folder")
+                    ])
+                }
+                let preset =
+                    isSoundFontPath(found) ? PresetChoice(bank: set.presetBank, program: set.presetProgram) : nil
+                loaded = try loadInstrument(mapPath: found, sampleRate: rate, preset: preset)
+                if !loaded.sets.isEmpty {
+                    throw MapFileError([
+                        MapProblem(
+                            file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
+                            message: "\"\(file)\" is a map of sets itself",
+                            fix:
+                                "name a map of one instrument (an SFZ file or a SoundFont will do), or give its sets here"
+                        )
+                    ])
+                }
+            } else {
+                loaded = try loadMap(set.map!, mapPath: mapPath, sampleRate: rate, preset: nil, start: start)
+            }
+            rate = rate ?? loaded.sampleRate
+            parts.append((set, loaded))
+        } catch {
+            problems += error.problems
+        }
+    }
+    if !problems.isEmpty { throw MapFileError(problems) }
+
+    let bank = parts[0].loaded.bank
+    var loadedSets: [LoadedSet] = []
+    var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
+    for (k, part) in parts.enumerated() {
+        var instrument = part.loaded.instrument
+        if k > 0 {
+            let offset = bank.absorb(part.loaded.bank)
+            for i in instrument.keys.indices { instrument.keys[i].sampleIndex += offset }
+            for i in instrument.regions.indices { instrument.regions[i].sampleIndex += offset }
+        }
+        instrument.masterVolumeDecibels += map.masterVolumeDecibels
+        samplePaths += part.loaded.samplePaths
+        fileRates += part.loaded.fileSampleRates
+        fadedEnds += part.loaded.fadedEnds
+        warnings += part.loaded.warnings.map { "\(part.set.name): \($0)" }
+        loadedSets.append(
+            LoadedSet(
+                name: part.set.name, program: part.set.program, bank: part.set.bank, channels: part.set.channels,
+                instrument: instrument, contentsText: part.loaded.contentsText, preset: part.loaded.preset))
+    }
+    var loaded = LoadedInstrument(
+        mapPath: mapPath, map: map, bank: bank, instrument: loadedSets[0].instrument,
+        sampleRate: parts[0].loaded.sampleRate,
+        samplePaths: samplePaths, fileSampleRates: fileRates, fadedEnds: fadedEnds,
+        loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
+    loaded.sets = loadedSets
+    return loaded
+}
