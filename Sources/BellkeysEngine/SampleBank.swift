@@ -39,19 +39,30 @@ public final class SampleBank {
         }
     }
 
-    /// Takes over every sample of `other` (a bank of the same rate), without copying them:
-    /// they follow this bank's own, and `other` is left empty. Returns the index the first of
-    /// them has here (add it to the sample indices of `other`'s keys and regions).
-    public func absorb(_ other: SampleBank) -> Int {
-        precondition(other.sampleRate == sampleRate && other !== self)
-        let offset = buffers.count
-        buffers += other.buffers
-        channelCounts += other.channelCounts
-        scales += other.scales
+    /// Takes over the samples of `other` (a bank of the same rate) without copying them, each
+    /// after this bank's own, except those `reusing` gives an index of this bank for (the same
+    /// sample, already here), which are freed. `other` is left empty. Returns each of `other`'s
+    /// samples' index here (for its keys' and regions' `sampleIndex`).
+    /// - Precondition: `reusing` has an entry per sample of `other`, each nil or an index here.
+    public func absorb(_ other: SampleBank, reusing: [Int?]) -> [Int] {
+        precondition(other.sampleRate == sampleRate && other !== self && reusing.count == other.count)
+        var indices: [Int] = []
+        for i in 0..<other.count {
+            if let same = reusing[i] {
+                precondition(same >= 0 && same < count)
+                (other.buffers[i].baseAddress! - samplePadding * other.channelCounts[i]).deallocate()
+                indices.append(same)
+            } else {
+                indices.append(buffers.count)
+                buffers.append(other.buffers[i])
+                channelCounts.append(other.channelCounts[i])
+                scales.append(other.scales[i])
+            }
+        }
         other.buffers = []
         other.channelCounts = []
         other.scales = []
-        return offset
+        return indices
     }
 
     /// Quantises and adds a sample; returns its index.

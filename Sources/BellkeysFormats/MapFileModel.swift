@@ -111,6 +111,8 @@ public struct MapFile: Sendable {
     /// `sets`: the sets of a map of several (empty for a map of one instrument), in file order;
     /// the first is every channel's starting set unless a set names the channel.
     public var sets: [MapSet] = []
+    /// Where these fields are in their file: empty for a map, `sets[2]` for a set's own.
+    public var jsonPath = ""
 
     /// A map's settings when the instrument comes from elsewhere (an SFZ file): every default,
     /// no keys.

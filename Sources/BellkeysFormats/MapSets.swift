@@ -106,6 +106,7 @@ extension MapChecker {
                 prefix = path
                 own = checkInstrument(entry, fields, allowed: instrumentFields + setOwnFields, setPreset: true)
                 prefix = outer
+                own?.jsonPath = path
                 if var made = own, made.soundFont != nil {
                     made.bank = presetBank
                     made.program = presetProgram

@@ -115,9 +115,10 @@ func loadMap(_ map: MapFile, mapPath: String, sampleRate requested: Int?, preset
         guard let found = findCaseInsensitively(path) else {
             throw MapFileError([
                 MapProblem(
-                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn, path: field,
+                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn,
+                    path: map.jsonPath.isEmpty ? field : map.jsonPath + "." + field,
                     message: "\"\(file)\" (\(path)): no such file",
-                    fix: "check the name; it is relative to the map file's folder")
+                    fix: missingFileFix(path))
             ])
         }
         return found

@@ -60,7 +60,7 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                         MapProblem(
                             file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
                             message: "\"\(file)\" (\(path)): no such file",
-                            fix: "check the name; it is relative to the map file's folder")
+                            fix: missingFileFix(path))
                     ])
                 }
                 let preset =
@@ -87,25 +87,41 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     }
     if !problems.isEmpty { throw MapFileError(problems) }
 
+    // One bank: a sample file that two sets play (the bundled bells as handbells and as a
+    // tower) is kept once. (A SoundFont's samples, named FONT#sample, are each set's own: a
+    // zone's offsets may have cut a copy of one.)
     let bank = parts[0].loaded.bank
     var loadedSets: [LoadedSet] = []
     var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
+    var indexOfFile: [String: Int] = [:]
     for (k, part) in parts.enumerated() {
         var instrument = part.loaded.instrument
+        let contents = part.loaded.contentsText
+        let files = zip(part.loaded.samplePaths, part.loaded.fadedEnds).map {
+            $0.0.contains("#") ? nil : "\($0.1) \($0.0)"
+        }
+        var indices = Array(0..<part.loaded.bank.count)
         if k > 0 {
-            let offset = bank.absorb(part.loaded.bank)
-            for i in instrument.keys.indices { instrument.keys[i].sampleIndex += offset }
-            for i in instrument.regions.indices { instrument.regions[i].sampleIndex += offset }
+            indices = bank.absorb(part.loaded.bank, reusing: files.map { $0.flatMap { indexOfFile[$0] } })
+            for i in instrument.keys.indices {
+                instrument.keys[i].sampleIndex = indices[instrument.keys[i].sampleIndex]
+            }
+            for i in instrument.regions.indices {
+                instrument.regions[i].sampleIndex = indices[instrument.regions[i].sampleIndex]
+            }
+        }
+        for (i, file) in files.enumerated() where indices[i] == samplePaths.count {
+            if let file { indexOfFile[file] = indices[i] }
+            samplePaths.append(part.loaded.samplePaths[i])
+            fileRates.append(part.loaded.fileSampleRates[i])
+            fadedEnds.append(part.loaded.fadedEnds[i])
         }
         instrument.masterVolumeDecibels += map.masterVolumeDecibels
-        samplePaths += part.loaded.samplePaths
-        fileRates += part.loaded.fileSampleRates
-        fadedEnds += part.loaded.fadedEnds
         warnings += part.loaded.warnings.map { "\(part.set.name): \($0)" }
         loadedSets.append(
             LoadedSet(
                 name: part.set.name, program: part.set.program, bank: part.set.bank, channels: part.set.channels,
-                instrument: instrument, contentsText: part.loaded.contentsText, preset: part.loaded.preset))
+                instrument: instrument, contentsText: contents, preset: part.loaded.preset))
     }
     var loaded = LoadedInstrument(
         mapPath: mapPath, map: map, bank: bank, instrument: loadedSets[0].instrument,
@@ -114,4 +130,23 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
         loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
     loaded.sets = loadedSets
     return loaded
+}
+
+/// The Debian packages that ship the SoundFonts maps name (the bundled gm-bells.json names
+/// FluidR3_GM.sf2), by file name.
+let soundFontPackages = [
+    "FluidR3_GM.sf2": "fluid-soundfont-gm", "FluidR3_GS.sf2": "fluid-soundfont-gs",
+    "MuseScore_General.sf3": "musescore-general-soundfont",
+    "MuseScore_General_Lite.sf3": "musescore-general-soundfont-small",
+    "TimGM6mb.sf2": "timgm6mb-soundfont",
+]
+
+/// How to mend a file a map names that is not there: install the package that ships it, if
+/// it is a SoundFont Debian packages, else check the name.
+func missingFileFix(_ path: String) -> String {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    if let package = soundFontPackages[name] {
+        return "install the SoundFont: sudo apt install \(package) (it puts \(name) in /usr/share/sounds)"
+    }
+    return "check the name; it is relative to the map file's folder"
 }

@@ -55,6 +55,7 @@ func listPresets(_ path: String) throws -> String {
 /// The resolved key table that `check` prints (for an SFZ instrument or a SoundFont preset,
 /// its regions).
 func describe(_ loaded: LoadedInstrument) -> String {
+    if !loaded.sets.isEmpty { return describeSets(loaded) }
     if loaded.hasRegions { return describeRegions(loaded) }
     let map = loaded.map
     var lines: [String] = []
@@ -131,6 +132,36 @@ func describeRegions(_ loaded: LoadedInstrument) -> String {
                 + pad(formatNumber((region.pan * 100).rounded()), 6) + pad(envelope, 16) + pad(loop, 17)
                 + pad(secondsText(Double(frames) / Double(loaded.sampleRate)) + " s", 8)
                 + (paths[region.sampleIndex] ?? "?") + stereo)
+    }
+    return lines.joined(separator: "\n")
+}
+
+/// The sets of a map of several, as `check` lists them: what chooses each, the channels it
+/// starts on, its room and what it plays.
+func describeSets(_ loaded: LoadedInstrument) -> String {
+    var lines = ["map: \(loaded.mapPath)"]
+    lines.append(
+        "  \(loaded.sets.count) sets, \(loaded.bank.count) samples, \(loaded.sampleRate) Hz, "
+            + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
+            + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+    lines.append("  a program change chooses a channel's set; render and play take --set NAME")
+    lines.append(
+        "  " + pad("program", 9) + pad("bank", 6) + pad("channels", 10) + pad("room", 8) + pad("name", 16) + "plays")
+    for (k, set) in loaded.sets.enumerated() {
+        var channels = set.channels.map { "\($0 + 1)" }.joined(separator: ",")
+        if k == 0 {
+            let others = (0..<16).filter { c in !loaded.sets.contains { $0.channels.contains(c) } }
+            channels = others.count == 16 ? "all" : (others.isEmpty ? channels : "the rest")
+        }
+        let room = set.instrument.reverb.preset == .off ? "dry" : set.instrument.reverb.preset.rawValue
+        lines.append(
+            "  " + pad("\(set.program)", 9) + pad(set.bank.map(String.init) ?? "any", 6)
+                + pad(channels.isEmpty ? "-" : channels, 10)
+                + pad(room, 8) + pad(set.name, 16) + set.contentsText + (set.preset.map { ", preset \($0)" } ?? ""))
+    }
+    if !loaded.warnings.isEmpty {
+        lines.append("  left out:")
+        for warning in loaded.warnings { lines.append("    " + warning) }
     }
     return lines.joined(separator: "\n")
 }
