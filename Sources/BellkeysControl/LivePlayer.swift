@@ -160,6 +160,31 @@ public final class LivePlayer {
         return event
     }
 
+    /// Puts every set of the engine in the room `preset` from the frame for `arrival`: the
+    /// bells already ringing ring out in their room, the next strikes ring in the new one. No
+    /// engine changes hands. False when the engine holds no such room for a set (it was not
+    /// made with `roomsToChoose`), and nothing changes.
+    public func chooseRoom(_ preset: ReverbPreset, arrival: UInt64) -> Bool {
+        let at = frame(arrival: arrival)
+        guard let events = engine.roomEvents(preset: preset, frame: at) else { return false }
+        queued(at)
+        for event in events { engine.enqueue(event) }
+        return true
+    }
+
+    /// Chooses set `set` (its program, and bank if it has one) on `channel` from the frame for
+    /// `arrival`, as a keyboard's program change would (kept in a loop being recorded).
+    public func chooseSet(program: Int, bank: Int?, channel: UInt8, arrival: UInt64) {
+        if let bank {
+            play(
+                .controlChange(channel: channel, controller: 0, value: UInt8(bank >> 7 & 127)), from: nil,
+                arrival: arrival)
+            play(
+                .controlChange(channel: channel, controller: 32, value: UInt8(bank & 127)), from: nil, arrival: arrival)
+        }
+        play(.programChange(channel: channel, program: UInt8(program & 127)), from: nil, arrival: arrival)
+    }
+
     // MARK: The loop and the tune
 
     /// Starts recording a phrase loop, or closes the loop: its repeats start at once.

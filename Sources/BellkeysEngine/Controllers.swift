@@ -57,11 +57,11 @@ extension Engine {
             let down = value >= 64
             channels[channel].sustain = down
             if !down { releaseSustained(channel: channel) }
-        case 120: // all sound off: the channel's bells, and the room's tail (shared by all)
+        case 120: // all sound off: the channel's bells, and the rooms' tails (shared by all)
             for i in 0..<activeCount where voices[Int(active[i])].channel == channel {
                 fade(slot: Int(active[i]))
             }
-            if hasReverb { reverb.silence(frames: fadeFrames) }
+            for r in 0..<roomCount where roomIsWet[r] { rooms[r].silence(frames: fadeFrames) }
         case 0: channels[channel].bankHigh = value // bank select, for the next program change
         case 32: channels[channel].bankLow = value
         case 101: channels[channel].parameterHigh = value // RPN
@@ -119,6 +119,17 @@ extension Engine {
         }
         lastMissingProgram.store(bank << 7 | program, ordering: .relaxed)
         missingPrograms.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// The event `chooseRoom` queues: MIDI's undefined system status 0xF4, which no input
+    /// passes on (`EngineEvent(midi:)`, MIDI files and the sequencer take channel messages only).
+    static let roomStatus: UInt8 = 0xF4
+
+    /// Set `set`'s next voices ring in room `room` (`chooseRoom`).
+    @_noLocks
+    func setRoom(set: Int, room: Int) {
+        guard set < setCount, room < roomCount else { return }
+        sets[set].room = room
     }
 
     /// Pitch bend on `channel`: every pitched voice there moves to its pitch × the bend, at

@@ -122,13 +122,25 @@ public final class Engine: @unchecked Sendable {
     /// Channels whose CC10 pan is off the centre or still moving (bit c: channel c); their
     /// buses go out through `panLeft` and `panRight`.
     var pannedChannels: UInt16 = 0
-    /// The room the bells ring in, fed by every channel's send (CC91), if the instrument has one.
-    var reverb: Reverb
+    /// The rooms the bells ring in: one per room setting (`roomSettings`) the sets have, or may
+    /// be given live (`chooseRoom`); each fed by the sends (CC91) of the voices that ring in it.
+    /// A dry one (`roomIsWet` false) has no reverb to run. At most `maximumRooms`.
+    let rooms: UnsafeMutablePointer<Reverb>
+    let roomIsWet: UnsafeMutablePointer<Bool>
+    let roomCount: Int
+    public let roomSettings: [ReverbSettings]
+    /// Each set's reverb mix as the engine was made (the default mix for a dry set): a room
+    /// chosen live (`roomEvents`) keeps it.
+    let setMixes: [Double]
+    /// Whether any room is wet, and the lanes of the wet ones (bit c + 16 r).
     let hasReverb: Bool
+    let wetLanes: UInt128
+    /// The most rooms an engine holds (16 lanes each: 128 lanes, one bit each in a `UInt128`).
+    public static let maximumRooms = 8
     /// `Instrument.followsPanController` (of any set).
     let followsPanController: Bool
-    /// The reverb's input for a segment.
-    let sendBus: UnsafeMutablePointer<Float>
+    /// Each room's input for a segment (room r: from `r × maxBlockFrames`).
+    let sendBuses: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
     /// The pitched voices' own state, slot for slot with `voices`.
     let pitchedVoices: UnsafeMutablePointer<PitchedVoice>
@@ -147,8 +159,9 @@ public final class Engine: @unchecked Sendable {
     /// voices of its own note-on (as FluidSynth's exclusive class and sfizz's groups do).
     var noteOnSerial: UInt64 = 0
     let channels: UnsafeMutablePointer<ChannelState>
+    /// A bus per lane (a channel in a room: lane c + 16 r) for its centred voices.
     let buses: UnsafeMutablePointer<Float>
-    /// Per channel, a left and a right bus for its panned voices (channel c: 2c and 2c + 1).
+    /// Per lane, a left and a right bus for its panned voices (lane l: 2l and 2l + 1).
     let sideBuses: UnsafeMutablePointer<Float>
     /// Whether any region is off the centre (if not, no voice is checked for it).
     let hasPannedKeys: Bool
@@ -220,7 +233,7 @@ public final class Engine: @unchecked Sendable {
                     keyswitchLow: own.keyswitchRange?.lowerBound ?? 128,
                     keyswitchHigh: own.keyswitchRange?.upperBound ?? -1,
                     currentKeyswitch: own.defaultKeyswitch ?? -1, followsPitchBend: own.followsPitchBend,
-                    restrikeReleases: own.restrikeReleases, chokesWithinChannel: own.chokesWithinChannel))
+                    restrikeReleases: own.restrikeReleases, chokesWithinChannel: own.chokesWithinChannel, room: 0))
         }
         let bendingSets = setList.sets.filter(\.instrument.followsPitchBend)
         let storedRegions = max(regionCount, 1)
@@ -424,11 +437,45 @@ public final class Engine: @unchecked Sendable {
                 }
             }
         }
-        reverb = Reverb(settings: instrument.reverb, sampleRate: configuration.sampleRate)
-        hasReverb = instrument.reverb.preset != .off && instrument.reverb.mix > 0
+        // The rooms: each set's own, and for a live session every preset at each set's mix;
+        // all the dry ones are one.
+        func room(_ settings: ReverbSettings) -> ReverbSettings {
+            settings.preset == .off || settings.mix <= 0 ? .off : settings
+        }
+        setMixes = setList.sets.map {
+            $0.instrument.reverb.preset == .off ? ReverbSettings.defaultMix : $0.instrument.reverb.mix
+        }
+        var distinct: [ReverbSettings] = []
+        for set in setList.sets where !distinct.contains(room(set.instrument.reverb)) {
+            distinct.append(room(set.instrument.reverb))
+        }
+        precondition(
+            distinct.count <= Engine.maximumRooms, "more rooms than an engine holds: the loader refuses such a map")
+        if configuration.roomsToChoose {
+            for set in setList.sets {
+                let mix = set.instrument.reverb.preset == .off ? ReverbSettings.defaultMix : set.instrument.reverb.mix
+                for preset in ReverbPreset.allCases where distinct.count < Engine.maximumRooms {
+                    let settings = room(ReverbSettings(preset: preset, mix: mix))
+                    if !distinct.contains(settings) { distinct.append(settings) }
+                }
+            }
+        }
+        roomSettings = distinct
+        roomCount = distinct.count
+        rooms = .allocate(capacity: roomCount)
+        roomIsWet = .allocate(capacity: roomCount)
+        for (r, settings) in distinct.enumerated() {
+            (rooms + r).initialize(to: Reverb(settings: settings, sampleRate: configuration.sampleRate))
+            roomIsWet[r] = settings != .off
+        }
+        hasReverb = distinct.contains { $0 != .off }
+        var lanes: UInt128 = 0
+        for (r, settings) in distinct.enumerated() where settings != .off { lanes |= UInt128(0xFFFF) << (16 * r) }
+        wetLanes = lanes
+        for k in 0..<setCount { sets[k].room = distinct.firstIndex(of: room(setList.sets[k].instrument.reverb))! }
         followsPanController = setList.sets.contains { $0.instrument.followsPanController }
-        sendBus = .allocate(capacity: configuration.maxBlockFrames)
-        sendBus.initialize(repeating: 0, count: configuration.maxBlockFrames)
+        sendBuses = .allocate(capacity: roomCount * configuration.maxBlockFrames)
+        sendBuses.initialize(repeating: 0, count: roomCount * configuration.maxBlockFrames)
         panTable = .allocate(capacity: 256)
         for v in 0..<128 {
             let (left, right) = panGains(panPosition(controllerValue: v))
@@ -460,10 +507,10 @@ public final class Engine: @unchecked Sendable {
         masterGainBits = Atomic(master.bitPattern)
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: ChannelState(), count: 16)
-        buses = .allocate(capacity: 16 * configuration.maxBlockFrames)
-        buses.initialize(repeating: 0, count: 16 * configuration.maxBlockFrames)
-        sideBuses = .allocate(capacity: 32 * configuration.maxBlockFrames)
-        sideBuses.initialize(repeating: 0, count: 32 * configuration.maxBlockFrames)
+        buses = .allocate(capacity: 16 * roomCount * configuration.maxBlockFrames)
+        buses.initialize(repeating: 0, count: 16 * roomCount * configuration.maxBlockFrames)
+        sideBuses = .allocate(capacity: 32 * roomCount * configuration.maxBlockFrames)
+        sideBuses.initialize(repeating: 0, count: 32 * roomCount * configuration.maxBlockFrames)
         segmentRight = .allocate(capacity: configuration.maxBlockFrames)
         segmentRight.initialize(repeating: 0, count: configuration.maxBlockFrames)
         limiterRecovery = Float(1 / max(configuration.limiterReleaseSeconds * rate, 1))
@@ -500,8 +547,10 @@ public final class Engine: @unchecked Sendable {
         controllerGains.deallocate()
         panTable.deallocate()
         timbreTable.deallocate()
-        reverb.deallocate()
-        sendBus.deallocate()
+        for r in 0..<roomCount { rooms[r].deallocate() }
+        rooms.deallocate()
+        roomIsWet.deallocate()
+        sendBuses.deallocate()
         voices.deallocate()
         pitchedVoices.deallocate()
         active.deallocate()

@@ -29,6 +29,9 @@ public struct EngineConfiguration: Sendable {
     /// How transposed samples are interpolated (`InterpolationQuality`).
     public var interpolation = InterpolationQuality.standard
 
+    /// Whether the room can be changed while playing (`Engine.chooseRoom`): the engine then
+    /// also holds each room preset at each set's mix, as far as `Engine.maximumRooms` allows.
+    public var roomsToChoose = false
     public init(sampleRate: Int, polyphony: Int = 128) {
         self.sampleRate = sampleRate
         self.polyphony = polyphony

@@ -71,14 +71,60 @@ extension Engine {
     public var activeVoiceCount: Int { activeCount }
 
     /// Whether the reverb (if any) holds no sound. Thread: render (or after rendering stopped).
-    public var reverbIsQuiet: Bool { !hasReverb || reverb.idle }
+    public var reverbIsQuiet: Bool { roomsAreIdle }
+
+    /// Whether every room is empty (`Reverb.idle`; true for dry ones). Thread: render (or
+    /// after rendering stopped). Real-time safe.
+    var roomsAreIdle: Bool {
+        @_noLocks get {
+            for r in 0..<roomCount where roomIsWet[r] {
+                if !rooms[r].idle { return false }
+            }
+            return true
+        }
+    }
+
+    /// Gives set `set` (an index of the engine's sets) the room `settings` from `frame` on:
+    /// its voices from then on ring in that room, those already sounding ring on in the room
+    /// they started in (its tail rings out). Returns false, and changes nothing, when the
+    /// engine holds no such room (`roomSettings`; `EngineConfiguration.roomsToChoose`) or the
+    /// queue is full. Thread: control.
+    @discardableResult
+    public func chooseRoom(set: Int, _ settings: ReverbSettings, frame: Int64) -> Bool {
+        guard let event = roomEvent(set: set, settings, frame: frame) else { return false }
+        return enqueue(event)
+    }
+
+    /// The event `chooseRoom` queues (nil: no such set or room), to be queued later with
+    /// `enqueue` or `schedule`. Thread: control.
+    public func roomEvent(set: Int, _ settings: ReverbSettings, frame: Int64) -> EngineEvent? {
+        let wanted = settings.preset == .off || settings.mix <= 0 ? ReverbSettings.off : settings
+        guard set >= 0, set < setCount, set < 128, let room = roomSettings.firstIndex(of: wanted) else { return nil }
+        return EngineEvent(frame: frame, status: Engine.roomStatus, data1: UInt8(set), data2: UInt8(room))
+    }
+
+    /// The events that put every set in `preset` (each at its own mix) from `frame` on, or nil
+    /// when the engine does not hold one of those rooms. Thread: control.
+    public func roomEvents(preset: ReverbPreset, frame: Int64) -> [EngineEvent]? {
+        var made: [EngineEvent] = []
+        for set in 0..<setCount {
+            guard let event = roomEvent(set: set, ReverbSettings(preset: preset, mix: setMixes[set]), frame: frame)
+            else { return nil }
+            made.append(event)
+        }
+        return made
+    }
+
+    /// The room set `set` plays in now (an index of `roomSettings`). Thread: render (or after
+    /// rendering stopped).
+    public func room(ofSet set: Int) -> Int { sets[set].room }
 
     /// Whether no voice sounds, no event waits and the room (if any) is quiet. Thread: render.
     /// Real-time safe.
     @_noLocks
     public func isSilent() -> Bool {
         if activeCount != 0 { return false }
-        if hasReverb, !reverb.idle { return false }
+        if !roomsAreIdle { return false }
         if let _ = events.peek() { return false }
         if let _ = scheduled.peek() { return false }
         if let _ = direct.peek() { return false }

@@ -99,7 +99,7 @@ extension Engine {
         }
         renderedOnlySilence = rested
         voiceCount.store(activeCount, ordering: .relaxed)
-        if hasReverb { roomIsQuiet.store(reverb.idle, ordering: .relaxed) }
+        if hasReverb { roomIsQuiet.store(roomsAreIdle, ordering: .relaxed) }
         soundingNotesLow.store(soundingLow, ordering: .relaxed)
         soundingNotesHigh.store(soundingHigh, ordering: .relaxed)
         if activeCount > peakVoiceCount.load(ordering: .relaxed) {
@@ -144,6 +144,7 @@ extension Engine {
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
         case 0xE0: bend(channel: channel, value: value << 7 | note)
         case 0xC0: programChange(channel: channel, program: note)
+        case 0xF0 where event.status == 0xF4: setRoom(set: note, room: value) // Engine.roomStatus
         default: break
         }
     }

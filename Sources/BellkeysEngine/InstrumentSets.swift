@@ -59,4 +59,6 @@ struct SetSlot {
     var followsPitchBend: Bool
     var restrikeReleases: Bool
     var chokesWithinChannel: Bool
+    /// The room its next voices ring in (`Engine.rooms`).
+    var room: Int
 }

@@ -14,7 +14,8 @@ extension Engine {
     func renderSegment(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int)
     {
         let stride = configuration.maxBlockFrames
-        var used: UInt16 = 0, usedSide: UInt16 = 0
+        // Buses are per lane: a channel in a room (lane c + 16 r), one bit each.
+        var used: UInt128 = 0, usedSide: UInt128 = 0
         // Voices at a constant gain with a whole segment of sample left are mixed four at a
         // time, in one pass over their bus; the others (ramping or ending) one by one.
         var batch = VoiceBatch(wide: wideMixing)
@@ -32,15 +33,15 @@ extension Engine {
                 prefetch(voices[ahead].frames + voices[ahead].position, byteCount: n * 2 + 64)
             }
             let slot = Int(active[i])
-            let channel = Int(voices[slot].channel)
-            // A panned voice (filtered or not) goes into its channel's left and right buses.
-            let sideLeft = sideBuses + 2 * channel * stride, sideRight = sideLeft + stride
+            let lane = Int(voices[slot].channel) | Int(voices[slot].room) << 4
+            // A panned voice (filtered or not) goes into its lane's left and right buses.
+            let sideLeft = sideBuses + 2 * lane * stride, sideRight = sideLeft + stride
             var isPanned = false // (if, not &&: the operator's autoclosure would retain self)
             if hasPanned, voices[slot].isPanned { isPanned = true }
-            if isPanned, usedSide & (1 << channel) == 0 {
+            if isPanned, usedSide & (1 << lane) == 0 {
                 sideLeft.update(repeating: 0, count: n)
                 sideRight.update(repeating: 0, count: n)
-                usedSide |= 1 << channel
+                usedSide |= 1 << lane
             }
             // Voices mixed one at a time through their own path: pitched ones (transposed,
             // stereo, looped or enveloped: read at their ratio, through their envelope) and
@@ -58,11 +59,11 @@ extension Engine {
                     left = sideLeft
                     right = sideRight
                 } else {
-                    left = buses + channel * stride
+                    left = buses + lane * stride
                     right = nil
-                    if used & (1 << channel) == 0 {
+                    if used & (1 << lane) == 0 {
                         left.update(repeating: 0, count: n)
-                        used |= 1 << channel
+                        used |= 1 << lane
                     }
                 }
                 let delay = min(voices[slot].delay, n)
@@ -108,10 +109,10 @@ extension Engine {
                 i -= 1
                 continue
             }
-            let bus = buses + channel * stride
-            if used & (1 << channel) == 0 {
+            let bus = buses + lane * stride
+            if used & (1 << lane) == 0 {
                 bus.update(repeating: 0, count: n)
-                used |= 1 << channel
+                used |= 1 << lane
             }
             let delay = voices[slot].delay
             if delay > 0 {
@@ -137,10 +138,25 @@ extension Engine {
         sides.flush(frameCount: n)
 
         let panned = pannedChannels
-        let room = hasReverb
-        var sending = false
-        let stereo = room || usedSide != 0 || panned & (used | usedSide) != 0
-        if room { sendBus.update(repeating: 0, count: n) }
+        let roomsHere = roomCount
+        // The channels with any lane in use, and whether any room has a send this segment.
+        var usedChannels: UInt16 = 0, usedSideChannels: UInt16 = 0
+        for r in 0..<roomsHere {
+            usedChannels |= UInt16(truncatingIfNeeded: used >> (16 * r))
+            usedSideChannels |= UInt16(truncatingIfNeeded: usedSide >> (16 * r))
+        }
+        var sending: UInt8 = 0 // bit r: room r has a send this segment
+        // A room's output is stereo: with one room, whenever it is wet; with several (a map of
+        // sets, or rooms to choose live), while a wet one has voices or a tail, so that dry
+        // bells stay mono whatever rooms are waiting unused.
+        var reverberant = hasReverb
+        if roomsHere > 1 {
+            // (two ifs, not ||: the operator's autoclosure would retain self)
+            reverberant = (used | usedSide) & wetLanes != 0
+            if !reverberant { reverberant = !roomsAreIdle }
+        }
+        let stereo = reverberant || usedSideChannels != 0 || panned & (usedChannels | usedSideChannels) != 0
+        for r in 0..<roomsHere where roomIsWet[r] { (sendBuses + r * stride).update(repeating: 0, count: n) }
         // (if-let, not ??: the operator's autoclosure would retain self)
         let other: UnsafeMutablePointer<Float>
         if let right { other = right } else { other = segmentRight }
@@ -148,42 +164,53 @@ extension Engine {
         if stereo { other.update(repeating: 0, count: n) }
         for channel in 0..<16 {
             let bit: UInt16 = 1 << channel
-            if (used | usedSide) & bit == 0 {
+            if (usedChannels | usedSideChannels) & bit == 0 {
                 settleSilentChannel(channel)
                 continue
             }
             let ramp = channels[channel].bus
-            if room, channels[channel].send.framesLeft == 0, channels[channel].send.value == 0 {
-                channels[channel].send.advance(by: n) // CC91 at 0: nothing goes into the room
-            } else if room {
-                // The channel's send into the room: its mono (a panned voice's two sides
-                // averaged) × its gain × CC91, before its pan.
-                sending = true
+            if hasReverb, channels[channel].send.framesLeft == 0, channels[channel].send.value == 0 {
+                channels[channel].send.advance(by: n) // CC91 at 0: nothing goes into the rooms
+            } else if hasReverb {
+                // The channel's send into each room its lanes ring in: the lane's mono (a panned
+                // voice's two sides averaged) × its gain × CC91, before its pan.
                 let send = channels[channel].send
                 var after = send
-                if used & bit != 0 {
-                    after = addBus(buses + channel * stride, into: sendBus, ramp: ramp, pan: send, frameCount: n)
+                var sent = false
+                for r in 0..<roomsHere where roomIsWet[r] {
+                    let lane = channel + 16 * r, sendBus = sendBuses + r * stride
+                    if used & (1 << lane) != 0 {
+                        after = addBus(buses + lane * stride, into: sendBus, ramp: ramp, pan: send, frameCount: n)
+                        sending |= 1 << r
+                        sent = true
+                    }
+                    if usedSide & (1 << lane) != 0 {
+                        let sideLeft = sideBuses + 2 * lane * stride
+                        after = addBus(sideLeft, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
+                        _ = addBus(sideLeft + stride, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
+                        sending |= 1 << r
+                        sent = true
+                    }
                 }
-                if usedSide & bit != 0 {
-                    let sideLeft = sideBuses + 2 * channel * stride
-                    after = addBus(sideLeft, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
-                    _ = addBus(sideLeft + stride, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
-                }
+                if !sent { after.advance(by: n) } // (only dry lanes: the send moves on unheard)
                 channels[channel].send = after
             }
             if panned & bit != 0 {
                 // CC10 off the centre: each side through its own pan gain too.
                 let panLeft = channels[channel].panLeft, panRight = channels[channel].panRight
                 var left = panLeft, right = panRight
-                if used & bit != 0 {
-                    let bus = buses + channel * stride
-                    left = addBus(bus, into: output, ramp: ramp, pan: panLeft, frameCount: n)
-                    right = addBus(bus, into: other, ramp: ramp, pan: panRight, frameCount: n)
-                }
-                if usedSide & bit != 0 {
-                    let sideLeft = sideBuses + 2 * channel * stride
-                    left = addBus(sideLeft, into: output, ramp: ramp, pan: panLeft, frameCount: n)
-                    right = addBus(sideLeft + stride, into: other, ramp: ramp, pan: panRight, frameCount: n)
+                for r in 0..<roomsHere {
+                    let lane = channel + 16 * r
+                    if used & (1 << lane) != 0 {
+                        let bus = buses + lane * stride
+                        left = addBus(bus, into: output, ramp: ramp, pan: panLeft, frameCount: n)
+                        right = addBus(bus, into: other, ramp: ramp, pan: panRight, frameCount: n)
+                    }
+                    if usedSide & (1 << lane) != 0 {
+                        let sideLeft = sideBuses + 2 * lane * stride
+                        left = addBus(sideLeft, into: output, ramp: ramp, pan: panLeft, frameCount: n)
+                        right = addBus(sideLeft + stride, into: other, ramp: ramp, pan: panRight, frameCount: n)
+                    }
                 }
                 var after = ramp
                 after.advance(by: n)
@@ -194,22 +221,25 @@ extension Engine {
                 continue
             }
             var after = ramp
-            if used & bit != 0 {
-                let bus = buses + channel * stride
-                after = addBus(bus, into: output, ramp: ramp, frameCount: n)
-                if stereo { _ = addBus(bus, into: other, ramp: ramp, frameCount: n) }
-            }
-            if usedSide & bit != 0 {
-                let sideLeft = sideBuses + 2 * channel * stride
-                after = addBus(sideLeft, into: output, ramp: ramp, frameCount: n)
-                _ = addBus(sideLeft + stride, into: other, ramp: ramp, frameCount: n)
+            for r in 0..<roomsHere {
+                let lane = channel + 16 * r
+                if used & (1 << lane) != 0 {
+                    let bus = buses + lane * stride
+                    after = addBus(bus, into: output, ramp: ramp, frameCount: n)
+                    if stereo { _ = addBus(bus, into: other, ramp: ramp, frameCount: n) }
+                }
+                if usedSide & (1 << lane) != 0 {
+                    let sideLeft = sideBuses + 2 * lane * stride
+                    after = addBus(sideLeft, into: output, ramp: ramp, frameCount: n)
+                    _ = addBus(sideLeft + stride, into: other, ramp: ramp, frameCount: n)
+                }
             }
             channels[channel].bus = after
         }
-        if room {
-            reverb.process(
-                input: sendBus, left: output, right: other, frameCount: n,
-                inputIsSilent: !sending)
+        for r in 0..<roomsHere where roomIsWet[r] {
+            rooms[r].process(
+                input: sendBuses + r * stride, left: output, right: other, frameCount: n,
+                inputIsSilent: sending & (1 << r) == 0)
         }
         if stereo {
             limit(left: output, right: other, frameCount: n)
@@ -234,7 +264,7 @@ extension Engine {
             // (two ifs, not ||: the operator's autoclosure would retain self)
             if activeCount != 0 { return false }
             if limiterGain != 1 { return false }
-            if hasReverb, !reverb.idle { return false }
+            if !roomsAreIdle { return false }
             return true
         }
     }

@@ -111,6 +111,7 @@ extension Engine {
             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         voices[slot].delay = delay
         voices[slot].region = Int32(r)
+        voices[slot].room = UInt8(truncatingIfNeeded: sets[key.set].room)
         if !key.isCentred {
             voices[slot].isPanned = true
             voices[slot].leftGain = key.leftGain

@@ -113,6 +113,9 @@ struct Voice {
     var region: Int32 = 0
     /// Pitched (`RegionSlot.isPitched`): the rest of its state is `Engine.pitchedVoices[slot]`.
     var isPitched = false
+    /// The room it rings in (`Engine.rooms`), its set's when it started; its buses are those
+    /// of lane `channel + 16 × room`.
+    var room: UInt8 = 0
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.

@@ -86,6 +86,21 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
         }
     }
     if !problems.isEmpty { throw MapFileError(problems) }
+    var rooms: [ReverbSettings] = []
+    for part in parts {
+        let own = part.loaded.instrument.reverb
+        let room = own.preset == .off || own.mix <= 0 ? ReverbSettings.off : own
+        if !rooms.contains(room) { rooms.append(room) }
+    }
+    if rooms.count > Engine.maximumRooms {
+        throw MapFileError([
+            MapProblem(
+                file: mapPath, line: nil, column: nil, path: "sets",
+                message:
+                    "the sets ring in \(rooms.count) different rooms (reverb and reverbMix), more than the \(Engine.maximumRooms) bellkeys holds at once",
+                fix: "let some sets share a room: give them the same reverb and reverbMix")
+        ])
+    }
 
     // One bank: a sample file that two sets play (the bundled bells as handbells and as a
     // tower) is kept once. (A SoundFont's samples, named FONT#sample, are each set's own: a

@@ -159,7 +159,7 @@ struct VoiceOptions: ParsableArguments {
     /// levels against it).
     func makeEngine(
         _ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
-        maxBlockFrames: Int? = nil
+        maxBlockFrames: Int? = nil, roomsToChoose: Bool = false
     ) -> Engine {
         var sets = loaded.instrumentSets
         let shift = volume.map { $0 - sets.sets[0].instrument.masterVolumeDecibels } ?? 0
@@ -173,6 +173,7 @@ struct VoiceOptions: ParsableArguments {
         configuration.wideMixing = wideMixingAvailable()
         configuration.interpolation = quality ?? loaded.map.quality ?? .standard
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
+        configuration.roomsToChoose = roomsToChoose
         return Engine(bank: loaded.bank, sets: sets, configuration: configuration)
     }
 }

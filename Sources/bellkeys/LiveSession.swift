@@ -113,7 +113,7 @@ final class LiveSession: LiveLoopDelegate {
             recorder = nil
         }
 
-        let engine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped)
+        let engine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped, roomsToChoose: true)
         let mixer = LiveMixer(
             engine: engine, channels: granted.channels, format: granted.format,
             maximumPeriodFrames: output.maximumPeriodFrames)
@@ -271,7 +271,8 @@ final class LiveSession: LiveLoopDelegate {
             return
         }
         for warning in fresh.warnings { console.line(warning) }
-        let newEngine = settings.voices.makeEngine(fresh, unmapped: settings.notes.unmapped, room: roomOverride)
+        let newEngine = settings.voices.makeEngine(
+            fresh, unmapped: settings.notes.unmapped, room: roomOverride, roomsToChoose: true)
         // The volume keys' setting outlives the reload.
         guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
         loaded = fresh
@@ -307,10 +308,19 @@ final class LiveSession: LiveLoopDelegate {
         takeWantedRoom()
     }
 
-    /// Puts the bells in the room `r` asked for, if it is not the one and no change is under way.
+    /// Puts the bells in the room `r` asked for, if it is not the one and no change is under way:
+    /// in the engine playing (each set's next strikes in the new room), or, if it holds no
+    /// such room, a new engine.
     func takeWantedRoom() {
-        guard wantedRoom != room, !player.isReloading else { return }
-        let newEngine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped, room: wantedRoom)
+        guard wantedRoom != room else { return }
+        if player.chooseRoom(wantedRoom, arrival: monotonicNanoseconds()) {
+            room = wantedRoom
+            console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
+            return
+        }
+        guard !player.isReloading else { return }
+        let newEngine = settings.voices.makeEngine(
+            loaded, unmapped: settings.notes.unmapped, room: wantedRoom, roomsToChoose: true)
         guard install(newEngine, masterDecibels: player.masterDecibels) else { return }
         room = wantedRoom
         console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))

@@ -1,5 +1,6 @@
 import BellkeysEngine
 import EngineTestSupport
+import Glibc
 import Testing
 
 /// Four sets over four constant samples (levels 3/8, 3/32, 3/128, 3/512: exact in the bank's
@@ -114,5 +115,79 @@ private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
                 == .programChange(frame: 9, channel: 3, program: 5))
         #expect(bad.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 2, frame: 9) } == nil)
         #expect(long.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 3, frame: 9) } == nil)
+    }
+}
+
+/// Two sets of one key each (a 0.1 s decaying tone): "dry" (program 0) and "church" (program
+/// 1, in the church room at mix 0.5); `roomsToChoose` as given; starting on set `starting`.
+private func roomEngine(roomsToChoose: Bool = false, starting: Int = 0) -> Engine {
+    let tone: [Float] = (0..<4_800).map { i in
+        let t = Double(i)
+        return Float(0.5 * sin(t * 0.05) * exp(-t / 1_000))
+    }
+    let bank = SampleBank(samples: [tone], sampleRate: 48_000)
+    let key = KeySettings(note: 60, sampleIndex: 0)
+    var config = EngineConfiguration(sampleRate: 48_000, polyphony: 16)
+    config.limiterThreshold = 100
+    config.roomsToChoose = roomsToChoose
+    let sets = InstrumentSets(
+        sets: [
+            InstrumentSet(name: "dry", program: 0, instrument: Instrument(keys: [key])),
+            InstrumentSet(
+                name: "church", program: 1,
+                instrument: Instrument(keys: [key], reverb: ReverbSettings(preset: .church, mix: 0.5))),
+        ], startingSet: starting)
+    let engine = Engine(bank: bank, sets: sets, configuration: config)
+    engine.enqueue(.control(frame: 0, controller: 7, value: 127))
+    return engine
+}
+
+private func maxDifference(_ a: (left: [Float], right: [Float]), _ b: (left: [Float], right: [Float])) -> Float {
+    zip(a.left + a.right, b.left + b.right).map { abs($0 - $1) }.max() ?? 0
+}
+
+@Suite struct SetRooms {
+    /// Each set rings in its own room: a dry strike, then a program change to the church set
+    /// and a strike there, sound as the two alone (the dry one's tail stays dry, with no
+    /// church after it), to float rounding.
+    @Test func eachSetRingsInItsOwnRoom() {
+        let both = roomEngine()
+        both.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        both.enqueue(.programChange(frame: 2_400, program: 1))
+        both.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
+        let mixed = renderStereo(both, 48_000)
+        let dry = roomEngine()
+        dry.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        let church = roomEngine(starting: 1)
+        church.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
+        let (a, b) = (renderStereo(dry, 48_000), renderStereo(church, 48_000))
+        let sum = (left: zip(a.left, b.left).map { $0 + $1 }, right: zip(a.right, b.right).map { $0 + $1 })
+        #expect(maxDifference(mixed, sum) < 1e-6)
+        // The dry one alone has no tail; the church one rings for seconds after its sample.
+        #expect(a.left[4_800...].allSatisfy { $0 == 0 })
+        #expect(power(Array(b.left[24_000..<48_000])) > 1e-6)
+        #expect(both.roomSettings == [.off, ReverbSettings(preset: .church, mix: 0.5)])
+    }
+
+    /// A room chosen live takes the set's next voices from its frame; a voice already ringing
+    /// rings on in the room it started in (dry here: no church after it).
+    @Test func aRoomChosenLiveTakesTheNextVoices() {
+        let engine = roomEngine(roomsToChoose: true)
+        // Dry, the church set's room, and room, hall and church at each set's mix (the dry
+        // set's: the default).
+        #expect(engine.roomSettings.count == 7)
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        #expect(engine.chooseRoom(set: 0, ReverbSettings(preset: .church, mix: 0.5), frame: 2_400))
+        #expect(!engine.chooseRoom(set: 0, ReverbSettings(preset: .hall, mix: 0.9), frame: 2_400)) // not held
+        engine.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
+        let live = renderStereo(engine, 48_000)
+        let dry = roomEngine()
+        dry.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        let church = roomEngine(starting: 1)
+        church.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
+        let (a, b) = (renderStereo(dry, 48_000), renderStereo(church, 48_000))
+        let sum = (left: zip(a.left, b.left).map { $0 + $1 }, right: zip(a.right, b.right).map { $0 + $1 })
+        #expect(maxDifference(live, sum) < 1e-6)
+        #expect(engine.room(ofSet: 0) == engine.roomSettings.firstIndex(of: ReverbSettings(preset: .church, mix: 0.5)))
     }
 }

@@ -128,9 +128,9 @@ import Testing
     }
 
     /// Sets switched by program change and bank select (a missing program too) while voices of
-    /// every set ring: three sets (mapped keys; pitched regions with a keyswitch; the keys
-    /// again, in a set of a bank of its own), thousands of blocks: the render thread must not
-    /// allocate once.
+    /// every set ring, each set in its own room (dry, a church, a room) and rooms chosen live:
+    /// three sets (mapped keys; pitched regions with a keyswitch; the keys again, in a set of a
+    /// bank of its own), thousands of blocks: the render thread must not allocate once.
     @Test func switchingSetsNeverAllocates() {
         let bank = SampleBank(sampleRate: 48_000)
         for k in 0..<4 { bank.append((0..<9_600).map { i in Float((i * (k + 3)) % 200 - 100) / 200 }) }
@@ -148,12 +148,21 @@ import Testing
         }
         regions.keyswitchRange = 24...25
         regions.followsPitchBend = true
+        regions.reverb = ReverbSettings(preset: .church, mix: 0.4)
         let sets = InstrumentSets(sets: [
             InstrumentSet(name: "keys", program: 0, instrument: Instrument(keys: keys)),
             InstrumentSet(name: "regions", program: 1, instrument: regions),
-            InstrumentSet(name: "banked", program: 1, bank: 5, instrument: Instrument(keys: keys)),
+            InstrumentSet(
+                name: "banked", program: 1, bank: 5,
+                instrument: Instrument(keys: keys, reverb: ReverbSettings(preset: .room, mix: 0.3))),
         ])
-        let e = Engine(bank: bank, sets: sets, configuration: EngineConfiguration(sampleRate: 48_000, polyphony: 24))
+        var config = EngineConfiguration(sampleRate: 48_000, polyphony: 24)
+        config.roomsToChoose = true
+        let e = Engine(bank: bank, sets: sets, configuration: config)
+        // (Made before counting: finding a room is the control thread's work.)
+        let roomEvents =
+            (0..<3).map { e.roomEvent(set: $0, ReverbSettings(preset: .hall, mix: 0.4), frame: 0)! }
+            + (0..<3).map { e.roomEvent(set: $0, .off, frame: 0)! }
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
         defer { output.deallocate() }
@@ -166,6 +175,13 @@ import Testing
             e.enqueue(.noteOn(frame: frame + Int64(b % block), note: note, velocity: 1 + b % 127))
             if b % 3 == 0 { e.enqueue(.noteOff(frame: frame + 5, note: note)) }
             if b % 90 == 0 { e.enqueue(.pitchBend(frame: frame, value: (b * 61) % 16_384)) }
+            if b % 110 == 0 { e.enqueue(.control(frame: frame + 2, controller: 91, value: (b * 53) % 128)) }
+            if b % 130 == 0 {
+                var event = roomEvents[(b / 130) % 6]
+                event.frame = frame + 7
+                e.enqueue(event)
+            }
+            if b % 1_000 == 999 { e.enqueue(.control(frame: frame, controller: 120, value: 0)) }
             e.render(into: output, frameCount: block)
             frame += Int64(block)
         }
