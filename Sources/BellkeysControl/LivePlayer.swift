@@ -30,6 +30,8 @@ public final class LivePlayer {
     private var held = HeldNotes()
     /// The last value of each replayed controller per channel.
     private var controllers = [[UInt8]](repeating: LivePlayer.replayedControllers.map { $0.initial }, count: 16)
+    /// The last program change per channel (nil: none), which a reloaded map's engine hears again.
+    private var programs = [UInt8?](repeating: nil, count: 16)
     /// The tune's events at their output frames, once started, and the next to schedule.
     private var tune: [EngineEvent] = []
     private var tuneNext = 0
@@ -45,6 +47,7 @@ public final class LivePlayer {
         (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127),
         (MIDIMessage.Controller.sustain, 0),
         (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
+        (0, 0), (32, 0), // bank select, for the program change replayed after them
     ]
 
     /// - Parameters:
@@ -116,6 +119,7 @@ public final class LivePlayer {
         {
             controllers[Int(channel)][index] = value
         }
+        if case .programChange(let channel, let program) = message { programs[Int(channel & 15)] = program }
     }
 
     /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless
@@ -286,6 +290,7 @@ public final class LivePlayer {
                 newEngine.presetController(
                     channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
             }
+            if let program = programs[channel] { newEngine.presetProgram(channel: channel, program: Int(program)) }
         }
         guard mixer.install(newEngine) else { return false }
         previousEngine = engine

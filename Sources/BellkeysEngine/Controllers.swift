@@ -109,16 +109,30 @@ extension Engine {
         for k in 0..<setCount where sets[k].program == program {
             if sets[k].bank == bank {
                 channels[channel].set = k
+                publishSets()
                 return
             }
             if any < 0, sets[k].bank < 0 { any = k }
         }
         if any >= 0 {
             channels[channel].set = any
+            publishSets()
             return
         }
         lastMissingProgram.store(bank << 7 | program, ordering: .relaxed)
         missingPrograms.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Publishes each channel's set (`currentSet(channel:)`).
+    @_noLocks
+    func publishSets() {
+        var low: UInt64 = 0, high: UInt64 = 0
+        for ch in 0..<8 {
+            low |= UInt64(channels[ch].set & 255) << (8 * ch)
+            high |= UInt64(channels[ch + 8].set & 255) << (8 * ch)
+        }
+        channelSetsLow.store(low, ordering: .relaxed)
+        channelSetsHigh.store(high, ordering: .relaxed)
     }
 
     /// The event `chooseRoom` queues: MIDI's undefined system status 0xF4, which no input

@@ -46,6 +46,10 @@ public final class Engine: @unchecked Sendable {
     /// (bank × 128 + program).
     public let missingPrograms = Atomic<Int>(0)
     public let lastMissingProgram = Atomic<Int>(0)
+    /// The set each channel plays, a byte each (channels 0...7 in the low word, 8...15 in the
+    /// high), written when a program change chooses one; read with `currentSet(channel:)`.
+    let channelSetsLow = Atomic<UInt64>(0)
+    let channelSetsHigh = Atomic<UInt64>(0)
     /// Frames in which the limiter reduced the gain.
     public let limitedFrames = Atomic<Int>(0)
     /// Output samples beyond ±1.0 (should stay 0: the limiter prevents it).
@@ -189,11 +193,13 @@ public final class Engine: @unchecked Sendable {
         self.init(bank: bank, sets: InstrumentSets(instrument), configuration: configuration)
     }
 
-    /// An engine for several sets, every one ready before the first note. The room is the
-    /// first set's. Thread: control, before rendering starts.
+    /// An engine for several sets, every one ready before the first note, each in its own room.
+    /// The master volume is that of channel 1's starting set; the others' volumes against it
+    /// are in their regions' gains. Thread: control, before rendering starts.
     /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
     public init(bank: SampleBank, sets setList: InstrumentSets, configuration: EngineConfiguration) {
-        let instrument = setList.sets[0].instrument
+        let reference = setList.startingSets[0]
+        let instrument = setList.sets[reference].instrument
         precondition(configuration.polyphony > 0 && configuration.maxBlockFrames > 0)
         self.configuration = configuration
         skipsRest = configuration.skipsRest
@@ -208,13 +214,13 @@ public final class Engine: @unchecked Sendable {
         direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
-        // Every set's regions in one table; the sets after the first have their volume (against
-        // the first's, which is the master volume) in their regions' gains.
+        // Every set's regions in one table; the sets but channel 1's first have their volume
+        // (against that set's, which is the master volume) in their regions' gains.
         var allRegions: [Region] = [], setOfRegion: [Int] = [], setBases: [Int] = []
         for (k, set) in setList.sets.enumerated() {
             setBases.append(allRegions.count)
             var own = set.instrument.keys.map(Region.init(key:)) + set.instrument.regions
-            if k > 0, set.instrument.masterVolumeDecibels != instrument.masterVolumeDecibels {
+            if k != reference, set.instrument.masterVolumeDecibels != instrument.masterVolumeDecibels {
                 let gain = linearGain(decibels: set.instrument.masterVolumeDecibels - instrument.masterVolumeDecibels)
                 for i in own.indices { own[i].gain *= gain }
             }
@@ -519,6 +525,8 @@ public final class Engine: @unchecked Sendable {
             channels[ch].bus = Ramp(busTarget(channel: ch))
             channels[ch].set = setList.startingSets[ch]
         }
+        precondition(setCount <= 255, "at most 255 sets: the loader refuses more")
+        publishSets()
     }
 
     deinit {

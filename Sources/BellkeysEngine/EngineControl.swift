@@ -115,6 +115,19 @@ extension Engine {
         return made
     }
 
+    /// The set `channel` (0...15) plays: its starting set until a program change chooses
+    /// another (as of the last render call). Thread: any.
+    public func currentSet(channel: Int) -> Int {
+        let word = channel & 15 < 8 ? channelSetsLow.load(ordering: .relaxed) : channelSetsHigh.load(ordering: .relaxed)
+        return Int(word >> (8 * UInt64(channel & 7)) & 255)
+    }
+
+    /// Applies a program change at once to an engine no render thread has started (a reloaded
+    /// map's: the channel's set as chosen so far). Thread: control, before the engine is handed over.
+    public func presetProgram(channel: Int, program: Int) {
+        programChange(channel: channel & 15, program: program & 127)
+    }
+
     /// The room set `set` plays in now (an index of `roomSettings`). Thread: render (or after
     /// rendering stopped).
     public func room(ofSet set: Int) -> Int { sets[set].room }

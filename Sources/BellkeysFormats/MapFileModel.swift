@@ -133,6 +133,8 @@ public struct MapFile: Sendable {
     /// SoundFont banks (FluidSynth's drum kits are bank 128) and programs as sent on the wire.
     public static let bankRange = 0...16_383
     public static let programRange = 0...127
+    /// Sets in a map of several: one per program number.
+    public static let maximumSets = 128
 }
 
 extension MapFile {

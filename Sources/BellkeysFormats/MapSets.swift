@@ -25,6 +25,12 @@ extension MapChecker {
             )
             return nil
         }
+        if entries.count > MapFile.maximumSets {
+            problem(
+                setsNode, "sets", "holds \(entries.count) sets, more than \(MapFile.maximumSets)",
+                fix: "split the sets between maps of at most \(MapFile.maximumSets) (one per program number)")
+            return nil
+        }
         let instrumentFields = topFields.filter { !["polyphony", "quality", "bank", "program"].contains($0) }
         var sets: [MapSet] = []
         var names: [String: String] = [:], choices: [String: String] = [:], channelOwners: [Int: String] = [:]

@@ -13,6 +13,8 @@ public final class KeyboardInput: LiveInput {
     public let channel: UInt8
     /// What `r` does (the session's: the room is the engine's).
     public var changeRoom: (() -> Void)?
+    /// What `p` does: the next set of a map of several.
+    public var nextSet: (() -> Void)?
     /// The monotonic clock in ns (a test's own in tests): key times and arrivals.
     let clock: () -> UInt64
     private var parser = TerminalInputParser()
@@ -104,6 +106,8 @@ public final class KeyboardInput: LiveInput {
             if player.clearLoop(arrival: now) { console.line("loop: cleared") }
         case .nextRoom:
             changeRoom?()
+        case .nextSet:
+            nextSet?()
         case .octave:
             break // the status line shows it
         case .quit(let key):

@@ -11,6 +11,8 @@ public enum KeyboardCommand: Equatable, Sendable {
     case clearLoop
     /// The next room: off, room, hall, church, off...
     case nextRoom
+    /// The next set of a map of several (the first after the last).
+    case nextSet
     /// The note keys moved an octave: they play from `lowestNote` (a C) up.
     case octave(lowestNote: Int)
     case quit(String)
@@ -22,7 +24,8 @@ public enum KeyboardCommand: Equatable, Sendable {
 /// octave on two rows (white keys on the home row, black keys above); ← and → (or `<` and `>`,
 /// that is `,` and `.` unshifted) move them down and up an octave, within C-1..G9 (MIDI 0 to
 /// 127). Space is the sustain pedal, `x` damps every bell
-/// (all notes off), `r` changes the room (the reverb: off, room, hall, church),
+/// (all notes off), `r` changes the room (the reverb: off, room, hall, church), `p` the set
+/// (with a map of several),
 /// ↑/↓ (or `=`/`-`) change the volume by `volumeStepDecibels`, Enter
 /// records and closes a phrase loop, Backspace clears it, Esc or Ctrl-C (or Ctrl-D) quits.
 ///
@@ -131,6 +134,8 @@ public struct TerminalKeyboard: Sendable {
             return [.damp]
         case (.character("r"), .press), (.character("R"), .press):
             return [.nextRoom]
+        case (.character("p"), .press), (.character("P"), .press):
+            return [.nextSet]
         case (.left, .press), (.character(","), .press), (.character("<"), .press):
             return shift(by: -12)
         case (.right, .press), (.character("."), .press), (.character(">"), .press):

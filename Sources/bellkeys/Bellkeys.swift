@@ -155,14 +155,14 @@ struct VoiceOptions: ParsableArguments {
     /// volume, `unmapped` (`--unmapped`) in place of its unmappedNotes, and `room` (the room
     /// chosen live), else `--reverb`, in place of its reverb.
     /// `maxBlockFrames`: the engine's largest block, if not the live default. A map of sets:
-    /// the options apply to every set (`--volume` is the first set's, the others keep their
-    /// levels against it).
+    /// the options apply to every set (`--volume` is channel 1's starting set's, the others keep
+    /// their levels against it).
     func makeEngine(
         _ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
         maxBlockFrames: Int? = nil, roomsToChoose: Bool = false
     ) -> Engine {
         var sets = loaded.instrumentSets
-        let shift = volume.map { $0 - sets.sets[0].instrument.masterVolumeDecibels } ?? 0
+        let shift = volume.map { $0 - sets.sets[sets.startingSets[0]].instrument.masterVolumeDecibels } ?? 0
         for k in sets.sets.indices {
             sets.sets[k].instrument.masterVolumeDecibels += shift
             if let unmapped { sets.sets[k].instrument.unmappedNotes = unmapped }

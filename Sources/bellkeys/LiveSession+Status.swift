@@ -29,7 +29,12 @@ extension LiveSession {
         lines.append(
             "  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
                 + " · \(underruns)")
-        lines.append("  loop: " + loopText() + " · x damps all · r room: \(wantedRoom.rawValue) · Esc quits")
+        var controls = "  loop: " + loopText() + " · x damps all · r room: \(wantedRoom.rawValue)"
+        if !loaded.sets.isEmpty {
+            let set = player.engine.currentSet(channel: Int(keys?.channel ?? 0))
+            controls += " · p set: \(loaded.sets[min(set, loaded.sets.count - 1)].name)"
+        }
+        lines.append(controls + " · Esc quits")
         if let web { lines.append("  " + web.statusText) }
         lines.append(
             "  MIDI: \(ports) · "
@@ -37,6 +42,17 @@ extension LiveSession {
                     ? "key releases on: damped keys stop on release"
                     : "no key releases: bells ring out"))
         return lines
+    }
+
+    /// Once for each program (and bank) that a program change asked for and no set has: how
+    /// many such changes came, that program, and the programs the map has.
+    func tellOfMissingPrograms() {
+        let engine = player.engine
+        guard engine.missingPrograms.load(ordering: .relaxed) > 0 else { return }
+        let last = engine.lastMissingProgram.load(ordering: .relaxed)
+        guard !toldOfMissingPrograms.contains(last), let text = missingProgramsText(engine, loaded) else { return }
+        toldOfMissingPrograms.insert(last)
+        console.line("  " + text)
     }
 
     /// Once a session, the first time a key outside the map's is played (silently, else), says

@@ -30,8 +30,10 @@ final class LiveSession: LiveLoopDelegate {
     let midi: SequencerInput?
     /// The MIDI input the output driver brings with it (`OutputDrivers`), if any.
     let driverMIDI: (any LiveInput)?
-    /// Whether the notice about notes outside the map's keys was given (once a session).
+    /// Whether the notice about notes outside the map's keys was given (once a session), and
+    /// the programs (bank × 128 + program) no set has that were told of (each once).
     var toldOfUnmappedNotes = false
+    var toldOfMissingPrograms: Set<Int> = []
     /// The room the bells ring in now: the map's or --reverb's, then as `r` changes it; and the
     /// room `r` asked for, which takes over as soon as the last change's bells have rung out.
     var room = ReverbPreset.off
@@ -192,6 +194,7 @@ final class LiveSession: LiveLoopDelegate {
         room = roomOverride ?? loaded.instrument.reverb.preset
         wantedRoom = room
         keys?.changeRoom = { [unowned self] in self.changeRoom() }
+        keys?.nextSet = { [unowned self] in self.nextSet() }
         web?.setRoom = { [unowned self] index in self.setRoom(ReverbPreset.allCases[index]) }
         web?.roomIndex = { [unowned self] in ReverbPreset.allCases.firstIndex(of: self.room) ?? 0 }
         midi?.connectPresent()
@@ -248,6 +251,7 @@ final class LiveSession: LiveLoopDelegate {
 
     func loopStatusDue() {
         tellOfUnmappedNotes()
+        tellOfMissingPrograms()
         console.status(statusLines())
     }
 
@@ -299,6 +303,19 @@ final class LiveSession: LiveLoopDelegate {
     func changeRoom() {
         let rooms = ReverbPreset.allCases
         setRoom(rooms[(rooms.firstIndex(of: wantedRoom)! + 1) % rooms.count])
+    }
+
+    /// `p`: the next set of a map of several, on the terminal's channel, at once (the bells
+    /// ringing ring on in their set); with one instrument, says there is nothing to change.
+    func nextSet() {
+        guard !loaded.sets.isEmpty, let keys else {
+            console.line("set: \(loaded.mapPath) is one instrument; a map with \"sets\" has several (docs/map.md)")
+            return
+        }
+        let next = (player.engine.currentSet(channel: Int(keys.channel)) + 1) % loaded.sets.count
+        let set = loaded.sets[next]
+        player.chooseSet(program: set.program, bank: set.bank, channel: keys.channel, arrival: monotonicNanoseconds())
+        console.line("set: \(set.name) (\(next + 1) of \(loaded.sets.count)): \(set.contentsText)")
     }
 
     /// Puts the bells in `preset` (the teacher's page), as `r` does.

@@ -1,4 +1,5 @@
 """The tests room, classroom and dynamics: what the notes sound like live, against the render."""
+import json
 import os
 import socket
 import wave
@@ -41,6 +42,52 @@ def test_room():
     check(bool(np.any(left[last:] != 0)) and bool(np.any(left != right)),
           "room: the take is stereo (left and right differ) and the hall rings on after the last strike")
     compare("room", take.audio, render(folder, map_path, events, 2, len(take.audio)))
+
+
+def test_sets():
+    """Sets chosen by program change live: three sets of tone bells (the plain ones, dry; a
+    fifth higher in a hall, bank 1; damped ones in a church on program 9), with program changes
+    (and bank selects) between notes, at a note's own frame before it, and one for a program
+    no set has. The take must be `render --block 64` of the same MIDI, bit for bit: each note
+    in its set, at its frame, and each set's bells ringing on in their own room."""
+    folder = folder_for("sets")
+    sets = []
+    for name, program, bank, shift, fields in (("plain", 0, None, 0, {}),
+                                              ("hall", 5, 1, 7, {"reverb": "hall", "reverbMix": 0.4}),
+                                              ("church", 9, None, -5, {"reverb": "church", "noteOff": "damp"})):
+        keys = []
+        for n in range(60, 73):
+            sample = f"{name}-{n}.wav"
+            write_wav(os.path.join(folder, sample), tone_bell(n + shift), RATE)
+            keys.append({"note": n, "sample": sample})
+        sets.append({"name": name, "program": program, **({"bank": bank} if bank is not None else {}), **fields,
+                     "keys": keys})
+    map_path = os.path.join(folder, "sets.json")
+    with open(map_path, "w") as f:
+        json.dump({"comment": "synthetic sets for Tests/JACK", "sets": sets}, f, indent=1)
+    start = 4800 // PERIOD * PERIOD
+    events = []
+    choices = [(0, 0, 0), (0, 1, 5), (None, None, 9), (0, 0, 33), (0, 0, 0), (0, 1, 5), (0, 0, 9)]
+    for k in range(28):
+        at = start + k * 2200 + (k * 31) % PERIOD
+        if k % 4 == 0:
+            high, low, program = choices[(k // 4) % len(choices)]
+            # On the note's own frame, before it (every third time), else between notes.
+            when = at if k % 12 == 0 else at - 700 - (k * 17) % 300
+            if high is not None:
+                events += [(when, 0xB0, 0, high), (when, 0xB0, 32, low)]
+            events.append((when, 0xC0, program, 0))
+        note = 60 + (k * 5) % 13
+        events.append((at, 0x90, note, 40 + (k * 37) % 88))
+        events.append((at + 1500, 0x80, note, 0))
+    events.sort(key=lambda e: e[0])  # (stable: a program change stays before the note of its frame)
+    take = perform(folder, map_path, events, 2.4)
+    stopped_ok("sets", take)
+    if not probe_ok("sets", take):
+        return
+    check("program change chose no set (the last: program 33)" in take.log,
+          f"sets: bellkeys told of the program no set has: {bellkeys_lines(take.log)}")
+    compare("sets", take.audio, render(folder, map_path, events, 2, len(take.audio)))
 
 
 def test_instrument():
