@@ -29,7 +29,7 @@ extension LiveSession {
         lines.append(
             "  volume \(decibelsText(player.masterDecibels)) (↑/↓) · voices \(voices) · pedal \(keyboard.pedalDown ? "down" : "up") (space)"
                 + " · \(underruns)")
-        var controls = "  loop: " + loopText() + " · x damps all · r room: \(wantedRoom.rawValue)"
+        var controls = "  loop: " + loopText() + " · x damps all · r room: \(shownRoom.rawValue)"
         if !loaded.sets.isEmpty {
             let set = player.engine.currentSet(channel: Int(keys?.channel ?? 0))
             controls += " · p set: \(loaded.sets[min(set, loaded.sets.count - 1)].name)"

@@ -38,6 +38,12 @@ final class LiveSession: LiveLoopDelegate {
     /// room `r` asked for, which takes over as soon as the last change's bells have rung out.
     var room = ReverbPreset.off
     var wantedRoom = ReverbPreset.off
+    /// Whether the sets of a map of several ring in rooms of their own (their maps' rooms, until
+    /// `r` or --reverb puts them all in one): then `room` is only the first set's.
+    var setsRoomsDiffer = false
+    /// A room asked for (`r`, the teacher's page) not yet taken, though it may be `room`: the
+    /// sets that ring in rooms of their own are all to go to it.
+    var roomAsked = false
     /// The room chosen by --reverb or `r`, which a reloaded map's own does not replace.
     var roomOverride: ReverbPreset?
     /// A SIGHUP that came while the last change's bells were still ringing: done when they end.
@@ -193,6 +199,7 @@ final class LiveSession: LiveLoopDelegate {
         roomOverride = settings.voices.reverb
         room = roomOverride ?? loaded.instrument.reverb.preset
         wantedRoom = room
+        setsRoomsDiffer = roomOverride == nil && Set(loaded.sets.map(\.instrument.reverb.preset)).count > 1
         keys?.changeRoom = { [unowned self] in self.changeRoom() }
         keys?.nextSet = { [unowned self] in self.nextSet() }
         web?.setRoom = { [unowned self] index in self.setRoom(ReverbPreset.allCases[index]) }
@@ -245,7 +252,7 @@ final class LiveSession: LiveLoopDelegate {
         return signal == SIGINT ? "SIGINT" : "SIGTERM"
     }
 
-    var loopIsAtRest: Bool { !reloadPending && wantedRoom == room }
+    var loopIsAtRest: Bool { !reloadPending && wantedRoom == room && !roomAsked }
 
     func loopOutputSaid(_ line: String) { console.line(line) }
 
@@ -284,6 +291,7 @@ final class LiveSession: LiveLoopDelegate {
         // The map's own room, unless --reverb or `r` chose one.
         room = roomOverride ?? fresh.instrument.reverb.preset
         wantedRoom = room
+        setsRoomsDiffer = roomOverride == nil && Set(fresh.sets.map(\.instrument.reverb.preset)).count > 1
         console.line(
             "reloaded \(fresh.mapPath): \(fresh.contentsText), loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms"
         )
@@ -302,7 +310,7 @@ final class LiveSession: LiveLoopDelegate {
     /// the last change's bells still ring, the wish waits (the status line shows it already).
     func changeRoom() {
         let rooms = ReverbPreset.allCases
-        setRoom(rooms[(rooms.firstIndex(of: wantedRoom)! + 1) % rooms.count])
+        setRoom(rooms[(rooms.firstIndex(of: shownRoom)! + 1) % rooms.count])
     }
 
     /// `p`: the next set of a map of several, on the terminal's channel, at once (the bells
@@ -318,10 +326,19 @@ final class LiveSession: LiveLoopDelegate {
         console.line("set: \(set.name) (\(next + 1) of \(loaded.sets.count)): \(set.contentsText)")
     }
 
+    /// The room the status line shows and `r` moves on from: the room asked for, or, while the
+    /// sets of a map ring in rooms of their own, the room of the set the keyboard plays.
+    var shownRoom: ReverbPreset {
+        guard setsRoomsDiffer, wantedRoom == room else { return wantedRoom }
+        let set = player.engine.currentSet(channel: Int(keys?.channel ?? 0))
+        return loaded.sets[min(set, loaded.sets.count - 1)].instrument.reverb.preset
+    }
+
     /// Puts the bells in `preset` (the teacher's page), as `r` does.
     func setRoom(_ preset: ReverbPreset) {
         wantedRoom = preset
         roomOverride = preset
+        roomAsked = setsRoomsDiffer
         takeWantedRoom()
     }
 
@@ -329,9 +346,11 @@ final class LiveSession: LiveLoopDelegate {
     /// in the engine playing (each set's next strikes in the new room), or, if it holds no
     /// such room, a new engine.
     func takeWantedRoom() {
-        guard wantedRoom != room else { return }
+        guard wantedRoom != room || roomAsked else { return }
         if player.chooseRoom(wantedRoom, arrival: monotonicNanoseconds()) {
             room = wantedRoom
+            setsRoomsDiffer = false
+            roomAsked = false
             console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
             return
         }
@@ -340,6 +359,8 @@ final class LiveSession: LiveLoopDelegate {
             loaded, unmapped: settings.notes.unmapped, room: wantedRoom, roomsToChoose: true)
         guard install(newEngine, masterDecibels: player.masterDecibels) else { return }
         room = wantedRoom
+        setsRoomsDiffer = false
+        roomAsked = false
         console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
     }
 
