@@ -275,76 +275,12 @@ public final class Engine: @unchecked Sendable {
             incrementKernels[i] = increment == 1 << 32 ? -1 : Int32(kernels.level(increment: increment))
         }
         regions = .allocate(capacity: storedRegions)
-        var anyPitched = false, anyOffCentre = false
-        var rangeNumbers: [Int32] = [], rangeLows: [UInt8] = [], rangeHighs: [UInt8] = []
-        var allDamps: [Bool] = []
-        for (i, region) in allRegions.enumerated() {
-            let index = region.sampleIndex
-            let stereo = bank.channelCounts[index] == 2
-            var damp: Bool, release: Double
-            switch region.noteOff {
-            case .ring: (damp, release) = (false, 0)
-            case .damp(let seconds): (damp, release) = (true, seconds)
-            }
-            if region.envelope != nil { damp = region.loopMode != .oneShot && !region.ignoresNoteOff }
-            allDamps.append(damp)
-            var (left, right) = stereo ? balanceGains(region.pan) : panGains(region.pan)
-            if let gains = region.sideGains { (left, right) = (gains.x, gains.y) }
-            let rangeStart = rangeNumbers.count
-            for (number, range) in region.controllerRanges.sorted(by: { $0.key < $1.key }) {
-                rangeNumbers.append(Int32(number & 127))
-                rangeLows.append(UInt8(max(0, min(127, range.lowerBound))))
-                rangeHighs.append(UInt8(max(0, min(127, range.upperBound))))
-            }
-            let keyCount = region.keyRange.count
-            let transposed = (0..<keyCount).contains { allIncrements[bases[i] + $0] != 1 << 32 }
-            let frameCount = bank.frameCount(of: index)
-            let looped = region.loopMode == .continuous || region.loopMode == .sustain
-            let loopEnd = max(0, min(region.loopEnd, frameCount - 1))
-            let loopStart = max(0, min(region.loopStart, loopEnd))
-            let pitched =
-                transposed || stereo || region.envelope != nil || looped || region.offset != 0
-                || setList.sets[setOfRegion[i]].instrument.followsPitchBend || region.filter != nil
-            anyPitched = anyPitched || pitched
-            anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
-            let loop: VoiceLoop =
-                switch region.loopMode {
-                case .noLoop: .none
-                case .oneShot: .oneShot
-                case .continuous: .continuous
-                case .sustain: .sustain
-                }
-            (regions + i).initialize(
-                to: RegionSlot(
-                    frames: bank.frames(of: index), frameCount: frameCount, isStereo: stereo,
-                    gain: region.gain * bank.scales[index], damp: damp,
-                    releaseFrames: max(1, Int((release * rate).rounded())),
-                    group: region.group, offBy: region.offBy, offReleases: region.offReleases,
-                    offFrames: region.offFadeSeconds.map { max(1, Int(($0 * rate).rounded())) } ?? 0,
-                    heldKeys: region.heldKeys == .first ? 1 : (region.heldKeys == .legato ? 2 : 0),
-                    hasBendRange: region.bendRangeCents != nil, bendUpCents: region.bendRangeCents?.up ?? 0,
-                    bendDownCents: region.bendRangeCents?.down ?? 0,
-                    sequenceLength: Int32(max(1, region.sequenceLength)),
-                    sequencePosition: Int32(region.sequencePosition),
-                    randomLow: region.randomLow, randomHigh: region.randomHigh >= 1 ? 2 : region.randomHigh,
-                    keyswitch: region.keyswitch ?? -1,
-                    controllerRangeStart: rangeStart, controllerRangeCount: region.controllerRanges.count,
-                    leftGain: left, rightGain: right, isCentred: !stereo && left == 1 && right == 1,
-                    keyLow: region.keyRange.lowerBound, keyHigh: region.keyRange.upperBound,
-                    velocityLow: region.velocityRange.lowerBound, velocityHigh: region.velocityRange.upperBound,
-                    isPitched: pitched, incrementBase: bases[i],
-                    hasEnvelope: region.envelope != nil,
-                    envelope: region.envelope.map { EnvelopeFrames($0, sampleRate: configuration.sampleRate) }
-                        ?? EnvelopeFrames(),
-                    offset: max(0, min(region.offset, frameCount - 1)),
-                    loop: looped && loopEnd > loopStart ? loop : (loop.is(.oneShot) ? .oneShot : .none),
-                    loopStart: loopStart, loopEnd: loopEnd,
-                    filterKind: region.filter == nil ? 0 : (region.filter == .lowPass1 ? 1 : 2),
-                    cutoff: region.cutoff,
-                    filterQ: 0.707_106_781_186_547_5 * exp2(region.resonance / 20 * 3.321_928_094_887_362_3),
-                    filterVelocityCents: region.filterVelocityCents, filterKeytrackCents: region.filterKeytrackCents,
-                    pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i]))
-        }
+        let table = Engine.regionTable(
+            allRegions, setOfRegion: setOfRegion, setList: setList, bank: bank, increments: allIncrements, bases: bases,
+            sampleRate: configuration.sampleRate)
+        for (i, slot) in table.slots.enumerated() { (regions + i).initialize(to: slot) }
+        let (anyPitched, anyOffCentre, allDamps) = (table.anyPitched, table.anyOffCentre, table.damps)
+        let (rangeNumbers, rangeLows, rangeHighs) = (table.rangeNumbers, table.rangeLows, table.rangeHighs)
         hasPitched = anyPitched
         let rangeCount = max(rangeNumbers.count, 1)
         controllerRangeNumbers = .allocate(capacity: rangeCount)
@@ -378,53 +314,11 @@ public final class Engine: @unchecked Sendable {
         seamScratch.initialize(repeating: 0, count: seamCapacity)
         hasPannedKeys = anyOffCentre
 
-        // Candidates, set by set: a mapped key's region for its note (or the note it folds to),
-        // and every region of the instrument's own whose key range holds the note.
-        var lists = [[Int32]](repeating: [], count: 128 * setCount)
-        var releaseLists = [[Int32]](repeating: [], count: 128 * setCount)
-        for (k, set) in setList.sets.enumerated() {
-            let own = set.instrument, base = setBases[k]
-            for (note, index) in own.keyIndexForEveryNote().enumerated() {
-                if let index { lists[128 * k + note].append(Int32(base + index)) }
-            }
-            for (r, region) in own.regions.enumerated() {
-                for note in region.keyRange where (0...127).contains(note) {
-                    let index = Int32(base + own.keys.count + r)
-                    if region.triggersOnRelease {
-                        releaseLists[128 * k + note].append(index)
-                    } else {
-                        lists[128 * k + note].append(index)
-                    }
-                }
-            }
-        }
-        let setTotal = setCount
-        func flatten(_ lists: [[Int32]]) -> (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) {
-            let starts = UnsafeMutablePointer<Int32>.allocate(capacity: 129 * setTotal)
-            let flat = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, lists.reduce(0) { $0 + $1.count }))
-            var next = 0
-            for k in 0..<setTotal {
-                for note in 0..<128 {
-                    starts[129 * k + note] = Int32(next)
-                    for r in lists[128 * k + note] {
-                        flat[next] = r
-                        next += 1
-                    }
-                }
-                starts[129 * k + 128] = Int32(next)
-            }
-            return (starts, flat)
-        }
-        (candidateStarts, candidates) = flatten(lists)
-        (releaseCandidateStarts, releaseCandidates) = flatten(releaseLists)
-        noteDamps = .allocate(capacity: 128)
-        noteDamps.initialize(repeating: false, count: 128)
-        noteChokes = .allocate(capacity: 128 * setCount)
-        for i in 0..<(128 * setCount) {
-            // A note-off changes what sounds if a region of the note is damped or has a release sample.
-            if lists[i].contains(where: { allDamps[Int($0)] }) || !releaseLists[i].isEmpty { noteDamps[i % 128] = true }
-            noteChokes[i] = lists[i].contains { allRegions[Int($0)].group != 0 }
-        }
+        let tables = Engine.candidateTables(
+            setList, setBases: setBases, damps: allDamps, chokes: allRegions.map { $0.group != 0 })
+        (candidateStarts, candidates) = (tables.starts, tables.list)
+        (releaseCandidateStarts, releaseCandidates) = (tables.releaseStarts, tables.releaseList)
+        (noteDamps, noteChokes) = (tables.noteDamps, tables.noteChokes)
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
         velocityGains = .allocate(capacity: 128 * storedRegions)
@@ -443,29 +337,8 @@ public final class Engine: @unchecked Sendable {
                 }
             }
         }
-        // The rooms: each set's own, and for a live session every preset at each set's mix;
-        // all the dry ones are one.
-        func room(_ settings: ReverbSettings) -> ReverbSettings {
-            settings.preset == .off || settings.mix <= 0 ? .off : settings
-        }
-        setMixes = setList.sets.map {
-            $0.instrument.reverb.preset == .off ? ReverbSettings.defaultMix : $0.instrument.reverb.mix
-        }
-        var distinct: [ReverbSettings] = []
-        for set in setList.sets where !distinct.contains(room(set.instrument.reverb)) {
-            distinct.append(room(set.instrument.reverb))
-        }
-        precondition(
-            distinct.count <= Engine.maximumRooms, "more rooms than an engine holds: the loader refuses such a map")
-        if configuration.roomsToChoose {
-            for set in setList.sets {
-                let mix = set.instrument.reverb.preset == .off ? ReverbSettings.defaultMix : set.instrument.reverb.mix
-                for preset in ReverbPreset.allCases where distinct.count < Engine.maximumRooms {
-                    let settings = room(ReverbSettings(preset: preset, mix: mix))
-                    if !distinct.contains(settings) { distinct.append(settings) }
-                }
-            }
-        }
+        let (distinct, setRooms, mixes) = Engine.roomTable(setList, roomsToChoose: configuration.roomsToChoose)
+        setMixes = mixes
         roomSettings = distinct
         roomCount = distinct.count
         rooms = .allocate(capacity: roomCount)
@@ -478,7 +351,7 @@ public final class Engine: @unchecked Sendable {
         var lanes: UInt128 = 0
         for (r, settings) in distinct.enumerated() where settings != .off { lanes |= UInt128(0xFFFF) << (16 * r) }
         wetLanes = lanes
-        for k in 0..<setCount { sets[k].room = distinct.firstIndex(of: room(setList.sets[k].instrument.reverb))! }
+        for k in 0..<setCount { sets[k].room = setRooms[k] }
         followsPanController = setList.sets.contains { $0.instrument.followsPanController }
         sendBuses = .allocate(capacity: roomCount * configuration.maxBlockFrames)
         sendBuses.initialize(repeating: 0, count: roomCount * configuration.maxBlockFrames)

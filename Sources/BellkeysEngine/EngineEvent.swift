@@ -48,6 +48,7 @@ public struct EngineEvent: Sendable, Equatable {
     /// Thread: any. Real-time safe.
     @_noLocks
     public init?(midi bytes: UnsafePointer<UInt8>, count: Int, frame: Int64) {
+        guard count >= 2 else { return nil }
         let status = bytes[0], kind = status & 0xF0
         if kind == 0xC0 {
             guard count == 2, bytes[1] < 0x80 else { return nil }

@@ -127,6 +127,9 @@ extension Engine {
         let set = channels[Int(event.status & 0x0F)].set
         let note = Int(event.data1 & 0x7F), starts = candidateStarts + 129 * set
         if kind == 0x80 || event.data2 & 0x7F == 0 { return !noteDamps[note] }
+        // A key struck again that lets go of its ringing voice first (a SoundFont's) must do so
+        // at its frame.
+        if sets[set].restrikeReleases, noteVelocities[128 * Int(event.status & 0x0F) + note] != 0 { return false }
         // (guard, not &&: the operator's autoclosure would retain self)
         let count = Int(starts[note + 1] - starts[note])
         guard count > 0, !noteChokes[128 * set + note], freeCount >= count else { return false }

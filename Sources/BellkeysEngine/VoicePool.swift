@@ -91,6 +91,8 @@ extension Engine {
                 let slot = Int(active[i])
                 if voices[slot].serial >= noteOnSerial { continue }
                 if sets[key.set].chokesWithinChannel, voices[slot].channel != channel { continue }
+                // A set's groups are its own: another set's voices of the same number ring on.
+                if regions[Int(voices[slot].region)].set != key.set { continue }
                 let stopped = regions[Int(voices[slot].region)]
                 if stopped.offReleases, stopped.hasEnvelope {
                     release(slot: slot)

@@ -33,6 +33,21 @@ extension LoadedInstrument {
             startingSet: startingSet ?? 0, startingSets: starting)
     }
 
+    /// The master volume an engine of it starts at: the instrument's, or channel 1's starting
+    /// set's (the engine's master; see `Engine.init(bank:sets:configuration:)`).
+    public var startingVolumeDecibels: Double {
+        let sets = instrumentSets
+        return sets.sets[sets.startingSets[0]].instrument.masterVolumeDecibels
+    }
+
+    /// A bank select that, before a program change to `set`'s program, chooses it: its own
+    /// bank, or, for a set of any bank, one that no set of the same program has (the first).
+    public func bankChoosing(set: Int) -> Int {
+        if let bank = sets[set].bank { return bank }
+        let taken = Set(sets.filter { $0.program == sets[set].program }.compactMap(\.bank))
+        return (0...16_383).first { !taken.contains($0) } ?? 0
+    }
+
     /// The set called `name` (any case), if there is one.
     public func setIndex(named name: String) -> Int? {
         sets.firstIndex { $0.name.lowercased() == name.lowercased() }
@@ -65,8 +80,9 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                 }
                 let preset =
                     isSoundFontPath(found) ? PresetChoice(bank: set.presetBank, program: set.presetProgram) : nil
-                loaded = try loadInstrument(mapPath: found, sampleRate: rate, preset: preset)
-                if !loaded.sets.isEmpty {
+                // A map of sets is refused before anything of it loads (a map naming itself, or
+                // two naming each other, would load for ever).
+                if preset == nil, !found.lowercased().hasSuffix(".sfz"), isMapOfSets(found) {
                     throw MapFileError([
                         MapProblem(
                             file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
@@ -76,6 +92,7 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                         )
                     ])
                 }
+                loaded = try loadInstrument(mapPath: found, sampleRate: rate, preset: preset)
             } else {
                 loaded = try loadMap(set.map!, mapPath: mapPath, sampleRate: rate, preset: nil, start: start)
             }
@@ -112,8 +129,12 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     for (k, part) in parts.enumerated() {
         var instrument = part.loaded.instrument
         let contents = part.loaded.contentsText
-        let files = zip(part.loaded.samplePaths, part.loaded.fadedEnds).map {
-            $0.0.contains("#") ? nil : "\($0.1) \($0.0)"
+        // (The same file stored alike: its path, its end faded or not, mono or stereo: a map's
+        // keys store a stereo file mixed down, an SFZ file's regions keep it stereo.)
+        let files = part.loaded.samplePaths.indices.map { i -> String? in
+            let path = part.loaded.samplePaths[i]
+            if path.contains("#") { return nil }
+            return "\(part.loaded.bank.channelCounts[i]) \(part.loaded.fadedEnds[i]) \(path)"
         }
         var indices = Array(0..<part.loaded.bank.count)
         if k > 0 {
@@ -164,4 +185,13 @@ func missingFileFix(_ path: String) -> String {
         return "install the SoundFont: sudo apt install \(package) (it puts \(name) in /usr/share/sounds)"
     }
     return "check the name; it is relative to the map file's folder"
+}
+
+/// Whether the JSON map at `path` holds sets (false when it cannot be read or parsed: loading
+/// it then says why). Thread: control.
+func isMapOfSets(_ path: String) -> Bool {
+    guard let bytes = try? readFile(path, limit: 4 << 20, what: "map file"),
+        let map = try? parseMapFile(bytes, file: path)
+    else { return false }
+    return !map.sets.isEmpty
 }

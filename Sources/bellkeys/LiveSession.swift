@@ -127,7 +127,7 @@ final class LiveSession: LiveLoopDelegate {
             maximumPeriodFrames: output.maximumPeriodFrames)
         player = LivePlayer(
             mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
-            masterDecibels: settings.voices.volume ?? loaded.instrument.masterVolumeDecibels)
+            masterDecibels: settings.voices.volume ?? loaded.startingVolumeDecibels)
         let console = console
         midi = sequencer.map {
             SequencerInput(
@@ -322,7 +322,9 @@ final class LiveSession: LiveLoopDelegate {
         }
         let next = (player.engine.currentSet(channel: Int(keys.channel)) + 1) % loaded.sets.count
         let set = loaded.sets[next]
-        player.chooseSet(program: set.program, bank: set.bank, channel: keys.channel, arrival: monotonicNanoseconds())
+        player.chooseSet(
+            program: set.program, bank: loaded.bankChoosing(set: next), channel: keys.channel,
+            arrival: monotonicNanoseconds())
         console.line("set: \(set.name) (\(next + 1) of \(loaded.sets.count)): \(set.contentsText)")
     }
 

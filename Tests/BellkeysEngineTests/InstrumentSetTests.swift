@@ -92,6 +92,53 @@ private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
         #expect(out[248..<2_000].allSatisfy { $0 == 0 })
     }
 
+    /// A set's choke groups are its own: a key of group 1 in another set leaves the first
+    /// set's group-1 bell ringing, where a second strike in the same set chokes it.
+    @Test func chokeGroupsAreEachSetsOwn() {
+        let bank = SampleBank(samples: [constant(0.375, 48_000), constant(0.093_75, 48_000)], sampleRate: 48_000)
+        let sets = InstrumentSets(sets: [
+            InstrumentSet(
+                name: "a", program: 0,
+                instrument: Instrument(keys: [KeySettings(note: 60, sampleIndex: 0, chokeGroup: 1)])),
+            InstrumentSet(
+                name: "b", program: 1,
+                instrument: Instrument(keys: [KeySettings(note: 60, sampleIndex: 1, chokeGroup: 1)])),
+        ])
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 1
+        let engine = Engine(bank: bank, sets: sets, configuration: config)
+        engine.enqueue(.control(frame: 0, controller: 7, value: 127))
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        engine.enqueue(.programChange(frame: 100, program: 1))
+        engine.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
+        engine.enqueue(.noteOn(frame: 2_000, note: 60, velocity: 127))
+        let out = render(engine, 4_000)
+        #expect(out[100..<2_000].allSatisfy { $0 == 0.375 + 0.093_75 })
+        // The second strike of b chokes b's first (a 5 ms fade), not a's.
+        #expect(out[3_000..<4_000].allSatisfy { $0 == 0.375 + 0.093_75 })
+        #expect(out[2_001] < 0.375 + 2 * 0.093_75)
+    }
+
+    /// More rooms than an engine holds (--reverb hall over nine sets of nine mixes) never stops
+    /// it: the sets beyond the eighth ring in the first hall.
+    @Test func roomsBeyondTheLimitShareOne() {
+        let bank = SampleBank(samples: [constant(0.375, 480)], sampleRate: 48_000)
+        let sets = InstrumentSets(
+            sets: (0..<9).map { k in
+                InstrumentSet(
+                    name: "\(k)", program: k,
+                    instrument: Instrument(
+                        keys: [KeySettings(note: 60, sampleIndex: 0)],
+                        reverb: ReverbSettings(preset: .hall, mix: 0.1 * Double(k + 1))))
+            })
+        let engine = Engine(bank: bank, sets: sets, configuration: EngineConfiguration(sampleRate: 48_000))
+        #expect(engine.roomSettings.count == Engine.maximumRooms)
+        engine.enqueue(.programChange(frame: 0, program: 8))
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        #expect(power(renderStereo(engine, 48_000).left) > 0)
+        #expect(engine.room(ofSet: 8) == 0)
+    }
+
     /// A single instrument ignores program change: a file full of them plays as without.
     @Test func aSingleInstrumentIgnoresProgramChange() {
         let play = { (changes: Bool) -> [Float] in

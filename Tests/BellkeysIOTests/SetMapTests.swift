@@ -96,6 +96,9 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
         write(#"{"sets": [{"name": "X", "program": 0, "map": "b.json"}]}"#, to: folder + "/inner.json")
         found = loadProblems(#"{"sets": [{"name": "A", "program": 0, "map": "inner.json"}]}"#, in: folder)
         #expect(found.map(\.path) == ["sets[0].map"] && found[0].message.contains("a map of sets itself"))
+        // Nor may it name itself (it would load for ever).
+        found = loadProblems(#"{"sets": [{"name": "A", "program": 0, "map": "sets.json"}]}"#, in: folder)
+        #expect(found.map(\.path) == ["sets[0].map"] && found[0].message.contains("a map of sets itself"))
         // A map of sets gives no instrument of its own.
         found = loadProblems(#"{"keys": [], "sets": [{"name": "A", "program": 0, "map": "b.json"}]}"#, in: folder)
         #expect(found.map(\.path) == ["keys"])
