@@ -70,7 +70,13 @@ extension MapChecker {
                 if case .array(let items) = node.value {
                     for item in items {
                         if case .number(let n) = item.value, n == n.rounded(), (1...16).contains(n) {
-                            channels.append(Int(n) - 1)
+                            if channels.contains(Int(n) - 1) {
+                                problem(
+                                    item, path + ".channels", "channel \(Int(n)) is listed twice",
+                                    fix: "list each channel once")
+                            } else {
+                                channels.append(Int(n) - 1)
+                            }
                         } else {
                             problem(
                                 item, path + ".channels", "\(describe(item)) is not a MIDI channel 1 to 16", fix: fix)

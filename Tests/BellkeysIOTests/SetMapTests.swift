@@ -73,15 +73,18 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
               {"name": "B", "program": 3, "map": "b.json"},
               {"name": "a", "program": 5, "map": "b.json"},
               {"program": 6, "map": "nowhere.json"},
+              {"name": "D", "program": 8, "channels": [3, 3], "map": "b.json"},
               {"name": "C", "program": 7, "comment": "allowed", "keys": [{"note": 60, "sample": "a.wav", "gian": 1}], "polyphony": 3}
             ]}
             """, in: folder)
         #expect(
             found.map(\.path) == [
-                "sets[1].program", "sets[2].name", "sets[3].name", "sets[4].polyphony", "sets[4].keys[0].gian",
+                "sets[1].program", "sets[2].name", "sets[3].name", "sets[4].channels", "sets[5].polyphony",
+                "sets[5].keys[0].gian",
             ])
         #expect(found[0].message.contains("program 3 already chooses sets[0] (A)"))
-        #expect(found[4].fix.contains("did you mean \"gainDecibels\""))
+        #expect(found[3].message == "channel 3 is listed twice")
+        #expect(found[5].fix.contains("did you mean \"gainDecibels\""))
         // Once the map itself is right, the files: a missing sample, a missing map.
         found = loadProblems(
             """
