@@ -10,9 +10,9 @@ extension Engine {
             heldKeyCounts[channel] -= 1
         }
         letGo(channel: channel, note: note)
-        let releases = releaseCandidateStarts + 129 * channels[channel].set
+        let releases = releaseCandidateStarts + 129 * Int(noteSets[128 * channel + note])
         if velocity > 0, releases[note] != releases[note + 1] {
-            // Release samples (of the set the channel plays), at the velocity the key was struck with.
+            // Release samples of the set the key was struck in, at the velocity it was struck with.
             _ = startRegions(releases, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
         }
     }

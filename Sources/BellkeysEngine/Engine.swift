@@ -94,6 +94,9 @@ public final class Engine: @unchecked Sendable {
     /// The velocity of each key held down (128 c + n; 0: up), for release samples, and how many
     /// keys each channel holds, for `first` and `legato` regions.
     let noteVelocities: UnsafeMutablePointer<UInt8>
+    /// The set each key held down was struck in (128 c + n), whose release samples its note-off
+    /// starts.
+    let noteSets: UnsafeMutablePointer<UInt8>
     let heldKeyCounts: UnsafeMutablePointer<Int32>
     /// The random generator's state (SplitMix64, a fixed seed: renders are repeatable).
     var randomState: UInt64 = 0x6265_6C6C_6B65_7973
@@ -304,6 +307,8 @@ public final class Engine: @unchecked Sendable {
             }
         }
         noteVelocities = .allocate(capacity: 16 * 128)
+        noteSets = .allocate(capacity: 16 * 128)
+        noteSets.initialize(repeating: 0, count: 16 * 128)
         noteVelocities.initialize(repeating: 0, count: 16 * 128)
         heldKeyCounts = .allocate(capacity: 16)
         heldKeyCounts.initialize(repeating: 0, count: 16)
@@ -415,6 +420,7 @@ public final class Engine: @unchecked Sendable {
         controllerRangeHighs.deallocate()
         controllerValues.deallocate()
         noteVelocities.deallocate()
+        noteSets.deallocate()
         heldKeyCounts.deallocate()
         noteDamps.deallocate()
         noteChokes.deallocate()

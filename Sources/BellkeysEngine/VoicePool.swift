@@ -18,6 +18,7 @@ extension Engine {
             letGo(channel: channel, note: note)
         }
         noteVelocities[128 * channel + note] = UInt8(velocity)
+        noteSets[128 * channel + note] = UInt8(truncatingIfNeeded: set)
         let started = startRegions(
             candidateStarts + 129 * set, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
         if !started { ignoredNotes.wrappingAdd(1, ordering: .relaxed) }

@@ -139,6 +139,32 @@ private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
         #expect(engine.room(ofSet: 8) == 0)
     }
 
+    /// A key's note-off starts the release samples of the set it was struck in, after a program
+    /// change too: "a" has a release sample on key 60, "b" none.
+    @Test func releaseSamplesComeFromTheStrikingSet() {
+        let bank = SampleBank(samples: [constant(0.375, 480), constant(0.093_75, 4_800)], sampleRate: 48_000)
+        var a = Instrument(keys: [KeySettings(note: 60, sampleIndex: 0)])
+        var release = Region(sampleIndex: 1)
+        release.keyRange = 60...60
+        release.pitchKeycenter = 60
+        release.triggersOnRelease = true
+        a.regions = [release]
+        let sets = InstrumentSets(sets: [
+            InstrumentSet(name: "a", program: 0, instrument: a),
+            InstrumentSet(name: "b", program: 1, instrument: Instrument(keys: [KeySettings(note: 61, sampleIndex: 0)])),
+        ])
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 1
+        let engine = Engine(bank: bank, sets: sets, configuration: config)
+        engine.enqueue(.control(frame: 0, controller: 7, value: 127))
+        engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        engine.enqueue(.programChange(frame: 100, program: 1))
+        engine.enqueue(.noteOff(frame: 1_000, note: 60))
+        let out = render(engine, 2_000)
+        #expect(out[600..<1_000].allSatisfy { $0 == 0 })
+        #expect(out[1_000..<2_000].allSatisfy { $0 == 0.093_75 })
+    }
+
     /// A single instrument ignores program change: a file full of them plays as without.
     @Test func aSingleInstrumentIgnoresProgramChange() {
         let play = { (changes: Bool) -> [Float] in
