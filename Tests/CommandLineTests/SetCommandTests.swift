@@ -52,6 +52,13 @@ private let scale: [(Int, [UInt8])] = {
             #expect(a.status == 0 && b.status == 0, "\(a.error)\(b.error)")
             #expect(try wavData(folder + "/set.wav") == wavData(folder + "/alone.wav"), "\(name)")
         }
+        // demo -o with --set: the tune on the tower, as on the tower's map.
+        let demoSet = try bellkeys(["demo", "-o", "demo-set.wav", "--map", sets, "--set", "Tower", "-q"], in: folder)
+        let demoAlone = try bellkeys(
+            ["demo", "-o", "demo-alone.wav", "--map", repository + "/Samples/examples/tower-ring.json", "-q"],
+            in: folder)
+        #expect(demoSet.status == 0 && demoAlone.status == 0, "\(demoSet.error)\(demoAlone.error)")
+        #expect(try wavData(folder + "/demo-set.wav") == wavData(folder + "/demo-alone.wav"))
         let unknown = try bellkeys(
             ["render", "scale.mid", "-o", "x.wav", "--map", sets, "--set", "Carillon"], in: folder)
         #expect(unknown.status == 1)
