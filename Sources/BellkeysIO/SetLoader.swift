@@ -64,7 +64,51 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     let folder = directoryName(mapPath)
     var rate = requested
     var problems: [MapProblem] = []
-    var parts: [(set: MapSet, loaded: LoadedInstrument)] = []
+    // One bank: a sample file that two sets play (the bundled bells as handbells and as a
+    // tower) is kept once, and each set's copy is freed as soon as it loads, before the next
+    // set loads. (A SoundFont's samples, named FONT#sample, are each set's own: a zone's
+    // offsets may have cut a copy of one.)
+    var bank: SampleBank?
+    var loadedSets: [LoadedSet] = [], rooms: [ReverbSettings] = []
+    var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
+    var indexOfFile: [String: Int] = [:]
+    func merge(_ set: MapSet, _ part: LoadedInstrument) {
+        var instrument = part.instrument
+        // (The same file stored alike: its path, its end faded or not, mono or stereo: a map's
+        // keys store a stereo file mixed down, an SFZ file's regions keep it stereo.)
+        let files = part.samplePaths.indices.map { i -> String? in
+            let path = part.samplePaths[i]
+            if path.contains("#") { return nil }
+            return "\(part.bank.channelCounts[i]) \(part.fadedEnds[i]) \(path)"
+        }
+        var indices = Array(0..<part.bank.count)
+        if let bank {
+            indices = bank.absorb(part.bank, reusing: files.map { $0.flatMap { indexOfFile[$0] } })
+            for i in instrument.keys.indices {
+                instrument.keys[i].sampleIndex = indices[instrument.keys[i].sampleIndex]
+            }
+            for i in instrument.regions.indices {
+                instrument.regions[i].sampleIndex = indices[instrument.regions[i].sampleIndex]
+            }
+        } else {
+            bank = part.bank
+        }
+        for (i, file) in files.enumerated() where indices[i] == samplePaths.count {
+            if let file { indexOfFile[file] = indices[i] }
+            samplePaths.append(part.samplePaths[i])
+            fileRates.append(part.fileSampleRates[i])
+            fadedEnds.append(part.fadedEnds[i])
+        }
+        instrument.masterVolumeDecibels += map.masterVolumeDecibels
+        warnings += part.warnings.map { "\(set.name): \($0)" }
+        let own = instrument.reverb
+        let room = own.preset == .off || own.mix <= 0 ? ReverbSettings.off : own
+        if !rooms.contains(room) { rooms.append(room) }
+        loadedSets.append(
+            LoadedSet(
+                name: set.name, program: set.program, bank: set.bank, channels: set.channels,
+                instrument: instrument, contentsText: part.contentsText, preset: part.preset))
+    }
     for set in map.sets {
         do throws(MapFileError) {
             var loaded: LoadedInstrument
@@ -97,18 +141,12 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                 loaded = try loadMap(set.map!, mapPath: mapPath, sampleRate: rate, preset: nil, start: start)
             }
             rate = rate ?? loaded.sampleRate
-            parts.append((set, loaded))
+            merge(set, loaded)
         } catch {
             problems += error.problems
         }
     }
     if !problems.isEmpty { throw MapFileError(problems) }
-    var rooms: [ReverbSettings] = []
-    for part in parts {
-        let own = part.loaded.instrument.reverb
-        let room = own.preset == .off || own.mix <= 0 ? ReverbSettings.off : own
-        if !rooms.contains(room) { rooms.append(room) }
-    }
     if rooms.count > Engine.maximumRooms {
         throw MapFileError([
             MapProblem(
@@ -118,50 +156,8 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                 fix: "let some sets share a room: give them the same reverb and reverbMix")
         ])
     }
-
-    // One bank: a sample file that two sets play (the bundled bells as handbells and as a
-    // tower) is kept once. (A SoundFont's samples, named FONT#sample, are each set's own: a
-    // zone's offsets may have cut a copy of one.)
-    let bank = parts[0].loaded.bank
-    var loadedSets: [LoadedSet] = []
-    var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
-    var indexOfFile: [String: Int] = [:]
-    for (k, part) in parts.enumerated() {
-        var instrument = part.loaded.instrument
-        let contents = part.loaded.contentsText
-        // (The same file stored alike: its path, its end faded or not, mono or stereo: a map's
-        // keys store a stereo file mixed down, an SFZ file's regions keep it stereo.)
-        let files = part.loaded.samplePaths.indices.map { i -> String? in
-            let path = part.loaded.samplePaths[i]
-            if path.contains("#") { return nil }
-            return "\(part.loaded.bank.channelCounts[i]) \(part.loaded.fadedEnds[i]) \(path)"
-        }
-        var indices = Array(0..<part.loaded.bank.count)
-        if k > 0 {
-            indices = bank.absorb(part.loaded.bank, reusing: files.map { $0.flatMap { indexOfFile[$0] } })
-            for i in instrument.keys.indices {
-                instrument.keys[i].sampleIndex = indices[instrument.keys[i].sampleIndex]
-            }
-            for i in instrument.regions.indices {
-                instrument.regions[i].sampleIndex = indices[instrument.regions[i].sampleIndex]
-            }
-        }
-        for (i, file) in files.enumerated() where indices[i] == samplePaths.count {
-            if let file { indexOfFile[file] = indices[i] }
-            samplePaths.append(part.loaded.samplePaths[i])
-            fileRates.append(part.loaded.fileSampleRates[i])
-            fadedEnds.append(part.loaded.fadedEnds[i])
-        }
-        instrument.masterVolumeDecibels += map.masterVolumeDecibels
-        warnings += part.loaded.warnings.map { "\(part.set.name): \($0)" }
-        loadedSets.append(
-            LoadedSet(
-                name: part.set.name, program: part.set.program, bank: part.set.bank, channels: part.set.channels,
-                instrument: instrument, contentsText: contents, preset: part.loaded.preset))
-    }
     var loaded = LoadedInstrument(
-        mapPath: mapPath, map: map, bank: bank, instrument: loadedSets[0].instrument,
-        sampleRate: parts[0].loaded.sampleRate,
+        mapPath: mapPath, map: map, bank: bank!, instrument: loadedSets[0].instrument, sampleRate: bank!.sampleRate,
         samplePaths: samplePaths, fileSampleRates: fileRates, fadedEnds: fadedEnds,
         loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
     loaded.sets = loadedSets
