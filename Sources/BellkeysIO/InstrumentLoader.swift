@@ -35,9 +35,12 @@ public struct LoadedInstrument: @unchecked Sendable {
     /// Whether it is made of regions (an SFZ file's or a SoundFont preset's) rather than keys.
     public var hasRegions: Bool { sfz != nil || preset != nil }
 
-    /// What it holds, for a start-up or reload line: "13 bells (C4..C5)", or for an SFZ
-    /// instrument "6 regions, 6 samples (G4..C7)".
+    /// What it holds, for a start-up or reload line: "13 bells (C4..C5)", for an SFZ
+    /// instrument "6 regions, 6 samples (G4..C7)", for a map of sets "3 sets (0 Handbells, ...)".
     public var contentsText: String {
+        if !sets.isEmpty {
+            return "\(sets.count) sets (" + sets.map { "\($0.program) \($0.name)" }.joined(separator: ", ") + ")"
+        }
         let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
         if hasRegions {
             let regions = instrument.regions.count, samples = bank.count

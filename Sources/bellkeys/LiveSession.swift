@@ -35,7 +35,8 @@ final class LiveSession: LiveLoopDelegate {
     var toldOfUnmappedNotes = false
     var toldOfMissingPrograms: Set<Int> = []
     /// The room the bells ring in now: the map's or --reverb's, then as `r` changes it; and the
-    /// room `r` asked for, which takes over as soon as the last change's bells have rung out.
+    /// room `r` asked for, which the engine takes at once (or, when it holds no such room, a
+    /// new engine as soon as the last change's bells have rung out).
     var room = ReverbPreset.off
     var wantedRoom = ReverbPreset.off
     /// Whether the sets of a map of several ring in rooms of their own (their maps' rooms, until
@@ -305,9 +306,9 @@ final class LiveSession: LiveLoopDelegate {
         return player.install(engine, masterDecibels: masterDecibels, arrival: monotonicNanoseconds())
     }
 
-    /// `r`: the next room (off, room, hall, church). The bells already sounding ring out in the
-    /// room they were struck in, as after a reload; the next strikes ring in the new one. While
-    /// the last change's bells still ring, the wish waits (the status line shows it already).
+    /// `r`: the next room (off, room, hall, church) after the one shown, for every set. The bells
+    /// already sounding ring out in the room they were struck in; the next strikes ring in the
+    /// new one (`takeWantedRoom`).
     func changeRoom() {
         let rooms = ReverbPreset.allCases
         setRoom(rooms[(rooms.firstIndex(of: shownRoom)! + 1) % rooms.count])
