@@ -114,17 +114,9 @@ func loadMap(_ map: MapFile, mapPath: String, sampleRate requested: Int?, preset
     // A map that names an instrument (an SFZ file or a SoundFont's preset): its regions
     // first, the map's keys beside them. `field`'s file, found beside the map.
     func named(_ file: String, field: String) throws(MapFileError) -> String {
-        let path = resolve(file, from: folder)
-        guard let found = findCaseInsensitively(path) else {
-            throw MapFileError([
-                MapProblem(
-                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn,
-                    path: map.jsonPath.isEmpty ? field : map.jsonPath + "." + field,
-                    message: "\"\(file)\" (\(path)): no such file",
-                    fix: missingFileFix(path))
-            ])
-        }
-        return found
+        try findNamedFile(
+            file, folder: folder, mapPath: mapPath, line: map.instrumentLine, column: map.instrumentColumn,
+            path: map.jsonPath.isEmpty ? field : map.jsonPath + "." + field)
     }
     var base: LoadedInstrument?
     if let file = map.instrument {

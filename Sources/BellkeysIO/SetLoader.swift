@@ -113,15 +113,8 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
         do throws(MapFileError) {
             var loaded: LoadedInstrument
             if let file = set.file {
-                let path = resolve(file, from: folder)
-                guard let found = findCaseInsensitively(path) else {
-                    throw MapFileError([
-                        MapProblem(
-                            file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
-                            message: "\"\(file)\" (\(path)): no such file",
-                            fix: missingFileFix(path))
-                    ])
-                }
+                let found = try findNamedFile(
+                    file, folder: folder, mapPath: mapPath, line: set.line, column: set.column, path: set.path + ".map")
                 let preset =
                     isSoundFontPath(found) ? PresetChoice(bank: set.presetBank, program: set.presetProgram) : nil
                 // A map of sets is refused before anything of it loads (a map naming itself, or
@@ -172,6 +165,22 @@ let soundFontPackages = [
     "MuseScore_General_Lite.sf3": "musescore-general-soundfont-small",
     "TimGM6mb.sf2": "timgm6mb-soundfont",
 ]
+
+/// The file a map names (`file`, relative to the map's `folder`), found in any case; else
+/// the problem at `line`, `column` and JSON `path` of `mapPath`, with the fix.
+func findNamedFile(_ file: String, folder: String, mapPath: String, line: Int, column: Int, path field: String)
+    throws(MapFileError) -> String
+{
+    let path = resolve(file, from: folder)
+    guard let found = findCaseInsensitively(path) else {
+        throw MapFileError([
+            MapProblem(
+                file: mapPath, line: line, column: column, path: field,
+                message: "\"\(file)\" (\(path)): no such file", fix: missingFileFix(path))
+        ])
+    }
+    return found
+}
 
 /// How to mend a file a map names that is not there: install the package that ships it, if
 /// it is a SoundFont Debian packages, else check the name.
