@@ -219,6 +219,16 @@ private func maxDifference(_ a: (left: [Float], right: [Float]), _ b: (left: [Fl
     zip(a.left + a.right, b.left + b.right).map { abs($0 - $1) }.max() ?? 0
 }
 
+/// The two strikes of the room tests, each in an engine of its own: the dry set's at frame 0,
+/// the church set's at 2,400.
+private func strikesAlone() -> (dry: (left: [Float], right: [Float]), church: (left: [Float], right: [Float])) {
+    let dry = roomEngine()
+    dry.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+    let church = roomEngine(starting: 1)
+    church.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
+    return (renderStereo(dry, 48_000), renderStereo(church, 48_000))
+}
+
 @Suite struct SetRooms {
     /// Each set rings in its own room: a dry strike, then a program change to the church set
     /// and a strike there, sound as the two alone (the dry one's tail stays dry, with no
@@ -229,11 +239,7 @@ private func maxDifference(_ a: (left: [Float], right: [Float]), _ b: (left: [Fl
         both.enqueue(.programChange(frame: 2_400, program: 1))
         both.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
         let mixed = renderStereo(both, 48_000)
-        let dry = roomEngine()
-        dry.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
-        let church = roomEngine(starting: 1)
-        church.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
-        let (a, b) = (renderStereo(dry, 48_000), renderStereo(church, 48_000))
+        let (a, b) = strikesAlone()
         let sum = (left: zip(a.left, b.left).map { $0 + $1 }, right: zip(a.right, b.right).map { $0 + $1 })
         #expect(maxDifference(mixed, sum) < 1e-6)
         // The dry one alone has no tail; the church one rings for seconds after its sample.
@@ -254,11 +260,7 @@ private func maxDifference(_ a: (left: [Float], right: [Float]), _ b: (left: [Fl
         #expect(!engine.chooseRoom(set: 0, ReverbSettings(preset: .hall, mix: 0.9), frame: 2_400)) // not held
         engine.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
         let live = renderStereo(engine, 48_000)
-        let dry = roomEngine()
-        dry.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
-        let church = roomEngine(starting: 1)
-        church.enqueue(.noteOn(frame: 2_400, note: 60, velocity: 127))
-        let (a, b) = (renderStereo(dry, 48_000), renderStereo(church, 48_000))
+        let (a, b) = strikesAlone()
         let sum = (left: zip(a.left, b.left).map { $0 + $1 }, right: zip(a.right, b.right).map { $0 + $1 })
         #expect(maxDifference(live, sum) < 1e-6)
         #expect(engine.room(ofSet: 0) == engine.roomSettings.firstIndex(of: ReverbSettings(preset: .church, mix: 0.5)))
