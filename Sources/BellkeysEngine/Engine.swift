@@ -201,8 +201,7 @@ public final class Engine: @unchecked Sendable {
     /// are in their regions' gains. Thread: control, before rendering starts.
     /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
     public init(bank: SampleBank, sets setList: InstrumentSets, configuration: EngineConfiguration) {
-        let reference = setList.startingSets[0]
-        let instrument = setList.sets[reference].instrument
+        let instrument = setList.sets[setList.startingSets[0]].instrument
         precondition(configuration.polyphony > 0 && configuration.maxBlockFrames > 0)
         self.configuration = configuration
         skipsRest = configuration.skipsRest
@@ -217,57 +216,15 @@ public final class Engine: @unchecked Sendable {
         direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
-        // Every set's regions in one table; the sets but channel 1's first have their volume
-        // (against that set's, which is the master volume) in their regions' gains.
-        var allRegions: [Region] = [], setOfRegion: [Int] = [], setBases: [Int] = []
-        for (k, set) in setList.sets.enumerated() {
-            setBases.append(allRegions.count)
-            var own = set.instrument.keys.map(Region.init(key:)) + set.instrument.regions
-            if k != reference, set.instrument.masterVolumeDecibels != instrument.masterVolumeDecibels {
-                let gain = linearGain(decibels: set.instrument.masterVolumeDecibels - instrument.masterVolumeDecibels)
-                for i in own.indices { own[i].gain *= gain }
-            }
-            allRegions += own
-            setOfRegion += own.map { _ in k }
-        }
+        let (allRegions, setOfRegion, setBases) = Engine.combinedRegions(setList)
         regionCount = allRegions.count
         setCount = setList.sets.count
         followsProgramChange = setList.followsProgramChange
         sets = .allocate(capacity: setCount)
-        for (k, set) in setList.sets.enumerated() {
-            let own = set.instrument
-            (sets + k).initialize(
-                to: SetSlot(
-                    program: set.program, bank: set.bank ?? -1,
-                    keyswitchLow: own.keyswitchRange?.lowerBound ?? 128,
-                    keyswitchHigh: own.keyswitchRange?.upperBound ?? -1,
-                    currentKeyswitch: own.defaultKeyswitch ?? -1, followsPitchBend: own.followsPitchBend,
-                    restrikeReleases: own.restrikeReleases, chokesWithinChannel: own.chokesWithinChannel, room: 0))
-        }
-        let bendingSets = setList.sets.filter(\.instrument.followsPitchBend)
+        sets.initialize(from: Engine.setSlots(setList), count: setCount)
         let storedRegions = max(regionCount, 1)
-        var highestRatio = 1.0
-        var allIncrements: [UInt64] = []
-        var bases: [Int] = []
-        for region in allRegions {
-            precondition(region.sampleIndex >= 0 && region.sampleIndex < bank.count)
-            bases.append(allIncrements.count)
-            for key in region.keyRange {
-                // The bank holds its samples at the output's rate (the loader converts them once):
-                // the ratio is the pitch's alone.
-                let ratio = region.ratio(key: key, sampleRate: 1, outputRate: 1)
-                highestRatio = max(highestRatio, ratio)
-                allIncrements.append(UInt64(max(1, min(ratio * 4_294_967_296, 1e15)).rounded()))
-            }
-        }
-        // A bend may take a voice up to two octaves higher (the largest RPN 0 range), or as far
-        // as a region's own range goes (the kernels stop at 256 taps whatever it asks).
-        if !bendingSets.isEmpty {
-            let ownRange =
-                allRegions.indices.filter { setList.sets[setOfRegion[$0]].instrument.followsPitchBend }
-                .compactMap { allRegions[$0].bendRangeCents.map { max($0.up, $0.down) } }.max() ?? 0
-            highestRatio *= max(4, exp2(min(ownRange, 4_800) / 1200))
-        }
+        let (allIncrements, bases, highestRatio) = Engine.playbackIncrements(
+            allRegions, setOfRegion: setOfRegion, setList: setList, bank: bank)
         kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: highestRatio)
         kernelLevels = kernels.levels
         kernelLevelCount = kernels.levelCount

@@ -20,6 +20,72 @@ struct RegionTable {
 }
 
 extension Engine {
+    /// Every set's regions in one table, set after set (each instrument's mapped keys first, as
+    /// `Region(key:)` makes them, then its own regions), the set of each, and each set's first.
+    /// The sets but channel 1's starting set have their volume against that set's (the master
+    /// volume) in their regions' gains. Thread: control.
+    static func combinedRegions(_ setList: InstrumentSets) -> (regions: [Region], setOfRegion: [Int], setBases: [Int]) {
+        let reference = setList.startingSets[0]
+        let master = setList.sets[reference].instrument.masterVolumeDecibels
+        var allRegions: [Region] = [], setOfRegion: [Int] = [], setBases: [Int] = []
+        for (k, set) in setList.sets.enumerated() {
+            setBases.append(allRegions.count)
+            var own = set.instrument.keys.map(Region.init(key:)) + set.instrument.regions
+            if k != reference, set.instrument.masterVolumeDecibels != master {
+                let gain = linearGain(decibels: set.instrument.masterVolumeDecibels - master)
+                for i in own.indices { own[i].gain *= gain }
+            }
+            allRegions += own
+            setOfRegion += own.map { _ in k }
+        }
+        return (allRegions, setOfRegion, setBases)
+    }
+
+    /// The render thread's view of each set (`Engine.sets`), every one in room 0 until
+    /// `roomTable` places it. Thread: control.
+    static func setSlots(_ setList: InstrumentSets) -> [SetSlot] {
+        setList.sets.map { set in
+            let own = set.instrument
+            return SetSlot(
+                program: set.program, bank: set.bank ?? -1,
+                keyswitchLow: own.keyswitchRange?.lowerBound ?? 128,
+                keyswitchHigh: own.keyswitchRange?.upperBound ?? -1,
+                currentKeyswitch: own.defaultKeyswitch ?? -1, followsPitchBend: own.followsPitchBend,
+                restrikeReleases: own.restrikeReleases, chokesWithinChannel: own.chokesWithinChannel, room: 0)
+        }
+    }
+
+    /// Per region and key in its range, the 32.32 playback increment (from `bases[r]` for
+    /// region r), and the highest ratio a voice may be played at: a bend may take a voice up to
+    /// two octaves higher (the largest RPN 0 range), or as far as a region's own range goes (the
+    /// kernels stop at 256 taps whatever it asks). Thread: control.
+    /// - Precondition: every region's `sampleIndex` is valid in `bank`.
+    static func playbackIncrements(
+        _ allRegions: [Region], setOfRegion: [Int], setList: InstrumentSets, bank: SampleBank
+    ) -> (increments: [UInt64], bases: [Int], highestRatio: Double) {
+        var highestRatio = 1.0
+        var allIncrements: [UInt64] = []
+        var bases: [Int] = []
+        for region in allRegions {
+            precondition(region.sampleIndex >= 0 && region.sampleIndex < bank.count)
+            bases.append(allIncrements.count)
+            for key in region.keyRange {
+                // The bank holds its samples at the output's rate (the loader converts them once):
+                // the ratio is the pitch's alone.
+                let ratio = region.ratio(key: key, sampleRate: 1, outputRate: 1)
+                highestRatio = max(highestRatio, ratio)
+                allIncrements.append(UInt64(max(1, min(ratio * 4_294_967_296, 1e15)).rounded()))
+            }
+        }
+        if setList.sets.contains(where: \.instrument.followsPitchBend) {
+            let ownRange =
+                allRegions.indices.filter { setList.sets[setOfRegion[$0]].instrument.followsPitchBend }
+                .compactMap { allRegions[$0].bendRangeCents.map { max($0.up, $0.down) } }.max() ?? 0
+            highestRatio *= max(4, exp2(min(ownRange, 4_800) / 1200))
+        }
+        return (allIncrements, bases, highestRatio)
+    }
+
     /// The render thread's view of every region (`Engine.regions`), with what the engine asks of
     /// them as a whole: whether any is pitched or off the centre, their controller ranges, and
     /// whether each is damped. Thread: control.

@@ -306,67 +306,6 @@ final class LiveSession: LiveLoopDelegate {
         return player.install(engine, masterDecibels: masterDecibels, arrival: monotonicNanoseconds())
     }
 
-    /// `r`: the next room (off, room, hall, church) after the one shown, for every set. The bells
-    /// already sounding ring out in the room they were struck in; the next strikes ring in the
-    /// new one (`takeWantedRoom`).
-    func changeRoom() {
-        let rooms = ReverbPreset.allCases
-        setRoom(rooms[(rooms.firstIndex(of: shownRoom)! + 1) % rooms.count])
-    }
-
-    /// `p`: the next set of a map of several, on the terminal's channel, at once (the bells
-    /// ringing ring on in their set); with one instrument, says there is nothing to change.
-    func nextSet() {
-        guard !loaded.sets.isEmpty, let keys else {
-            console.line("set: \(loaded.mapPath) is one instrument; a map with \"sets\" has several (docs/map.md)")
-            return
-        }
-        let next = (player.engine.currentSet(channel: Int(keys.channel)) + 1) % loaded.sets.count
-        let set = loaded.sets[next]
-        player.chooseSet(
-            program: set.program, bank: loaded.bankChoosing(set: next), channel: keys.channel,
-            arrival: monotonicNanoseconds())
-        console.line("set: \(set.name) (\(next + 1) of \(loaded.sets.count)): \(set.contentsText)")
-    }
-
-    /// The room the status line shows and `r` moves on from: the room asked for, or, while the
-    /// sets of a map ring in rooms of their own, the room of the set the keyboard plays.
-    var shownRoom: ReverbPreset {
-        guard setsRoomsDiffer, wantedRoom == room else { return wantedRoom }
-        let set = player.engine.currentSet(channel: Int(keys?.channel ?? 0))
-        return loaded.sets[min(set, loaded.sets.count - 1)].instrument.reverb.preset
-    }
-
-    /// Puts the bells in `preset` (the teacher's page), as `r` does.
-    func setRoom(_ preset: ReverbPreset) {
-        wantedRoom = preset
-        roomOverride = preset
-        roomAsked = setsRoomsDiffer
-        takeWantedRoom()
-    }
-
-    /// Puts the bells in the room `r` asked for, if it is not the one and no change is under way:
-    /// in the engine playing (each set's next strikes in the new room), or, if it holds no
-    /// such room, a new engine.
-    func takeWantedRoom() {
-        guard wantedRoom != room || roomAsked else { return }
-        if player.chooseRoom(wantedRoom, arrival: monotonicNanoseconds()) {
-            room = wantedRoom
-            setsRoomsDiffer = false
-            roomAsked = false
-            console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
-            return
-        }
-        guard !player.isReloading else { return }
-        let newEngine = settings.voices.makeEngine(
-            loaded, unmapped: settings.notes.unmapped, room: wantedRoom, roomsToChoose: true)
-        guard install(newEngine, masterDecibels: player.masterDecibels) else { return }
-        room = wantedRoom
-        setsRoomsDiffer = false
-        roomAsked = false
-        console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
-    }
-
     /// Erases the status area and gives the terminal back as it was; closes the classroom.
     func finishScreen() {
         classroomServer?.stop()
