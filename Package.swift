@@ -116,7 +116,8 @@ let package = Package(
             name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
         .testTarget(
-            name: "BellkeysClassroomTests", dependencies: ["BellkeysClassroom", "BellkeysFormats", "BellkeysIO"]),
+            name: "BellkeysClassroomTests",
+            dependencies: ["BellkeysClassroom", "BellkeysEngine", "BellkeysFormats", "BellkeysIO"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(
             name: "BellkeysIOTests",

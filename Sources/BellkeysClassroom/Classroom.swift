@@ -47,7 +47,10 @@ public struct ClassroomLimits: Equatable, Sendable {
 
 public final class Classroom {
     public let code: RoomCode
-    public let bells: [ClassroomBell]
+    /// The bells of the set the phones play (`changeSet`).
+    public private(set) var bells: [ClassroomBell]
+    /// The set's name, for the pages (nil: a map of one instrument).
+    public private(set) var setName: String?
     public let limits: ClassroomLimits
 
     /// Free play (everyone holds all the bells) or dealt (each holds what the teacher gave).
@@ -96,10 +99,28 @@ public final class Classroom {
     }
     public var counters = Counters()
 
-    public init(bells: [ClassroomBell], code: RoomCode = RoomCode(), limits: ClassroomLimits = ClassroomLimits()) {
+    public init(
+        bells: [ClassroomBell], setName: String? = nil, code: RoomCode = RoomCode(),
+        limits: ClassroomLimits = ClassroomLimits()
+    ) {
         self.bells = bells
+        self.setName = setName
         self.code = code
         self.limits = limits
+    }
+
+    /// The phones now play the set `name` of `bells` (the teacher chose it, or a program
+    /// change on their channel did). Each device keeps the bells dealt to it that the set also
+    /// has, in free play every bell of the set; a bell the set lacks is taken back (the teacher
+    /// deals again). Returns whether the notes changed (not only their names or damping).
+    @discardableResult
+    public func changeSet(name: String?, bells newBells: [ClassroomBell]) -> Bool {
+        let changed = newBells.map(\.note) != bells.map(\.note)
+        bells = newBells
+        setName = name
+        let notes = Set(newBells.map(\.note))
+        for k in devices.indices { devices[k].dealt.removeAll { !notes.contains($0) } }
+        return changed
     }
 
     public func device(connection: Int) -> Device? { devices.first { $0.connection == connection } }
@@ -281,13 +302,15 @@ public final class Classroom {
     /// The first message to a device that joined: its name and its bells.
     public func welcomeJSON(_ device: Device) -> String {
         "{\"type\":\"welcome\",\"id\":\(device.id),\"name\":\(jsonQuoted(device.name)),\"resume\":\"\(device.token)\",\"bells\":\(bellsArrayJSON(device))"
-            + ",\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null")}"
+            + ",\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null"),\"set\":\(setNameJSON)}"
     }
 
     /// A device's bells after a deal.
     public func bellsJSON(_ device: Device) -> String {
-        "{\"type\":\"bells\",\"bells\":\(bellsArrayJSON(device)),\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null")}"
+        "{\"type\":\"bells\",\"bells\":\(bellsArrayJSON(device)),\"fixedVelocity\":\(fixedVelocity.map(String.init) ?? "null"),\"set\":\(setNameJSON)}"
     }
+
+    private var setNameJSON: String { setName.map(jsonQuoted) ?? "null" }
 
     private func bellsArrayJSON(_ device: Device) -> String {
         let held = held(by: device)

@@ -56,6 +56,7 @@ public let pupilPageHTML = ##"""
     .bell.due { box-shadow: 0 0 0 8px #fff, 0 0 50px 18px #fff; filter: none; }
     .bell .judged { position: absolute; top: 10px; left: 14px; font-size: 20px; background: rgba(0,0,0,.7); color: #fff; padding: 4px 10px;
       border-radius: 12px; display: none; }
+    #set { text-align: center; font-size: 17px; color: var(--dim); display: none; }
     #follow { text-align: center; font-size: 19px; min-height: 1.3em; color: #ffd86b; }
     #none { margin: auto; color: var(--dim); font-size: 22px; text-align: center; padding: 20px; display: none; }
     #note { color: var(--dim); font-size: 14px; text-align: center; }
@@ -74,6 +75,7 @@ public let pupilPageHTML = ##"""
       <div id="message" role="alert"></div>
     </form>
     <main id="room">
+      <div id="set" aria-live="polite"></div>
       <div id="follow" aria-live="polite"></div>
       <div id="bells"></div>
       <div id="none">Waiting for the teacher to give you a bell…</div>
@@ -103,7 +105,7 @@ public let pupilPageHTML = ##"""
         let m;
         try { m = JSON.parse(event.data); } catch (e) { return; }
         if (m.type === "welcome") { welcome(m); }
-        else if (m.type === "bells") { fixedVelocity = m.fixedVelocity; showBells(m.bells); }
+        else if (m.type === "bells") { fixedVelocity = m.fixedVelocity; showSet(m.set); showBells(m.bells); }
         else if (m.type === "lit") { lit.clear(); m.notes.forEach((n) => lit.add(n)); drawLights(); }
         else if (m.type === "pong") { clockSample(m); }
         else if (m.type === "cue") { cues.push(m); }
@@ -131,6 +133,7 @@ public let pupilPageHTML = ##"""
       $("who").textContent = "🔔 " + m.name;
       status("in the room");
       fixedVelocity = m.fixedVelocity;
+      showSet(m.set);
       showBells(m.bells);
       startClock();
       keepAwake();
@@ -159,6 +162,12 @@ public let pupilPageHTML = ##"""
       wanted = {code, name};
       if (socket) socket.close(); else connect();
     });
+
+    // The set of bells the teacher chose, by name (none with a map of one instrument).
+    function showSet(name) {
+      $("set").textContent = name ? "🔔 " + name : "";
+      $("set").style.display = name ? "block" : "none";
+    }
 
     function showBells(list) {
       bells = list;

@@ -10,6 +10,7 @@ import BellkeysFormats
 ///     {"type": "volume", "decibels": -6}                  master volume, -60 to 12 dB
 ///     {"type": "dampAll"}                                 damp every damped bell
 ///     {"type": "reverb", "preset": "hall"}                off, room, hall or church
+///     {"type": "set", "index": 1}                         the phones play the map's second set
 ///     {"type": "velocity", "fixed": 100}                  every strike at 100 (null: as struck)
 ///     {"type": "follow", "tune": 0, "tempo": 100}         start tune 0 as a follow-along at 100 %
 ///     {"type": "stopFollow"}                              stop it
@@ -21,6 +22,7 @@ public enum TeacherMessage: Equatable, Sendable {
     case volume(decibels: Double)
     case dampAll
     case reverb(preset: String)
+    case set(index: Int)
     case velocity(fixed: Int?)
     case follow(tune: Int, tempo: Int)
     case stopFollow
@@ -50,7 +52,8 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(TeacherMessageError) -> 
         fields: [
             ("deal", ["type", "device", "notes"]), ("dealRound", ["type"]), ("free", ["type"]),
             ("remove", ["type", "device"]), ("volume", ["type", "decibels"]), ("dampAll", ["type"]),
-            ("reverb", ["type", "preset"]), ("velocity", ["type", "fixed"]), ("follow", ["type", "tune", "tempo"]),
+            ("reverb", ["type", "preset"]), ("set", ["type", "index"]), ("velocity", ["type", "fixed"]),
+            ("follow", ["type", "tune", "tempo"]),
             ("stopFollow", ["type"]),
         ], refusal: TeacherMessageError.self)
     let member = opened.member
@@ -81,6 +84,7 @@ public func readTeacherMessage(_ bytes: [UInt8]) throws(TeacherMessageError) -> 
         return .follow(
             tune: try whole(member("tune"), "tune", 0...99), tempo: try whole(member("tempo"), "tempo", 50...200))
     case "remove": return .remove(device: try whole(member("device"), "device", 1...Int(Int32.max)))
+    case "set": return .set(index: try whole(member("index"), "index", 0...(MapFile.maximumSets - 1)))
     case "volume":
         guard let node = member("decibels"), case .number(let x) = node.value, x >= -60, x <= 12 else {
             throw TeacherMessageError(

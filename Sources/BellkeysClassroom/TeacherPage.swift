@@ -60,6 +60,7 @@ public let teacherPageHTML = ##"""
         </div>
         <div class="row">
           <label>Volume <input id="volume" type="range" min="-40" max="12" step="1"> <span id="volumeText"></span></label>
+          <label id="setLabel" hidden>Set <select id="set"></select></label>
           <label>Room <select id="reverb"><option>off</option><option>room</option><option>hall</option><option>church</option></select></label>
           <label>Velocity <select id="velocity"><option value="">as struck (top of the bell is loud)</option><option value="100">fixed</option></select></label>
         </div>
@@ -109,6 +110,7 @@ public let teacherPageHTML = ##"""
     $("volume").oninput = () => { $("volumeText").textContent = $("volume").value + " dB"; };
     $("volume").onchange = () => send({type: "volume", decibels: Number($("volume").value)});
     $("reverb").onchange = () => send({type: "reverb", preset: $("reverb").value});
+    $("set").onchange = () => send({type: "set", index: Number($("set").value)});
     $("velocity").onchange = () => send({type: "velocity", fixed: $("velocity").value ? Number($("velocity").value) : null});
 
     function draw() {
@@ -117,10 +119,24 @@ public let teacherPageHTML = ##"""
       $("code").textContent = room.code;
       if (document.activeElement !== $("volume")) { $("volume").value = room.masterDecibels; $("volumeText").textContent = room.masterDecibels + " dB"; }
       if (document.activeElement !== $("reverb")) $("reverb").value = room.reverb;
+      // The map's sets (a map of one instrument has one, unnamed: no menu).
+      $("setLabel").hidden = room.sets.length < 2;
+      if ($("set").options.length !== room.sets.length) {
+        $("set").innerHTML = "";
+        room.sets.forEach((name, i) => { const o = document.createElement("option"); o.value = i; o.textContent = name; $("set").appendChild(o); });
+      }
+      if (document.activeElement !== $("set")) $("set").value = String(room.set);
+      const n = room.bells.length;
+      $("dealRound").textContent = "Deal all " + n + " round the room";
+      $("free").textContent = "Free play: everyone gets all " + n;
       if (document.activeElement !== $("velocity")) $("velocity").value = room.fixedVelocity ? String(room.fixedVelocity) : "";
-      if ($("tune").options.length !== room.tunes.length) {
+      // The tunes' notes on the set's bells: their counts change with the set.
+      const tunes = room.tunes.map((t) => t.name + " (" + t.cues + " notes)");
+      if (Array.from($("tune").options, (o) => o.textContent).join("\n") !== tunes.join("\n")) {
+        const chosen = $("tune").value;
         $("tune").innerHTML = "";
-        room.tunes.forEach((t, i) => { const o = document.createElement("option"); o.value = i; o.textContent = t.name + " (" + t.cues + " notes)"; $("tune").appendChild(o); });
+        tunes.forEach((text, i) => { const o = document.createElement("option"); o.value = i; o.textContent = text; $("tune").appendChild(o); });
+        if (chosen) $("tune").value = chosen;
       }
       const f = room.follow;
       $("followText").textContent = !f ? "Each phone shows when its own bells are due (a countdown, then the bell glows); the tune is not played: the pupils ring it."

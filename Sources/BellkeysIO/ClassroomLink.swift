@@ -27,6 +27,8 @@ public final class ClassroomLink: @unchecked Sendable {
         case volume(decibels: Double)
         /// A room preset by index in `ReverbPreset.allCases` order (off, room, hall, church).
         case reverb(index: Int)
+        /// The phones' channel plays set `index` of the map's sets, from `arrival`.
+        case set(index: Int, arrival: UInt64)
     }
 
     private let toControl: (read: Int32, write: Int32)
@@ -37,6 +39,9 @@ public final class ClassroomLink: @unchecked Sendable {
     public let masterCentibels = Atomic<Int>(0)
     /// The room preset's index now, published by the control thread.
     public let roomIndex = Atomic<Int>(0)
+    /// The set the phones' channel plays now (an index of the map's sets), published by the
+    /// control thread as the engine reports it; the server deals the classroom's bells from it.
+    public let setIndex = Atomic<Int>(0)
     /// Strikes the server dropped because the control thread was not taking them (the pipe
     /// full).
     public let droppedToControl = Atomic<Int>(0)
@@ -97,6 +102,10 @@ public final class ClassroomLink: @unchecked Sendable {
         case .reverb(let index):
             record[0] = 6
             put(UInt64(index), at: 8, bytes: 8)
+        case .set(let index, let arrival):
+            record[0] = 8
+            put(UInt64(index), at: 8, bytes: 8)
+            put(arrival, at: 16, bytes: 8)
         }
         return record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) } == 24
     }
@@ -154,6 +163,7 @@ public final class ClassroomLink: @unchecked Sendable {
             case 4: out.append(.dampAll(arrival: arrival))
             case 5: out.append(.volume(decibels: Double(Int64(bitPattern: get(8, 8))) / 100))
             case 6: out.append(.reverb(index: Int(get(8, 8))))
+            case 8: out.append(.set(index: Int(get(8, 8)), arrival: arrival))
             default: break // 7: `wakeControl`, nothing to do but wake
             }
         }

@@ -59,8 +59,15 @@ public final class WebServer: @unchecked Sendable {
     /// The pages, and the join address the teacher's page shows: set before `start`.
     public var pages = Pages(pupil: [], teacher: [], qrSVG: [], notTeacher: [])
     public var joinURL = ""
-    /// The tunes the teacher may start as a follow-along (the demo first): set before `start`.
-    public var tunes: [FollowTune] = []
+    /// The sets the phones may play, in the map's order, each with the tunes the teacher may
+    /// start as a follow-along on its bells (the demo first): set before `start`. A map of one
+    /// instrument is one set, named nil.
+    public var sets: [(set: ClassroomSet, tunes: [FollowTune])] = []
+    /// The set the classroom's bells are dealt from now (an index of `sets`): the one the
+    /// control thread last published (`followSet`). Set before `start` to the starting set.
+    public var classroomSet = 0
+    /// The tunes of the classroom's set.
+    var tunes: [FollowTune] { sets.indices.contains(classroomSet) ? sets[classroomSet].tunes : [] }
     /// The follow-along under way, or the last one (its tallies stay for the teacher).
     var follow: FollowAlong?
     var followRunning = false

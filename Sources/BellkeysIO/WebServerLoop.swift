@@ -33,6 +33,7 @@ extension WebServer {
             sweep(now: now)
             // New connections last: the ones that closed in this pass have made room.
             if descriptors[0].revents != 0 { acceptAll(now: now) }
+            followSet()
             followTick(now: now)
             broadcastLit()
             updateTeachers(now: now)

@@ -103,6 +103,15 @@ extension WebServer {
             hand(.dampAll(arrival: now))
         case .reverb(let preset):
             hand(.reverb(index: TeacherMessage.presets.firstIndex(of: preset) ?? 0))
+        case .set(let index):
+            guard sets.count > 1, index < sets.count else {
+                let fix =
+                    sets.count > 1
+                    ? "give 0 to \(sets.count - 1)" : "the map is one instrument; a map with sets has several"
+                send(c, text: "{\"type\":\"error\",\"text\":\"set: there is no set \(index); \(fix)\"}")
+                return
+            }
+            hand(.set(index: index, arrival: now))
         case .velocity(let fixed):
             classroom.fixedVelocity = fixed
             sendBells()

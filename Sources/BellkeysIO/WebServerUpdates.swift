@@ -31,6 +31,20 @@ extension WebServer {
         if follow.isOver { stopFollow() }
     }
 
+    /// Deals the classroom's bells from the set the phones' channel plays, when the control
+    /// thread publishes another (the teacher's choice, `p` at the terminal, a keyboard's program
+    /// change): each page gets its bells and the set's name. A follow-along under way stops if
+    /// the new set's notes differ (its cues were for the old bells); the next one cues the new.
+    func followSet() {
+        let index = link.setIndex.load(ordering: .relaxed)
+        guard index != classroomSet, sets.indices.contains(index) else { return }
+        classroomSet = index
+        let set = sets[index].set
+        if classroom.changeSet(name: set.name, bells: set.bells) { stopFollow() }
+        sendBells()
+        teacherDirty = true
+    }
+
     /// Ends the follow-along (its tallies stay for the teacher); the pages clear their cues.
     func stopFollow() {
         guard followRunning else { return }
@@ -90,6 +104,8 @@ extension WebServer {
             ("joinURL", jsonQuoted(joinURL)),
             ("masterDecibels", String(Double(link.masterCentibels.load(ordering: .relaxed)) / 100)),
             ("reverb", jsonQuoted(TeacherMessage.presets[min(3, max(0, link.roomIndex.load(ordering: .relaxed)))])),
+            ("sets", "[" + sets.map { $0.set.name.map(jsonQuoted) ?? "null" }.joined(separator: ",") + "]"),
+            ("set", String(classroomSet)),
             ("connections", String(connections.count)),
             ("maximumConnections", String(settings.maximumConnections)),
             ("connectionsRefused", String(connectionsRefused.load(ordering: .relaxed))),

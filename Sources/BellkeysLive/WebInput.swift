@@ -20,6 +20,13 @@ public final class WebInput: LiveInput {
     public var setRoom: ((Int) -> Void)?
     /// The room now, as an index of `ReverbPreset.allCases`.
     public var roomIndex: (() -> Int)?
+    /// What the teacher's set menu does (the session's: a program change on `channel`).
+    public var chooseSet: ((_ index: Int, _ arrival: UInt64) -> Void)?
+    /// The set `channel` plays now, as the engine reports it.
+    public var currentSet: (() -> Int)?
+    /// A set asked for that the engine has not reported yet: the loop looks again soon.
+    private var setAsked: Int?
+    private var setAskedPasses = 0
     public private(set) var strikes = 0
     /// The join address and the room code, for the status line.
     public let joinURL: String
@@ -55,7 +62,7 @@ public final class WebInput: LiveInput {
     private var lightsMayBeOn = false
     // The lights follow the bells within 20 ms while any sounds; when all are dark, the phones'
     // requests wake the loop.
-    public var pollTimeoutMilliseconds: Int32? { lightsMayBeOn ? 20 : nil }
+    public var pollTimeoutMilliseconds: Int32? { lightsMayBeOn || setAsked != nil ? 20 : nil }
 
     public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         for request in link.takeRequests() {
@@ -78,6 +85,10 @@ public final class WebInput: LiveInput {
                 player.setMasterVolume(decibels: decibels, range: MapFile.decibelRange)
             case .reverb(let index):
                 setRoom?(index)
+            case .set(let index, let arrival):
+                chooseSet?(index, arrival)
+                setAsked = index
+                setAskedPasses = 0
             }
         }
         // Rest first: a bell that rings out between the two looks leaves the lights as
@@ -87,6 +98,14 @@ public final class WebInput: LiveInput {
         lightsMayBeOn = !atRest || lit
         link.masterCentibels.store(Int((player.masterDecibels * 100).rounded()), ordering: .relaxed)
         if let roomIndex { link.roomIndex.store(roomIndex(), ordering: .relaxed) }
+        if let currentSet {
+            // The engine reports the set once it has played the program change (a block or two);
+            // a set it never takes (a reload meanwhile) stops the quick looks after 50 passes.
+            let set = currentSet()
+            link.setIndex.store(set, ordering: .relaxed)
+            setAskedPasses += 1
+            if set == setAsked || setAskedPasses > 50 { setAsked = nil }
+        }
         return .carryOn
     }
 }

@@ -14,31 +14,34 @@ extension LiveSession {
         _ options: ClassroomOptions, loaded: LoadedInstrument, channel: UInt8,
         console: Console
     ) throws -> (input: WebInput, server: WebServer) {
-        let bells = loaded.map.keys.sorted { $0.note < $1.note }.map { key in
-            let damps: Bool
-            if case .damp = key.noteOff { damps = true } else { damps = false }
-            return ClassroomBell(note: key.note, name: noteName(key.note), damps: damps)
-        }
-        var limits = ClassroomLimits()
-        limits.maximumDevices = options.webDevices
-        let classroom = Classroom(bells: bells, limits: limits)
-        // The follow-along's tunes: the demo, then --web-tune's files, read before anything starts.
-        let notes = bells.map(\.note)
-        var tunes = [FollowTune(name: "the Westminster Quarters (demo)", file: westminsterQuarters(), bells: notes)]
+        // The bells of each set (a map of one instrument is one set), and the follow-along's
+        // tunes on each set's bells: the demo, then --web-tune's files, read before anything starts.
+        let classroomSets =
+            loaded.sets.isEmpty
+            ? [ClassroomSet(name: nil, bells: ClassroomBell.bells(of: loaded.instrument))]
+            : loaded.sets.map { ClassroomSet(name: $0.name, bells: ClassroomBell.bells(of: $0.instrument)) }
+        let starting = loaded.sets.isEmpty ? 0 : loaded.instrumentSets.startingSets[Int(channel)]
+        var files = [(name: "the Westminster Quarters (demo)", file: westminsterQuarters())]
         for path in options.webTunes {
             do {
                 let file = try parseMIDIFile(try readFile(path, what: "MIDI file"), file: path)
-                let name = String(path.split(separator: "/").last ?? Substring(path))
-                tunes.append(FollowTune(name: name, file: file, bells: notes))
+                files.append((String(path.split(separator: "/").last ?? Substring(path)), file))
             } catch {
                 throw Failure("--web-tune: \(error)")
             }
-            if tunes.last!.cues.isEmpty {
-                throw Failure(
-                    "--web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto C4..C5)"
-                )
-            }
         }
+        let sets = classroomSets.map { set in
+            (set: set, tunes: files.map { FollowTune(name: $0.name, file: $0.file, bells: set.bells.map(\.note)) })
+        }
+        for (path, tune) in zip(options.webTunes, sets[starting].tunes.dropFirst()) where tune.cues.isEmpty {
+            throw Failure(
+                "--web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto the bells)"
+            )
+        }
+        var limits = ClassroomLimits()
+        limits.maximumDevices = options.webDevices
+        let classroom = Classroom(
+            bells: classroomSets[starting].bells, setName: classroomSets[starting].name, limits: limits)
         let addresses = localIPv4Addresses()
         // The QR code carries the address given, else the first that is not loopback.
         let joinAddress =
@@ -55,7 +58,9 @@ extension LiveSession {
             server = try WebServer(settings: settings, classroom: classroom, link: link)
             // The port is known now (0 takes a free one), and with it the join address.
             server.joinURL = "http://\(joinAddress):\(server.port)/"
-            server.tunes = tunes
+            server.sets = sets
+            server.classroomSet = starting
+            link.setIndex.store(starting, ordering: .relaxed)
             qr = try QRCode(server.joinURL)
             server.pages = WebServer.Pages(
                 pupil: Array(pupilPageHTML.utf8), teacher: Array(teacherPageHTML.utf8),

@@ -21,11 +21,17 @@ extension LiveSession {
             return
         }
         let next = (player.engine.currentSet(channel: Int(keys.channel)) + 1) % loaded.sets.count
-        let set = loaded.sets[next]
+        chooseSet(next, channel: keys.channel, arrival: monotonicNanoseconds(), by: "")
+    }
+
+    /// Plays set `index` of the map's on `channel` from `arrival`, as a program change with its
+    /// bank select (so a loop being recorded keeps it), and says so; `by` names who chose it.
+    func chooseSet(_ index: Int, channel: UInt8, arrival: UInt64, by: String) {
+        guard loaded.sets.indices.contains(index) else { return }
+        let set = loaded.sets[index]
         player.chooseSet(
-            program: set.program, bank: loaded.bankChoosing(set: next), channel: keys.channel,
-            arrival: monotonicNanoseconds())
-        console.line("set: \(set.name) (\(next + 1) of \(loaded.sets.count)): \(set.contentsText)")
+            program: set.program, bank: loaded.bankChoosing(set: index), channel: channel, arrival: arrival)
+        console.line("set: \(set.name) (\(index + 1) of \(loaded.sets.count))\(by): \(set.contentsText)")
     }
 
     /// The room the status line shows and `r` moves on from: the room asked for, or, while the

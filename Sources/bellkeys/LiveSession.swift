@@ -205,6 +205,12 @@ final class LiveSession: LiveLoopDelegate {
         keys?.nextSet = { [unowned self] in self.nextSet() }
         web?.setRoom = { [unowned self] index in self.setRoom(ReverbPreset.allCases[index]) }
         web?.roomIndex = { [unowned self] in ReverbPreset.allCases.firstIndex(of: self.room) ?? 0 }
+        if let channel = web?.channel {
+            web?.chooseSet = { [unowned self] index, arrival in
+                self.chooseSet(index, channel: channel, arrival: arrival, by: ", the teacher's choice")
+            }
+            web?.currentSet = { [unowned self] in self.player.engine.currentSet(channel: Int(channel)) }
+        }
         midi?.connectPresent()
         driverMIDI?.connectPresent()
     }

@@ -21,6 +21,7 @@ import Testing
         #expect(read(#"{"type":"reverb","preset":"church"}"#) == .reverb(preset: "church"))
         #expect(read(#"{"type":"velocity","fixed":null}"#) == .velocity(fixed: nil))
         #expect(read(#"{"type":"velocity","fixed":100}"#) == .velocity(fixed: 100))
+        #expect(read(#"{"type":"set","index":2}"#) == .set(index: 2))
     }
 
     @Test func refusalsNameTheField() {
@@ -29,6 +30,9 @@ import Testing
         #expect(refusal(#"{"type":"deal","device":1,"notes":[1,2,3,4,5,6,7,8,9,10,11,12,13,14]}"#) == "notes")
         #expect(refusal(#"{"type":"volume","decibels":13}"#) == "decibels")
         #expect(refusal(#"{"type":"reverb","preset":"cave"}"#) == "preset")
+        #expect(refusal(#"{"type":"set","index":128}"#) == "index")
+        #expect(refusal(#"{"type":"set","index":1.5}"#) == "index")
+        #expect(refusal(#"{"type":"set"}"#) == "index")
         #expect(refusal(#"{"type":"velocity","fixed":0}"#) == "fixed")
         #expect(refusal(#"{"type":"free","extra":1}"#) == "extra")
         #expect(refusal(#"{"type":"shout"}"#) == "type")
@@ -46,7 +50,7 @@ import Testing
             } catch { return error }
         }
         let types =
-            "give \"type\": deal, dealRound, free, remove, volume, dampAll, reverb, velocity, follow or stopFollow"
+            "give \"type\": deal, dealRound, free, remove, volume, dampAll, reverb, set, velocity, follow or stopFollow"
         #expect(teacher(#"{"device":1}"#)?.description == "type: missing; " + types)
         #expect(teacher(#"{"type":7}"#)?.description == "type: a number, not a string; " + types)
         #expect(teacher(#"{"type":"a\u001bb"}"#)?.description == #"type: "a?b" is not a message; "# + types)

@@ -112,4 +112,25 @@ import Testing
         #expect(rig.out[164] > 0)
         #expect(rig.sounding(164 + 48..<1_000).isEmpty)
     }
+
+    /// The teacher's set menu: the request reaches the session's choice with the moment it
+    /// arrived, and what the engine reports back is published for the server, the loop looking
+    /// again within 20 ms until the engine has taken the set.
+    @Test func theTeachersSetReachesTheSessionAndTheEnginesSetIsPublished() throws {
+        let rig = Rig(longBells(1))
+        let link = try ClassroomLink()
+        let input = WebInput(link: link, classroom: classroom(), channel: 0, joinURL: "", joined: { 0 })
+        var chosen: [(Int, UInt64)] = []
+        var engineSet = 0
+        input.chooseSet = { chosen.append(($0, $1)) }
+        input.currentSet = { engineSet }
+        #expect(input.pollTimeoutMilliseconds == nil)
+        #expect(link.send(.set(index: 2, arrival: 12_345)))
+        _ = input.drain(ready: true, player: rig.player)
+        #expect(chosen.count == 1 && chosen[0] == (2, 12_345))
+        #expect(link.setIndex.load(ordering: .relaxed) == 0 && input.pollTimeoutMilliseconds == 20)
+        engineSet = 2
+        _ = input.drain(ready: false, player: rig.player)
+        #expect(link.setIndex.load(ordering: .relaxed) == 2 && input.pollTimeoutMilliseconds == nil)
+    }
 }

@@ -44,9 +44,18 @@ def level_of(note):
     return 4096 + 512 * (note - 60)
 
 
-def jump(note, velocity):
+# The map's second set, "Five": five bells on C4 D4 E4 F4 G4, louder as they go down, so that
+# no strike of it sounds as the first set's bell of the same note.
+FIVE = [60, 62, 64, 65, 67]
+
+
+def five_level_of(note):
+    return 12288 - 512 * (note - 60)
+
+
+def jump(note, velocity, level=level_of):
     """What a strike of `note` at `velocity` adds to each channel as it starts."""
-    return level_of(note) / 32768 * (velocity / 127) ** 2 * CC7_DEFAULT
+    return level(note) / 32768 * (velocity / 127) ** 2 * CC7_DEFAULT
 
 
 def js_round(x):
@@ -169,22 +178,26 @@ P = Processes()
 # MARK: Files
 
 def write_map(folder):
-    """Step bells for C4..C5 (see the top), as Tests/JACK/check.py writes them."""
-    keys = []
-    for note in NOTES:
-        level = level_of(note)
-        hold, decay = int(HOLD * RATE), int(DECAY * RATE)
-        samples = np.concatenate([np.full(hold, level), np.round(level * (1 - np.arange(1, decay + 1) / decay))]).astype("<i2")
-        name = f"bell-{note}.wav"
-        with wave.open(str(folder / name), "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(RATE)
-            w.writeframes(samples.tobytes())
-        keys.append({"note": note, "sample": name})
+    """A map of two sets of step bells (see the top): "Steps", C4..C5, and "Five" (FIVE, at
+    five_level_of), as Tests/JACK/check.py writes such bells."""
+    def bells(prefix, notes, level):
+        keys = []
+        for note in notes:
+            hold, decay = int(HOLD * RATE), int(DECAY * RATE)
+            samples = np.concatenate([np.full(hold, level(note)),
+                                      np.round(level(note) * (1 - np.arange(1, decay + 1) / decay))]).astype("<i2")
+            name = f"{prefix}-{note}.wav"
+            with wave.open(str(folder / name), "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(RATE)
+                w.writeframes(samples.tobytes())
+            keys.append({"note": note, "sample": name})
+        return keys
+    sets = [{"name": "Steps", "program": 0, "noteOff": "damp", "releaseSeconds": RELEASE, "keys": bells("bell", NOTES, level_of)},
+            {"name": "Five", "program": 1, "noteOff": "damp", "releaseSeconds": RELEASE, "keys": bells("five", FIVE, five_level_of)}]
     path = folder / "map.json"
-    path.write_text(json.dumps({"comment": "synthetic step bells for Tests/Web/browser", "noteOff": "damp",
-                                "releaseSeconds": RELEASE, "keys": keys}, indent=1))
+    path.write_text(json.dumps({"comment": "synthetic step bells for Tests/Web/browser", "sets": sets}, indent=1))
     return path
 
 

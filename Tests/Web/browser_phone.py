@@ -9,13 +9,16 @@ import re
 import subprocess
 import time
 
-from browser_harness import Bellkeys, DECAY, HOLD, Jack, NAMES, NOTES, R, binary, page_velocity, until, write_map
+from browser_harness import (Bellkeys, DECAY, FIVE, HOLD, Jack, NAMES, NOTES, R, binary, five_level_of, page_velocity, until,
+                             write_map)
 from browser_pages import LAYOUT_JS, Pupil, Teacher, chromium, quit_browser, stamp_lags
 from browser_recording import check_recording
 from browser_webkit import webkit
 
 
 # MARK: The run
+
+SET_NAME_JS = "return document.getElementById('set').textContent"
 
 def lit_facts(spy, note, t, window=300):
     """When bell `note` was lit after page time `t` (ms) and for how long."""
@@ -304,7 +307,35 @@ def run(work):
         if webkit_strike:
             expected.append(webkit_strike)
 
-        # The teacher's strike count for Ada (taps so far, all accepted).
+        # 7. The teacher chooses the map's second set: the phone names it and shows its five bells,
+        # the teacher's buttons count them, and a tap sounds the new set (checked in the recording).
+        t = time.monotonic()
+        before = dict(menu=teacher_driver.execute_script(
+            "const s = document.getElementById('set'); return {shown: !document.getElementById('setLabel').hidden,"
+            " options: Array.from(s.options, (o) => o.textContent), chosen: s.options[s.selectedIndex].textContent}"),
+            name=phone.js(SET_NAME_JS))
+        Select(teacher_driver.find_element(By.ID, "set")).select_by_visible_text("Five")
+        shown = until(lambda: phone.notes() == FIVE and phone.js(SET_NAME_JS) == "🔔 Five", 5)
+        deal = until(lambda: (lambda x: x if x == "Deal all 5 round the room" else None)(
+            teacher_driver.execute_script("return document.getElementById('dealRound').textContent")), 3)
+        n_ev = len(phone.spy()["ev"])
+        set_tap = phone.tap_bell(60, 0.2) if shown else None
+        set_ev = phone.spy()["ev"][n_ev:]
+        if set_tap and set_ev:
+            expected.append(dict(label="the set Five's C4", strikes=[(60, set_tap["velocity"])], t=set_ev[0]["t"], phone=True,
+                                 level=five_level_of))
+        said = until(lambda: re.search(r"^set: Five \(2 of 2\), the teacher's choice: .*$", bellkeys.text(), re.M), 3)
+        R.check("set chosen", before["menu"] == dict(shown=True, options=["Steps", "Five"], chosen="Steps")
+                and before["name"] == "🔔 Steps" and bool(shown) and bool(deal) and bool(set_tap and set_ev) and bool(said),
+                f"the teacher's Set menu {before['menu']}; the phone named {before['name']!r}; choosing Five: the phone shows "
+                f"{phone.notes()} under {phone.js(SET_NAME_JS)!r}, the teacher's button "
+                f"{deal!r}; bellkeys said {said.group(0) if said else None!r}; tapped C4 at velocity "
+                f"{set_tap['velocity'] if set_tap else None} ({time.monotonic() - t:.1f} s)")
+
+        # The teacher's strike count for Ada (taps so far, all accepted), once the page has the last
+        # (it is redrawn at most every 200 ms).
+        made = sum(len(e["strikes"]) for e in expected if e.get("phone"))
+        until(lambda: (teacher.row("Ada") or {"cells": ["", "", "0"]})["cells"][2] == str(made), 3)
         ada = teacher.row("Ada")
         ada_strikes = int(ada["cells"][2]) if ada else None
     finally:

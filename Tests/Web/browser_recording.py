@@ -4,7 +4,7 @@ browsers made (one onset each, at the jump its velocity gives), and the checks m
 
 import numpy as np
 
-from browser_harness import R, RATE, jump, read_float_wav
+from browser_harness import R, RATE, jump, level_of, read_float_wav
 
 
 # MARK: The recording
@@ -23,7 +23,7 @@ def match_strikes(expected, onsets):
     Returns, per entry, the onsets taken ([(frame, jump)]) and the jumps expected."""
     out, k = [], 0
     for e in expected:
-        want = [jump(n, v) for n, v in e["strikes"]]
+        want = [jump(n, v, e.get("level", level_of)) for n, v in e["strikes"]]
         taken = []
         if len(want) == 1:
             if k < len(onsets):
@@ -59,7 +59,7 @@ def check_recording(bellkeys, expected, spacing_taps, spacing_sends, damp_check,
     """The checks of what bellkeys recorded against what the browsers played."""
     recording = read_float_wav(bellkeys.recording)
     both_equal = recording.shape[1] == 2 and bool(np.array_equal(recording[:, 0], recording[:, 1]))
-    threshold = 0.4 * min(jump(n, v) for e in expected for n, v in e["strikes"])
+    threshold = 0.4 * min(jump(n, v, e.get("level", level_of)) for e in expected for n, v in e["strikes"])
     onsets = onsets_of(recording, threshold)
     matched, extra = match_strikes(expected, onsets)
 
@@ -107,6 +107,9 @@ def check_recording(bellkeys, expected, spacing_taps, spacing_sends, damp_check,
     follow_m = next((m for m in matched if m["entry"]["label"] == "the follow-along's tap"), None)
     R.check("follow heard", follow_m is not None and amplitudes_ok(follow_m),
             described(follow_m) if follow_m else "the follow-along's tap was not made")
+    set_m = next((m for m in matched if m["entry"]["label"] == "the set Five's C4"), None)
+    R.check("set heard", set_m is not None and amplitudes_ok(set_m),
+            described(set_m) + " (Five's C4 is 12288/32768; Steps' would be 4096)" if set_m else "no tap after the set changed")
     web_m = next((m for m in matched if m["entry"]["label"].startswith("WebKit")), None)
     R.check("webkit heard", web_m is not None and amplitudes_ok(web_m),
             described(web_m) if web_m else "no WebKit strike to hear")

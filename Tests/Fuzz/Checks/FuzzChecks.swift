@@ -137,6 +137,7 @@ public func pupilMessageViolations(_ bytes: [UInt8]) -> [String] {
         case .remove(let device): if device < 1 { broken.append("remove \(device)") }
         case .volume(let decibels): if !(-60...12).contains(decibels) { broken.append("volume \(decibels)") }
         case .reverb(let preset): if !TeacherMessage.presets.contains(preset) { broken.append("reverb \(preset)") }
+        case .set(let index): if !(0..<MapFile.maximumSets).contains(index) { broken.append("set \(index)") }
         case .velocity(let fixed): if let fixed, !(1...127).contains(fixed) { broken.append("velocity \(fixed)") }
         case .follow(let tune, let tempo):
             if !(0...99).contains(tune) || !(50...200).contains(tempo) { broken.append("follow \(tune) \(tempo)") }
