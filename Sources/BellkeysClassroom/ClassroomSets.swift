@@ -25,8 +25,9 @@ extension ClassroomBell {
     /// maps, damped where the key damps). An instrument of regions (an SFZ
     /// file, a SoundFont preset) sounds more keys than phones can hold: its bells are the 13
     /// keys of the octave C to C that sounds the most of them, the nearest C4 among equals (C4..C5
-    /// for most instruments, C5..C6 for a glockenspiel of G4..C7), each key that sounds; a bell
-    /// damps when a region that sounds it stops on release (not a one-shot).
+    /// for most instruments, C5..C6 for a glockenspiel of G4..C7), each key that a strike alone
+    /// sounds (not one behind a keyswitch other than the default, a controller or a held key); a
+    /// bell damps when a region that sounds it stops on release (not a one-shot).
     public static func bells(of instrument: Instrument) -> [ClassroomBell] {
         if !instrument.keys.isEmpty {
             return instrument.keys.sorted { $0.note < $1.note }.map { key in
@@ -35,7 +36,13 @@ extension ClassroomBell {
                 return ClassroomBell(note: key.note, name: noteName(key.note), damps: damps)
             }
         }
-        func regions(_ note: Int) -> [Region] { instrument.regions.filter { $0.keyRange.contains(note) } }
+        // The regions a phone's strike sounds: those that need no keyswitch but the instrument's
+        // default, no controller away from its starting value, and no other key held.
+        let playable = instrument.regions.filter { region in
+            (region.keyswitch == nil || region.keyswitch == instrument.defaultKeyswitch) && region.heldKeys != .legato
+                && region.controllerRanges.allSatisfy { $0.value.contains(instrument.controllerDefaults[$0.key] ?? 0) }
+        }
+        func regions(_ note: Int) -> [Region] { playable.filter { $0.keyRange.contains(note) } }
         var best: (low: Int, count: Int)?
         for low in stride(from: 0, through: 120, by: 12) {
             let count = (low..<min(128, low + maximumPerSet)).filter { !regions($0).isEmpty }.count

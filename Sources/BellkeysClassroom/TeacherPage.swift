@@ -109,8 +109,10 @@ public let teacherPageHTML = ##"""
     $("followStop").onclick = () => send({type: "stopFollow"});
     $("volume").oninput = () => { $("volumeText").textContent = $("volume").value + " dB"; };
     $("volume").onchange = () => send({type: "volume", decibels: Number($("volume").value)});
-    $("reverb").onchange = () => send({type: "reverb", preset: $("reverb").value});
-    $("set").onchange = () => send({type: "set", index: Number($("set").value)});
+    // A menu keeps the focus after a choice, and one with the focus is not redrawn: let go of it,
+    // so that it shows what bellkeys plays (a set the engine took, or one `p` chose meanwhile).
+    $("reverb").onchange = () => { send({type: "reverb", preset: $("reverb").value}); $("reverb").blur(); };
+    $("set").onchange = () => { send({type: "set", index: Number($("set").value)}); $("set").blur(); };
     $("velocity").onchange = () => send({type: "velocity", fixed: $("velocity").value ? Number($("velocity").value) : null});
 
     function draw() {
@@ -121,7 +123,7 @@ public let teacherPageHTML = ##"""
       if (document.activeElement !== $("reverb")) $("reverb").value = room.reverb;
       // The map's sets (a map of one instrument has one, unnamed: no menu).
       $("setLabel").hidden = room.sets.length < 2;
-      if ($("set").options.length !== room.sets.length) {
+      if (Array.from($("set").options, (o) => o.textContent).join("\n") !== room.sets.join("\n")) {
         $("set").innerHTML = "";
         room.sets.forEach((name, i) => { const o = document.createElement("option"); o.value = i; o.textContent = name; $("set").appendChild(o); });
       }

@@ -1,3 +1,4 @@
+import BellkeysClassroom
 import Glibc
 import Synchronization
 
@@ -39,9 +40,14 @@ public final class ClassroomLink: @unchecked Sendable {
     public let masterCentibels = Atomic<Int>(0)
     /// The room preset's index now, published by the control thread.
     public let roomIndex = Atomic<Int>(0)
-    /// The set the phones' channel plays now (an index of the map's sets), published by the
-    /// control thread as the engine reports it; the server deals the classroom's bells from it.
+    /// The set the phones' channel plays now, published by the control thread as the engine
+    /// reports it: generation × 256 + the index of the set in that generation's sets (the map's at
+    /// start are generation 0; each reload hands over the next, `handOver`). The server deals the
+    /// classroom's bells from it, so never from a set list the engine is not playing.
     public let setIndex = Atomic<Int>(0)
+    /// A set, with the follow-along's tunes on its bells.
+    public typealias Sets = [(set: ClassroomSet, tunes: [FollowTune])]
+    private let reloaded = Mutex<(generation: Int, sets: Sets)?>(nil)
     /// Strikes the server dropped because the control thread was not taking them (the pipe
     /// full).
     public let droppedToControl = Atomic<Int>(0)
@@ -135,6 +141,16 @@ public final class ClassroomLink: @unchecked Sendable {
         return out
     }
 
+    /// The sets of generation `generation`, if they were handed over (and not taken yet).
+    /// Thread: server.
+    public func takeSets(generation: Int) -> Sets? {
+        reloaded.withLock { handed in
+            guard let h = handed, h.generation == generation else { return nil }
+            handed = nil
+            return h.sets
+        }
+    }
+
     /// The notes sounding, as the control thread last published them. Thread: server.
     public var soundingNotes: [Int] {
         let words = (soundingLow.load(ordering: .relaxed), soundingHigh.load(ordering: .relaxed))
@@ -168,6 +184,12 @@ public final class ClassroomLink: @unchecked Sendable {
             }
         }
         return out
+    }
+
+    /// Hands the server the sets of a reloaded map, as generation `generation` (published in
+    /// `setIndex` after this). Thread: control.
+    public func handOver(_ sets: Sets, generation: Int) {
+        reloaded.withLock { $0 = (generation, sets) }
     }
 
     /// Tells the server that a phone's strike is queued for the engine (it answers the phone:

@@ -62,10 +62,12 @@ public final class WebServer: @unchecked Sendable {
     /// The sets the phones may play, in the map's order, each with the tunes the teacher may
     /// start as a follow-along on its bells (the demo first): set before `start`. A map of one
     /// instrument is one set, named nil.
-    public var sets: [(set: ClassroomSet, tunes: [FollowTune])] = []
+    public var sets: ClassroomLink.Sets = []
     /// The set the classroom's bells are dealt from now (an index of `sets`): the one the
     /// control thread last published (`followSet`). Set before `start` to the starting set.
     public var classroomSet = 0
+    /// The generation of `sets` (0: the map's at start; a reload hands over the next).
+    var setsGeneration = 0
     /// The tunes of the classroom's set.
     var tunes: [FollowTune] { sets.indices.contains(classroomSet) ? sets[classroomSet].tunes : [] }
     /// The follow-along under way, or the last one (its tallies stay for the teacher).

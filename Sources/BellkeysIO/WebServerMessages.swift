@@ -104,9 +104,10 @@ extension WebServer {
         case .reverb(let preset):
             hand(.reverb(index: TeacherMessage.presets.firstIndex(of: preset) ?? 0))
         case .set(let index):
-            guard sets.count > 1, index < sets.count else {
+            // (A map of one instrument is one set without a name.)
+            guard index < sets.count, sets[index].set.name != nil else {
                 let fix =
-                    sets.count > 1
+                    sets.first?.set.name != nil
                     ? "give 0 to \(sets.count - 1)" : "the map is one instrument; a map with sets has several"
                 send(c, text: "{\"type\":\"error\",\"text\":\"set: there is no set \(index); \(fix)\"}")
                 return
@@ -122,6 +123,13 @@ extension WebServer {
                     text:
                         "{\"type\":\"error\",\"text\":\"tune: there is no tune \(index); give 0 to \(tunes.count - 1)\"}"
                 )
+                return
+            }
+            guard !tunes[index].cues.isEmpty else {
+                let text =
+                    "tune: no note of \(tunes[index].name) falls on the bells of \(classroom.setName ?? "the map")"
+                    + "; choose another tune, or a set with its notes"
+                send(c, text: "{\"type\":\"error\",\"text\":\(jsonQuoted(text))}")
                 return
             }
             // A lead-in of 3 s: the pages count the first bells in.

@@ -33,10 +33,18 @@ extension WebServer {
 
     /// Deals the classroom's bells from the set the phones' channel plays, when the control
     /// thread publishes another (the teacher's choice, `p` at the terminal, a keyboard's program
-    /// change): each page gets its bells and the set's name. A follow-along under way stops if
-    /// the new set's notes differ (its cues were for the old bells); the next one cues the new.
+    /// change, a reload): each page gets its bells and the set's name. A follow-along under way
+    /// stops if the new set's notes differ (its cues were for the old bells); the next one cues
+    /// the new.
     func followSet() {
-        let index = link.setIndex.load(ordering: .relaxed)
+        let published = link.setIndex.load(ordering: .acquiring)
+        let generation = published >> 8, index = published & 0xFF
+        if generation != setsGeneration {
+            guard let reloaded = link.takeSets(generation: generation) else { return }
+            sets = reloaded
+            setsGeneration = generation
+            classroomSet = -1
+        }
         guard index != classroomSet, sets.indices.contains(index) else { return }
         classroomSet = index
         let set = sets[index].set

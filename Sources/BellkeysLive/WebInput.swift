@@ -14,8 +14,11 @@ public final class WebInput: LiveInput {
     public let classroom: Classroom
     /// The MIDI channel phones play on (--channel, else 1), 0-based.
     public let channel: UInt8
-    /// The notes the pages show, for the lights.
-    let notes: [Int]
+    /// The notes the pages may show, for the lights: every set's (the session's, after a reload).
+    public var notes: [Int]
+    /// The generation of the classroom's sets: 0 for the map's at start, one more after each
+    /// reload (`ClassroomLink.handOver`), published with the set.
+    public var setsGeneration = 0
     /// What the teacher's reverb menu does (the session's: the room is the engine's).
     public var setRoom: ((Int) -> Void)?
     /// The room now, as an index of `ReverbPreset.allCases`.
@@ -37,16 +40,18 @@ public final class WebInput: LiveInput {
     /// Source numbers of the phones, above any sequencer address (client × 256 + port).
     public static let sourceBase = 1 << 24
 
-    /// Plays what the server hands over through `link` for `classroom`'s bells on `channel`;
-    /// `joinURL` and `joined` (the server's) are for the status line.
+    /// Plays what the server hands over through `link` for `classroom`'s bells on `channel`
+    /// (lighting `notes`, else the classroom's bells); `joinURL` and `joined` (the server's) are
+    /// for the status line.
     public init(
-        link: ClassroomLink, classroom: Classroom, channel: UInt8, joinURL: String, joined: @escaping () -> Int
+        link: ClassroomLink, classroom: Classroom, channel: UInt8, notes: [Int]? = nil, joinURL: String,
+        joined: @escaping () -> Int
     ) {
         self.link = link
         self.classroom = classroom
         self.channel = channel
         self.joined = joined
-        notes = classroom.bells.map(\.note)
+        self.notes = notes ?? classroom.bells.map(\.note)
         self.joinURL = joinURL
         code = classroom.code.digits
     }
@@ -102,7 +107,7 @@ public final class WebInput: LiveInput {
             // The engine reports the set once it has played the program change (a block or two);
             // a set it never takes (a reload meanwhile) stops the quick looks after 50 passes.
             let set = currentSet()
-            link.setIndex.store(set, ordering: .relaxed)
+            link.setIndex.store(setsGeneration << 8 | set, ordering: .releasing)
             setAskedPasses += 1
             if set == setAsked || setAskedPasses > 50 { setAsked = nil }
         }

@@ -8,19 +8,33 @@ import Glibc
 // `--web`: the classroom's server, its room and the startup report (the join address, the QR
 // code, the room code, the teacher's page). Thread: control.
 extension LiveSession {
-    /// Starts the classroom for `loaded`'s bells, or throws a `Failure` that says why not (a
-    /// taken port, an address not this machine's).
-    static func startClassroom(
-        _ options: ClassroomOptions, loaded: LoadedInstrument, channel: UInt8,
-        console: Console
-    ) throws -> (input: WebInput, server: WebServer) {
-        // The bells of each set (a map of one instrument is one set), and the follow-along's
-        // tunes on each set's bells: the demo, then --web-tune's files, read before anything starts.
-        let classroomSets =
+    /// The follow-along's tunes: the demo, then `--web-tune`'s files.
+    typealias Tunes = [(name: String, file: MIDIFile)]
+
+    /// The classroom's sets: each set's bells (a map of one instrument is one set, without a
+    /// name), and `tunes` on them.
+    static func classroomSets(_ loaded: LoadedInstrument, tunes: Tunes) -> ClassroomLink.Sets {
+        let sets =
             loaded.sets.isEmpty
             ? [ClassroomSet(name: nil, bells: ClassroomBell.bells(of: loaded.instrument))]
             : loaded.sets.map { ClassroomSet(name: $0.name, bells: ClassroomBell.bells(of: $0.instrument)) }
-        let starting = loaded.sets.isEmpty ? 0 : loaded.instrumentSets.startingSets[Int(channel)]
+        return sets.map { set in
+            (set: set, tunes: tunes.map { FollowTune(name: $0.name, file: $0.file, bells: set.bells.map(\.note)) })
+        }
+    }
+
+    /// Every note of `sets`, for the lights.
+    static func allNotes(_ sets: ClassroomLink.Sets) -> [Int] {
+        Set(sets.flatMap { $0.set.bells.map(\.note) }).sorted()
+    }
+
+    /// Starts the classroom for `loaded`'s bells, or throws a `Failure` that says why not (a
+    /// taken port, an address not this machine's, a tune with no note on any set's bells).
+    static func startClassroom(
+        _ options: ClassroomOptions, loaded: LoadedInstrument, channel: UInt8,
+        console: Console
+    ) throws -> (input: WebInput, server: WebServer, tunes: Tunes) {
+        // The tunes are read before anything starts.
         var files = [(name: "the Westminster Quarters (demo)", file: westminsterQuarters())]
         for path in options.webTunes {
             do {
@@ -30,18 +44,16 @@ extension LiveSession {
                 throw Failure("--web-tune: \(error)")
             }
         }
-        let sets = classroomSets.map { set in
-            (set: set, tunes: files.map { FollowTune(name: $0.name, file: $0.file, bells: set.bells.map(\.note)) })
-        }
-        for (path, tune) in zip(options.webTunes, sets[starting].tunes.dropFirst()) where tune.cues.isEmpty {
+        let sets = classroomSets(loaded, tunes: files)
+        let starting = loaded.sets.isEmpty ? 0 : loaded.instrumentSets.startingSets[Int(channel)]
+        for (k, path) in options.webTunes.enumerated() where sets.allSatisfy({ $0.tunes[k + 1].cues.isEmpty }) {
             throw Failure(
                 "--web-tune \(path): no note of it falls on a bell\n    fix: give a MIDI file with notes (any octave is moved onto the bells)"
             )
         }
         var limits = ClassroomLimits()
         limits.maximumDevices = options.webDevices
-        let classroom = Classroom(
-            bells: classroomSets[starting].bells, setName: classroomSets[starting].name, limits: limits)
+        let classroom = Classroom(bells: sets[starting].set.bells, setName: sets[starting].set.name, limits: limits)
         let addresses = localIPv4Addresses()
         // The QR code carries the address given, else the first that is not loopback.
         let joinAddress =
@@ -95,8 +107,19 @@ extension LiveSession {
             "    teacher: http://\(joinAddress):\(port)/teacher on this computer, or from another one "
                 + "http://\(joinAddress):\(port)/teacher?key=\(settings.teacherKey)")
         let input = WebInput(
-            link: link, classroom: classroom, channel: channel, joinURL: server.joinURL,
+            link: link, classroom: classroom, channel: channel, notes: allNotes(sets), joinURL: server.joinURL,
             joined: { server.joinedNow.load(ordering: .relaxed) })
-        return (input, server)
+        return (input, server, files)
+    }
+
+    /// After a reload: the classroom's sets as the map has them now, handed to the server (which
+    /// deals the class's bells from them once the engine reports the set of this generation), and
+    /// the lights for all their notes.
+    func reloadClassroom() {
+        guard let web else { return }
+        let sets = Self.classroomSets(loaded, tunes: classroomTunes)
+        web.setsGeneration += 1
+        web.link.handOver(sets, generation: web.setsGeneration)
+        web.notes = Self.allNotes(sets)
     }
 }

@@ -56,6 +56,8 @@ final class LiveSession: LiveLoopDelegate {
     /// The classroom's phones (`--web`), and the server they come through.
     let web: WebInput?
     let classroomServer: WebServer?
+    /// The follow-along's tunes (the demo, `--web-tune`'s), mapped again onto a reloaded map's sets.
+    let classroomTunes: Tunes
     /// Every input, drained in this order on each pass of the poll loop.
     var inputs: [any LiveInput] { [midi as (any LiveInput)?, driverMIDI, keys, web].compactMap { $0 } }
 
@@ -188,6 +190,7 @@ final class LiveSession: LiveLoopDelegate {
                     console: console)
                 web = started.input
                 classroomServer = started.server
+                classroomTunes = started.tunes
             } catch {
                 output.stop()
                 keys?.terminal.restore()
@@ -196,6 +199,7 @@ final class LiveSession: LiveLoopDelegate {
         } else {
             web = nil
             classroomServer = nil
+            classroomTunes = []
         }
         roomOverride = settings.voices.reverb
         room = roomOverride ?? loaded.instrument.reverb.preset
@@ -294,6 +298,7 @@ final class LiveSession: LiveLoopDelegate {
         // The volume keys' setting outlives the reload.
         guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
         loaded = fresh
+        reloadClassroom()
         picture = PianoPicture(playable: fresh.playableRange, isMap: !fresh.isSFZ)
         // The map's own room, unless --reverb or `r` chose one.
         room = roomOverride ?? fresh.instrument.reverb.preset

@@ -54,6 +54,16 @@ import Testing
             region(64...64),
         ])
         #expect(ClassroomBell.bells(of: mixed).map(\.damps) == [false, true, true, true, false])
+        // Keys a strike alone does not sound: behind another keyswitch than the default, a
+        // controller away from its default, another key held.
+        var conditional = instrument([
+            region(60...62) { $0.keyswitch = 24 }, region(63...64) { $0.keyswitch = 25 },
+            region(65...65) { $0.controllerRanges = [1: 64...127] },
+            region(66...66) { $0.controllerRanges = [1: 0...63] },
+            region(67...67) { $0.heldKeys = .legato }, region(68...68) { $0.heldKeys = .first },
+        ])
+        conditional.defaultKeyswitch = 24
+        #expect(ClassroomBell.bells(of: conditional).map(\.note) == [60, 61, 62, 66, 68])
     }
 
     /// The set changes: the bells the new set has stay dealt, the others are taken back; free

@@ -385,6 +385,26 @@ def test_aplaymidi(results):
     exit_status(results, "aplaymidi")
 
 
+def test_program(results):
+    """Program changes through the real sequencer: C4 on the Full set, on Quiet (12 dB down) after
+    program 1, still on Quiet after program 9 (no set's), on Full again after program 0; the
+    missing program told once, though sent twice."""
+    run = Run(os.path.join(results, "program"))
+    started(run, "program")
+    found = notes_played(run, "program", expect_count=4)
+    gains = [r[3] for r in found]
+    quiet = 10 ** (-12 / 20)
+    if len(gains) == 4:
+        ratios = [g / gains[0] for g in gains]
+        check(abs(ratios[1] / quiet - 1) < 0.05 and abs(ratios[2] / quiet - 1) < 0.05 and abs(ratios[3] - 1) < 0.05,
+              f"program: C4's gain after programs 1, 9 (no set's) and 0, against the first: "
+              + ", ".join(f"{r:.3f}" for r in ratios[1:]) + f" (expected {quiet:.3f}, {quiet:.3f}, 1.000)")
+    told = [l for l in run.log.splitlines() if "chose no set" in l]
+    check(len(told) == 1 and "program 9" in told[0] and "1 Quiet" in told[0],
+          f"program: the missing program told {len(told)} time(s): {told[0].strip() if told else None!r}")
+    exit_status(results, "program")
+
+
 def test_dynamics(results):
     run = Run(os.path.join(results, "dynamics"))
     started(run, "dynamics")

@@ -318,6 +318,10 @@ def run(work):
         shown = until(lambda: phone.notes() == FIVE and phone.js(SET_NAME_JS) == "🔔 Five", 5)
         deal = until(lambda: (lambda x: x if x == "Deal all 5 round the room" else None)(
             teacher_driver.execute_script("return document.getElementById('dealRound').textContent")), 3)
+        # The menu let go of the focus, and shows the set bellkeys reports.
+        menu_after = until(lambda: teacher_driver.execute_script(
+            "const s = document.getElementById('set'); return document.activeElement !== s"
+            " && s.options[s.selectedIndex].textContent === 'Five' ? 'Five' : null"), 3)
         n_ev = len(phone.spy()["ev"])
         set_tap = phone.tap_bell(60, 0.2) if shown else None
         set_ev = phone.spy()["ev"][n_ev:]
@@ -326,9 +330,10 @@ def run(work):
                                  level=five_level_of))
         said = until(lambda: re.search(r"^set: Five \(2 of 2\), the teacher's choice: .*$", bellkeys.text(), re.M), 3)
         R.check("set chosen", before["menu"] == dict(shown=True, options=["Steps", "Five"], chosen="Steps")
-                and before["name"] == "🔔 Steps" and bool(shown) and bool(deal) and bool(set_tap and set_ev) and bool(said),
+                and before["name"] == "🔔 Steps" and bool(shown) and bool(deal) and bool(set_tap and set_ev) and bool(said)
+                and menu_after == "Five",
                 f"the teacher's Set menu {before['menu']}; the phone named {before['name']!r}; choosing Five: the phone shows "
-                f"{phone.notes()} under {phone.js(SET_NAME_JS)!r}, the teacher's button "
+                f"{phone.notes()} under {phone.js(SET_NAME_JS)!r}, the teacher's menu {menu_after!r} (not focused), its button "
                 f"{deal!r}; bellkeys said {said.group(0) if said else None!r}; tapped C4 at velocity "
                 f"{set_tap['velocity'] if set_tap else None} ({time.monotonic() - t:.1f} s)")
 

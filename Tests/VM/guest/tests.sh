@@ -64,6 +64,7 @@ stop_bellkeys() {
 note() { printf '%s 90 %x %x\n' $1 $2 $3; }
 off() { printf '%s 80 %x 40\n' $1 $2; }
 cc() { printf '%s b0 %x %x\n' $1 $2 $3; }
+pc() { printf '%s c0 %x\n' $1 $2; }
 
 probe() { name=$1; seconds=$2; shift 2; mkdir -p /out/$name; /bin/probe --out /out/$name --seconds $seconds "$@" > /out/$name/probe.log 2>&1; }
 
@@ -142,6 +143,26 @@ test_dynamics() {
     } > /tmp/s
     probe dynamics 8.5 --script /tmp/s
     stop_bellkeys dynamics
+    keyboard_out
+}
+
+# A map of two sets, chosen by program change through the real sequencer (snd-virmidi turns the
+# keyboard's bytes into SND_SEQ_EVENT_PGMCHANGE): Full plays C4 as the bundled bell, Quiet 12 dB
+# down. Program 9 is no set's: the channel keeps Quiet, and bellkeys says so once.
+test_program() {
+    keyboard_in 1
+    cp /bellkeys/Samples/*.wav /tmp/
+    printf '%s\n' '{ "sets": [' \
+        '  { "name": "Full", "program": 0, "noteOff": "damp", "releaseSeconds": 0.1, "keys": [ { "note": "C4", "sample": "bell-C4.wav" } ] },' \
+        '  { "name": "Quiet", "program": 1, "noteOff": "damp", "releaseSeconds": 0.1, "keys": [ { "note": "C4", "sample": "bell-C4.wav", "gainDecibels": -12 } ] } ] }' \
+        > /tmp/sets.json
+    saved=$MAP; MAP=/tmp/sets.json
+    start_bellkeys program
+    { note 300 60 100; off 400 60; pc 1000 1; note 1300 60 100; off 1400 60; pc 2000 9; note 2300 60 100; off 2400 60
+      pc 3000 9; pc 3100 0; note 3300 60 100; off 3400 60; } > /tmp/s
+    probe program 4.5 --script /tmp/s
+    stop_bellkeys program
+    MAP=$saved
     keyboard_out
 }
 
