@@ -71,6 +71,13 @@ public struct LoadedInstrument: @unchecked Sendable {
 public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, preset: PresetChoice? = nil)
     throws(MapFileError) -> LoadedInstrument
 {
+    try loadInstrument(mapPath: mapPath, sampleRate: requested, preset: preset, shared: nil)
+}
+
+/// `loadInstrument`, a map's keys loaded into a map of sets' bank (`shared`; see `loadMap`).
+func loadInstrument(mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, shared: SharedKeySamples?)
+    throws(MapFileError) -> LoadedInstrument
+{
     let start = monotonicSeconds()
     if mapPath.lowercased().hasSuffix(".sfz") {
         return try loadSFZInstrument(path: mapPath, sampleRate: requested, start: start)
@@ -101,14 +108,27 @@ public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, pr
         ])
     }
     if !map.sets.isEmpty { return try loadSets(map, mapPath: mapPath, sampleRate: requested, start: start) }
-    return try loadMap(map, mapPath: mapPath, sampleRate: requested, preset: preset, start: start)
+    return try loadMap(map, mapPath: mapPath, sampleRate: requested, preset: preset, start: start, shared: shared)
+}
+
+/// The bank of a map of sets as its sets load, for a set of keys to load into: a file an earlier
+/// set loaded as a key's sample (mono, as every key's) is not decoded again. Thread: control.
+final class SharedKeySamples {
+    let bank: SampleBank
+    /// Resolved path: the bank's index of the file loaded as a key's sample.
+    var files: [String: Int] = [:]
+    init(bank: SampleBank) { self.bank = bank }
 }
 
 /// Loads what a parsed map of one instrument names (a set's own fields, too: `mapPath` is the
-/// file they are in). Thread: control.
-func loadMap(_ map: MapFile, mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, start: Double)
-    throws(MapFileError) -> LoadedInstrument
-{
+/// file they are in). A map of keys alone (no SFZ instrument or SoundFont) given `shared` loads
+/// into its bank, decoding only the files it does not hold yet: the instrument's sample indices
+/// are then the shared bank's, and the loaded lists (`samplePaths` and the rest) hold only the
+/// samples it added (at the end of the bank). Thread: control.
+func loadMap(
+    _ map: MapFile, mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, start: Double,
+    shared: SharedKeySamples? = nil
+) throws(MapFileError) -> LoadedInstrument {
     let folder = directoryName(mapPath)
 
     // A map that names an instrument (an SFZ file or a SoundFont's preset): its regions
@@ -132,28 +152,35 @@ func loadMap(_ map: MapFile, mapPath: String, sampleRate requested: Int?, preset
             path: found, preset: choice, sampleRate: requested, start: start, overriding: map)
     }
 
-    let rate = base?.sampleRate ?? requested ?? firstSampleRate(map: map, folder: folder) ?? 48_000
-    let bank = base?.bank ?? SampleBank(sampleRate: rate)
-    // Each file once, in the order the keys name them; decoded side by side, stored in order.
+    let sharing = base == nil ? shared : nil
+    let rate =
+        base?.sampleRate ?? sharing?.bank.sampleRate ?? requested ?? firstSampleRate(map: map, folder: folder)
+        ?? 48_000
+    let bank = base?.bank ?? sharing?.bank ?? SampleBank(sampleRate: rate)
+    // Each file once, in the order the keys name them (not one the shared bank holds); decoded
+    // side by side, stored in order.
     var requests: [SampleRequest] = [], firstKey: [MapKey] = []
-    var requestForPath: [String: Int] = [:]
+    var indexForPath: [String: Int] = [:]
     let keyPaths = map.keys.map { resolve($0.sample, from: folder) }
-    for (key, path) in zip(map.keys, keyPaths) where requestForPath[path] == nil {
-        requestForPath[path] = requests.count
+    for (key, path) in zip(map.keys, keyPaths) where indexForPath[path] == nil {
+        if let held = sharing?.files[path] {
+            indexForPath[path] = held
+            continue
+        }
+        indexForPath[path] = -1
         requests.append(SampleRequest(path: path))
         firstKey.append(key)
     }
     var paths: [String] = base?.samplePaths ?? [], loaded: [LoadedSample] = []
-    var indexForRequest: [Int] = []
     var problems: [MapProblem] = []
     for (k, result) in loadSamples(requests, into: bank).enumerated() {
         switch result {
         case .success(let sample):
-            indexForRequest.append(sample.index)
+            indexForPath[requests[k].path] = sample.index
+            sharing?.files[requests[k].path] = sample.index
             paths.append(requests[k].path)
             loaded.append(sample)
         case .failure(let error):
-            indexForRequest.append(-1)
             let key = firstKey[k], path = requests[k].path
             let shown = path == key.sample ? "\"\(key.sample)\"" : "\"\(key.sample)\" (\(path))"
             problems.append(
@@ -163,7 +190,7 @@ func loadMap(_ map: MapFile, mapPath: String, sampleRate requested: Int?, preset
                     fix: error.fix))
         }
     }
-    let sampleIndexForKey = keyPaths.map { indexForRequest[requestForPath[$0]!] }
+    let sampleIndexForKey = keyPaths.map { indexForPath[$0]! }
     if !problems.isEmpty { throw MapFileError(problems) }
 
     var instrument = map.instrument(sampleIndexForKey: sampleIndexForKey)

@@ -65,24 +65,33 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     var rate = requested
     var problems: [MapProblem] = []
     // One bank: a sample file that two sets play (the bundled bells as handbells and as a
-    // tower) is kept once, and each set's copy is freed as soon as it loads, before the next
-    // set loads. (A SoundFont's samples, named FONT#sample, are each set's own: a zone's
-    // offsets may have cut a copy of one.)
+    // tower) is kept once. A set of keys loads into it (`SharedKeySamples`), decoding only the
+    // files no set of keys before it loaded; an SFZ instrument or a SoundFont loads into its own
+    // bank, merged into the one as soon as it loads, its copies of files already held freed
+    // before the next set loads. (A SoundFont's samples, named FONT#sample, are each set's own:
+    // a zone's offsets may have cut a copy of one.)
     var bank: SampleBank?
+    var shared: SharedKeySamples?
     var loadedSets: [LoadedSet] = [], rooms: [ReverbSettings] = []
     var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
     var indexOfFile: [String: Int] = [:]
     func merge(_ set: MapSet, _ part: LoadedInstrument) {
         var instrument = part.instrument
+        // A set of keys loaded into the shared bank: its samples are the bank's last, its
+        // indices the bank's already.
+        let inPlace = bank != nil && part.bank === bank
+        let first = inPlace ? part.bank.count - part.samplePaths.count : 0
         // (The same file stored alike: its path, its end faded or not, mono or stereo: a map's
         // keys store a stereo file mixed down, an SFZ file's regions keep it stereo.)
         let files = part.samplePaths.indices.map { i -> String? in
             let path = part.samplePaths[i]
             if path.contains("#") { return nil }
-            return "\(part.bank.channelCounts[i]) \(part.fadedEnds[i]) \(path)"
+            return "\(part.bank.channelCounts[first + i]) \(part.fadedEnds[i]) \(path)"
         }
-        var indices = Array(0..<part.bank.count)
-        if let bank {
+        var indices = Array(first..<first + part.samplePaths.count)
+        if inPlace {
+            // (Nothing to move.)
+        } else if let bank {
             indices = bank.absorb(part.bank, reusing: files.map { $0.flatMap { indexOfFile[$0] } })
             for i in instrument.keys.indices {
                 instrument.keys[i].sampleIndex = indices[instrument.keys[i].sampleIndex]
@@ -92,9 +101,14 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
             }
         } else {
             bank = part.bank
+            shared = SharedKeySamples(bank: part.bank)
         }
+        // A map of keys alone stores each file as a key's sample (mono): a later set of keys may
+        // take it as it is.
+        let keysOnly = part.sfz == nil && part.preset == nil
         for (i, file) in files.enumerated() where indices[i] == samplePaths.count {
             if let file { indexOfFile[file] = indices[i] }
+            if keysOnly { shared?.files[part.samplePaths[i]] = indices[i] }
             samplePaths.append(part.samplePaths[i])
             fileRates.append(part.fileSampleRates[i])
             fadedEnds.append(part.fadedEnds[i])
@@ -129,9 +143,10 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                         )
                     ])
                 }
-                loaded = try loadInstrument(mapPath: found, sampleRate: rate, preset: preset)
+                loaded = try loadInstrument(mapPath: found, sampleRate: rate, preset: preset, shared: shared)
             } else {
-                loaded = try loadMap(set.map!, mapPath: mapPath, sampleRate: rate, preset: nil, start: start)
+                loaded = try loadMap(
+                    set.map!, mapPath: mapPath, sampleRate: rate, preset: nil, start: start, shared: shared)
             }
             rate = rate ?? loaded.sampleRate
             merge(set, loaded)

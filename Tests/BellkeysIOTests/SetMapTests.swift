@@ -62,6 +62,32 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
         #expect(chosen.instrumentSets.startingSets == [Int](repeating: 1, count: 16))
     }
 
+    /// Sets of keys load into the one bank, each file once: a later set's keys take the sample
+    /// an earlier set loaded (not decoded again), and the bank's lists stay in step with it.
+    @Test func setsOfKeysShareTheirFiles() throws {
+        let folder = try setFolder()
+        write(
+            """
+            {"sets": [
+              {"name": "A", "program": 0, "keys": [{"note": 60, "sample": "a.wav"}, {"note": 62, "sample": "b.wav"}]},
+              {"name": "B", "program": 1, "keys": [{"note": 60, "sample": "b.wav"}, {"note": 64, "sample": "a.wav"}]},
+              {"name": "C", "program": 2, "map": "b.json"}
+            ]}
+            """, to: folder + "/sets.json")
+        let loaded = try loadInstrument(mapPath: folder + "/sets.json")
+        #expect(
+            loaded.bank.count == 2 && loaded.samplePaths.map { $0.split(separator: "/").last! } == ["a.wav", "b.wav"])
+        #expect(loaded.fileSampleRates.count == 2 && loaded.fadedEnds.count == 2)
+        #expect(loaded.sets.map { $0.instrument.keys.map(\.sampleIndex) } == [[0, 1], [1, 0], [1]])
+        var config = EngineConfiguration(sampleRate: loaded.sampleRate)
+        config.limiterThreshold = 1
+        let engine = Engine(bank: loaded.bank, sets: loaded.instrumentSets, configuration: config)
+        engine.enqueue(.control(frame: 0, controller: 7, value: 127))
+        engine.enqueue(.programChange(frame: 0, program: 1))
+        engine.enqueue(.noteOn(frame: 0, note: 64, velocity: 127))
+        #expect(render(engine, 100).allSatisfy { $0 == 0.375 })
+    }
+
     /// A set's problems name the set's place in the file, the field, and the fix; every
     /// set's problems come together.
     @Test func problemsNameTheSet() throws {
