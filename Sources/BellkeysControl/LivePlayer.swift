@@ -193,7 +193,8 @@ public final class LivePlayer {
 
     /// Starts recording a phrase loop, or closes the loop: its repeats start at once.
     public func toggleLoop(arrival: UInt64) -> PhraseLooper.Outcome {
-        let outcome = looper.toggle(atFrame: frame(arrival: arrival))
+        let sets = (0..<16).map { engine.currentSet(channel: $0) }
+        let outcome = looper.toggle(atFrame: frame(arrival: arrival), sets: sets)
         if case .closed = outcome { scheduleAhead(arrival: arrival) }
         return outcome
     }

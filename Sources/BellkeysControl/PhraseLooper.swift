@@ -3,7 +3,8 @@ import BellkeysEngine
 /// A phrase looper, like a loop pedal: `toggle` starts recording what is played, `toggle`
 /// again closes the loop, and the phrase then repeats until `clear`.
 ///
-/// It records notes (note-on, note-off, sustain pedal), not audio: each event keeps its frame
+/// It records notes (note-on, note-off, sustain pedal, and the set: program change with its bank
+/// select), not audio: each event keeps its frame
 /// offset from the start, and repeat k of an event recorded at offset o plays at exactly
 /// `start + k × length + o`. Nothing accumulates, so the loop never drifts, and a repeat costs
 /// what the same notes played live cost. Repeats play on their own MIDI channel
@@ -45,6 +46,10 @@ public struct PhraseLooper: Sendable {
     /// Next event of `phrase` to schedule, and the repeat it belongs to (1 = first repeat).
     private var nextIndex = 0
     private var nextRepeat: Int64 = 1
+    /// The set each channel played when recording started (`toggle(atFrame:sets:)`), and the
+    /// channel of the first note recorded: each repeat starts in that channel's set.
+    private var startSets: [Int] = []
+    private var firstNoteChannel: Int?
 
     public init(channel: Int = 15, capacity: Int = 4_096, minimumFrames: Int64 = 12_000) {
         precondition((0...15).contains(channel) && capacity > 0)
@@ -57,12 +62,17 @@ public struct PhraseLooper: Sendable {
     /// Notes recorded so far, or in the loop.
     public var noteCount: Int { phrase.count { MIDIMessage($0)?.isStrike == true } }
 
-    /// Starts recording at `frame`, or closes the loop there.
-    public mutating func toggle(atFrame frame: Int64) -> Outcome {
+    /// Starts recording at `frame`, or closes the loop there. `sets`: the set each of the 16
+    /// channels plays as recording starts (`Engine.currentSet`); each repeat then starts in the
+    /// set the phrase's first note was played in, whatever the loop's channel played before (and
+    /// a program change recorded in the phrase changes it at its frame, in every repeat).
+    public mutating func toggle(atFrame frame: Int64, sets: [Int] = []) -> Outcome {
         switch state {
         case .empty:
             phrase.removeAll(keepingCapacity: true)
             overflowed = 0
+            startSets = sets
+            firstNoteChannel = nil
             state = .recording(startFrame: frame)
             return .started
         case .recording(let start):
@@ -79,11 +89,16 @@ public struct PhraseLooper: Sendable {
                 switch MIDIMessage(event) {
                 case .noteOn(_, let note, let velocity) where velocity > 0: down.insert(note)
                 case .noteOn(_, let note, _), .noteOff(_, let note, _): down.remove(note)
-                case .controlChange(_, _, let value): pedal = value >= 64
-                case .pitchBend, .programChange, nil: break
+                case .controlChange(_, MIDIMessage.Controller.sustain, let value): pedal = value >= 64
+                case .controlChange, .pitchBend, .programChange, nil: break
                 }
             }
             let loopChannel = UInt8(channel)
+            if let first = firstNoteChannel, startSets.indices.contains(first), (0..<128).contains(startSets[first]) {
+                phrase.insert(
+                    EngineEvent(frame: 0, status: Engine.setStatus, data1: loopChannel, data2: UInt8(startSets[first])),
+                    at: 0)
+            }
             for note in down.sorted() {
                 phrase.append(MIDIMessage.noteOff(channel: loopChannel, note: note, velocity: 0).event(atFrame: length))
             }
@@ -114,10 +129,16 @@ public struct PhraseLooper: Sendable {
             onLoopChannel = .noteOn(channel: loopChannel, note: note, velocity: velocity)
         case .noteOff(_, let note, let velocity):
             onLoopChannel = .noteOff(channel: loopChannel, note: note, velocity: velocity)
-        case .controlChange(_, MIDIMessage.Controller.sustain, let value):
-            onLoopChannel = .controlChange(
-                channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: value)
+        case .controlChange(_, let controller, let value)
+        where controller == MIDIMessage.Controller.sustain || controller == 0 || controller == 32:
+            // The pedal, and the bank select a program change after it reads.
+            onLoopChannel = .controlChange(channel: loopChannel, controller: controller, value: value)
+        case .programChange(_, let program):
+            onLoopChannel = .programChange(channel: loopChannel, program: program)
         default: return
+        }
+        if firstNoteChannel == nil, case .noteOn(let from, _, let velocity) = MIDIMessage(event), velocity > 0 {
+            firstNoteChannel = Int(from)
         }
         guard phrase.count < capacity else {
             overflowed += 1

@@ -123,6 +123,20 @@ extension Engine {
         missingPrograms.wrappingAdd(1, ordering: .relaxed)
     }
 
+    /// The event that puts a channel on a set by its index, whatever the bank select (a phrase
+    /// loop's repeats start in the set the phrase did: `PhraseLooper`): MIDI's undefined system
+    /// status 0xF5, which no input passes on; data1 the channel, data2 the set.
+    public static let setStatus: UInt8 = 0xF5
+
+    /// `channel`'s next notes play set `set` (`setStatus`). Ignored by a single instrument, and
+    /// for a set the engine does not have.
+    @_noLocks
+    func chooseSet(channel: Int, set: Int) {
+        guard followsProgramChange, set < setCount else { return }
+        channels[channel].set = set
+        publishSets()
+    }
+
     /// Publishes each channel's set (`currentSet(channel:)`).
     @_noLocks
     func publishSets() {

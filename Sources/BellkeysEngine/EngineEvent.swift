@@ -63,6 +63,12 @@ public struct EngineEvent: Sendable, Equatable {
         self.init(frame: frame, status: status, data1: data1, data2: data2)
     }
 
+    /// The MIDI channel (0...15) the event acts on: a channel message's, or for the set event
+    /// (`Engine.setStatus`) the channel in its first data byte. Thread: any.
+    public var channel: UInt8 {
+        @_noLocks get { status == 0xF5 ? data1 & 0x0F : status & 0x0F } // 0xF5: Engine.setStatus
+    }
+
     /// Whether the event strikes a bell (a note-on with a velocity). Everything else (note-offs,
     /// velocity-0 note-ons, controllers) also goes to the engine of a map being replaced while
     /// its bells ring out, so that they are damped and pedalled as played. Thread: any.

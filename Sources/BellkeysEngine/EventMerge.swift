@@ -41,7 +41,7 @@ extension Engine {
                 var source = 0
                 var next = events.peek()
                 var planned = scheduled.peek()
-                while let skipped = planned, cancelledChannel == 16 || skipped.status & 0x0F == cancelledChannel,
+                while let skipped = planned, cancelledChannel == 16 || skipped.channel == cancelledChannel,
                     scheduled.headIndex < cancelledBefore
                 {
                     scheduled.pop()
@@ -148,6 +148,7 @@ extension Engine {
         case 0xE0: bend(channel: channel, value: value << 7 | note)
         case 0xC0: programChange(channel: channel, program: note)
         case 0xF0 where event.status == 0xF4: setRoom(set: note, room: value) // Engine.roomStatus
+        case 0xF0 where event.status == 0xF5: chooseSet(channel: note & 15, set: value) // Engine.setStatus
         default: break
         }
     }

@@ -1,3 +1,4 @@
+import BellkeysControl
 import BellkeysEngine
 import EngineTestSupport
 import Glibc
@@ -26,6 +27,47 @@ private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
 }
 
 @Suite struct SetChoice {
+    /// A phrase loop's repeats play on the loop's own channel (16), in the set its first note was
+    /// played in (not the set channel 16 started on), and a program change recorded in the phrase
+    /// changes it at its frame, in every repeat: each starts with the set event
+    /// (`Engine.setStatus`), which puts the channel back on the phrase's first set.
+    @Test func aLoopRepeatsInTheSetItWasPlayedIn() {
+        let engine = setsEngine()
+        engine.enqueue(.programChange(frame: 0, program: 5)) // channel 1: "b"
+        _ = render(engine, 64)
+        var looper = PhraseLooper(minimumFrames: 100)
+        #expect(looper.toggle(atFrame: 100, sets: (0..<16).map { engine.currentSet(channel: $0) }) == .started)
+        looper.record(.noteOn(frame: 200, note: 60, velocity: 127))
+        looper.record(.programChange(frame: 300, program: 7)) // "d"
+        looper.record(.noteOn(frame: 400, note: 60, velocity: 127))
+        #expect(looper.toggle(atFrame: 1_100) == .closed(lengthFrames: 1_000, noteCount: 2))
+        #expect(looper.phrase.first == EngineEvent(frame: 0, status: Engine.setStatus, data1: 15, data2: 1))
+        #expect(looper.phrase[2] == EngineEvent(frame: 200, status: 0xCF, data1: 7, data2: 0))
+        var out = [Float](repeating: 0, count: 4_200)
+        var frame = 64
+        while frame < out.count {
+            while let event = looper.peek(through: Int64(frame) + 2_000), engine.schedule(event) { looper.advance() }
+            let n = min(64, out.count - frame)
+            out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress! + frame, frameCount: n) }
+            frame += n
+        }
+        for k in 1...3 {
+            let start = 100 + 1_000 * k
+            #expect(abs(out[start + 100] - out[start + 99] - 0.093_75) < 1e-6, "repeat \(k): its first note in b")
+            #expect(abs(out[start + 300] - out[start + 299] - 0.005_859_375) < 1e-6, "repeat \(k): its second in d")
+        }
+    }
+
+    /// Clearing a loop cancels what is scheduled on its channel, the set event too (its channel
+    /// is in its first data byte, not its status).
+    @Test func cancellingALoopsChannelCancelsItsSetEvent() {
+        let engine = setsEngine()
+        #expect(engine.schedule(EngineEvent(frame: 1_000, status: Engine.setStatus, data1: 15, data2: 1)))
+        #expect(engine.schedule(.noteOn(frame: 1_100, channel: 15, note: 60, velocity: 127)))
+        engine.cancelScheduled(channel: 15)
+        #expect(render(engine, 2_000).allSatisfy { $0 == 0 } && engine.currentSet(channel: 15) == 0)
+    }
+
     /// A program change chooses the set the channel's next note plays, at that note's frame;
     /// the note already ringing rings on in its own set.
     @Test func aProgramChangeChoosesTheNextNotesSet() {
