@@ -241,9 +241,7 @@ extension Engine {
         func room(_ settings: ReverbSettings) -> ReverbSettings {
             settings.preset == .off || settings.mix <= 0 ? .off : settings
         }
-        let mixes = setList.sets.map {
-            $0.instrument.reverb.preset == .off ? ReverbSettings.defaultMix : $0.instrument.reverb.mix
-        }
+        let mixes = setList.sets.map { $0.instrument.reverb.roomMix }
         var distinct: [ReverbSettings] = []
         var setRooms: [Int] = []
         for set in setList.sets {

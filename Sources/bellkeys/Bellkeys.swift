@@ -166,7 +166,9 @@ struct VoiceOptions: ParsableArguments {
         for k in sets.sets.indices {
             sets.sets[k].instrument.masterVolumeDecibels += shift
             if let unmapped { sets.sets[k].instrument.unmappedNotes = unmapped }
-            if let preset = room ?? reverb { sets.sets[k].instrument.reverb.preset = preset }
+            if let preset = room ?? reverb {
+                sets.sets[k].instrument.reverb = sets.sets[k].instrument.reverb.inRoom(preset)
+            }
         }
         var configuration = EngineConfiguration(
             sampleRate: loaded.sampleRate, polyphony: polyphony ?? loaded.map.polyphony)

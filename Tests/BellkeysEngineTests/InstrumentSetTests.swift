@@ -307,4 +307,23 @@ private func strikesAlone() -> (dry: (left: [Float], right: [Float]), church: (l
         #expect(maxDifference(live, sum) < 1e-6)
         #expect(engine.room(ofSet: 0) == engine.roomSettings.firstIndex(of: ReverbSettings(preset: .church, mix: 0.5)))
     }
+
+    /// A set with no room rings in one chosen live at the mix its map gives (`reverbMix`), or,
+    /// with none (an SFZ instrument or a SoundFont preset as it is), at the default.
+    @Test func aDrySetTakesARoomAtItsOwnMix() {
+        #expect(ReverbSettings(preset: .off, mix: 0.6).inRoom(.hall) == ReverbSettings(preset: .hall, mix: 0.6))
+        #expect(ReverbSettings.off.inRoom(.hall) == ReverbSettings(preset: .hall, mix: ReverbSettings.defaultMix))
+        #expect(ReverbSettings(preset: .room, mix: 0).inRoom(.church) == ReverbSettings(preset: .church, mix: 0))
+        let bank = SampleBank(samples: [constant(0.5, 480)], sampleRate: 48_000)
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.roomsToChoose = true
+        let dry = Instrument(
+            keys: [KeySettings(note: 60, sampleIndex: 0)], reverb: ReverbSettings(preset: .off, mix: 0.6))
+        let engine = Engine(bank: bank, sets: InstrumentSets(dry), configuration: config)
+        let events = engine.roomEvents(preset: .hall, frame: 0)
+        #expect(events?.count == 1 && engine.roomSettings.contains(ReverbSettings(preset: .hall, mix: 0.6)))
+        #expect(
+            events.map { Int($0[0].data2) }
+                == engine.roomSettings.firstIndex(of: ReverbSettings(preset: .hall, mix: 0.6)))
+    }
 }

@@ -137,4 +137,26 @@ import Testing
         let wrong = try bellkeys(["demo", "-o", "x.wav", "--reverb", "cave"], in: folder)
         #expect(wrong.status == 64 && wrong.error.contains("cave"))
     }
+
+    /// An SFZ instrument has no room of its own: `--reverb hall` puts it in the hall at the
+    /// default mix, the bytes of a map that names it with `"reverb": "hall"` (it used to leave
+    /// it dry: the room's mix was the instrument's, 0).
+    @Test func reverbPutsAnSFZInstrumentInTheRoom() throws {
+        let folder = temporaryFolder()
+        try FileManager.default.copyItem(atPath: repository + "/Samples/bell-C4.wav", toPath: folder + "/bell.wav")
+        try "<region> sample=bell.wav lokey=0 hikey=127 pitch_keycenter=60\n".write(
+            toFile: folder + "/t.sfz", atomically: true, encoding: .utf8)
+        try #"{"instrument": "t.sfz", "reverb": "hall"}"#.write(
+            toFile: folder + "/hall.json", atomically: true, encoding: .utf8)
+        let runs = [
+            try bellkeys(["demo", "-o", "dry.wav", "--map", "t.sfz"], in: folder),
+            try bellkeys(["demo", "-o", "given.wav", "--map", "t.sfz", "--reverb", "hall"], in: folder),
+            try bellkeys(["demo", "-o", "mapped.wav", "--map", "hall.json"], in: folder),
+        ]
+        for run in runs { #expect(run.status == 0, "\(run.error)") }
+        let bytes = try ["dry", "given", "mapped"].map {
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/\($0).wav"))
+        }
+        #expect(bytes[1] == bytes[2] && bytes[1] != bytes[0] && bytes[1].count > bytes[0].count)
+    }
 }
