@@ -31,7 +31,7 @@ public final class LivePlayer {
     /// The last value of each replayed controller per channel.
     private var controllers = [[UInt8]](repeating: LivePlayer.replayedControllers.map { $0.initial }, count: 16)
     /// The last program change per channel (nil: none), which a reloaded map's engine hears again.
-    private var programs = [UInt8?](repeating: nil, count: 16)
+    private var programs = [(program: UInt8, bank: (high: UInt8, low: UInt8))?](repeating: nil, count: 16)
     /// The tune's events at their output frames, once started, and the next to schedule.
     private var tune: [EngineEvent] = []
     private var tuneNext = 0
@@ -119,7 +119,15 @@ public final class LivePlayer {
         {
             controllers[Int(channel)][index] = value
         }
-        if case .programChange(let channel, let program) = message { programs[Int(channel & 15)] = program }
+        // A program change with the bank select it was read under (a later bank select alone
+        // chooses nothing).
+        if case .programChange(let channel, let program) = message {
+            let bank = Self.replayedControllers.indices.filter {
+                [0, 32].contains(Self.replayedControllers[$0].number)
+            }
+            let ch = Int(channel & 15)
+            programs[ch] = (program, (controllers[ch][bank[0]], controllers[ch][bank[1]]))
+        }
     }
 
     /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless
@@ -291,7 +299,18 @@ public final class LivePlayer {
                 newEngine.presetController(
                     channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
             }
-            if let program = programs[channel] { newEngine.presetProgram(channel: channel, program: Int(program)) }
+            // The channel's set: its program under the bank select it was chosen with, then the
+            // bank select as it stands now.
+            if let chosen = programs[channel] {
+                newEngine.presetController(channel: channel, controller: 0, value: Int(chosen.bank.high))
+                newEngine.presetController(channel: channel, controller: 32, value: Int(chosen.bank.low))
+                newEngine.presetProgram(channel: channel, program: Int(chosen.program))
+                for (index, controller) in Self.replayedControllers.enumerated()
+                where [0, 32].contains(controller.number) {
+                    newEngine.presetController(
+                        channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
+                }
+            }
         }
         guard mixer.install(newEngine) else { return false }
         previousEngine = engine

@@ -80,6 +80,35 @@ import Testing
         #expect(rig.player.previousEngine == nil && !rig.player.isReloading)
     }
 
+    /// A reloaded map's engine puts each channel on the set it played, chosen again with the bank
+    /// select the program change was read under, not one changed since without a program change.
+    @Test func aReloadKeepsEachChannelsSetAsChosen() {
+        func setsEngine() -> Engine {
+            let bank = SampleBank(samples: [constant(0.25, 30_000)], sampleRate: 48_000)
+            let key = KeySettings(note: 60, sampleIndex: 0)
+            let sets = InstrumentSets(sets: [
+                InstrumentSet(name: "a", program: 0, instrument: Instrument(keys: [key])),
+                InstrumentSet(name: "b", program: 5, instrument: Instrument(keys: [key])),
+                InstrumentSet(name: "c", program: 5, bank: 1, instrument: Instrument(keys: [key])),
+            ])
+            return Engine(bank: bank, sets: sets, configuration: EngineConfiguration(sampleRate: 48_000))
+        }
+        let rig = Rig(setsEngine())
+        rig.player.play(.controlChange(channel: 0, controller: 32, value: 1), from: nil, arrival: rig.at(100))
+        rig.player.play(.programChange(channel: 0, program: 5), from: nil, arrival: rig.at(100))
+        rig.player.play(.controlChange(channel: 0, controller: 32, value: 0), from: nil, arrival: rig.at(200))
+        _ = rig.at(1_000)
+        #expect(rig.player.engine.currentSet(channel: 0) == 2)
+        let fresh = setsEngine()
+        #expect(rig.player.install(fresh, masterDecibels: nil, arrival: rig.at(1_000)))
+        _ = rig.at(2_000)
+        #expect(fresh.currentSet(channel: 0) == 2)
+        // The bank select as it stands now: program 5 again chooses "b".
+        rig.player.play(.programChange(channel: 0, program: 5), from: nil, arrival: rig.at(2_000))
+        _ = rig.at(3_000)
+        #expect(fresh.currentSet(channel: 0) == 1)
+    }
+
     @Test func theLoopRepeatsWhatWasPlayedAtExactlyItsLengthUntilCleared() {
         let (samples, keys) = impulseKeys()
         let rig = Rig(makeEngine(samples: samples, keys: keys))
