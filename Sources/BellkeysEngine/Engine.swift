@@ -190,12 +190,6 @@ public final class Engine: @unchecked Sendable {
     /// Output frame that the next `render` call starts at.
     public internal(set) var currentFrame: Int64 = 0
 
-    /// An engine for one instrument. Thread: control, before rendering starts.
-    /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
-    public convenience init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
-        self.init(bank: bank, sets: InstrumentSets(instrument), configuration: configuration)
-    }
-
     /// An engine for several sets, every one ready before the first note, each in its own room.
     /// The master volume is that of channel 1's starting set; the others' volumes against it
     /// are in their regions' gains. Thread: control, before rendering starts.
@@ -254,15 +248,7 @@ public final class Engine: @unchecked Sendable {
         controllerRangeHighs.update(from: rangeHighs, count: rangeHighs.count)
         sequenceCounters = .allocate(capacity: storedRegions)
         sequenceCounters.initialize(repeating: 0, count: storedRegions)
-        controllerValues = .allocate(capacity: 16 * 128)
-        controllerValues.initialize(repeating: 0, count: 16 * 128)
-        // Each channel starts with its starting set's controller defaults.
-        for ch in 0..<16 {
-            for (number, value) in setList.sets[setList.startingSets[ch]].instrument.controllerDefaults
-            where (0...127).contains(number) {
-                controllerValues[128 * ch + number] = UInt8(max(0, min(127, value)))
-            }
-        }
+        controllerValues = Self.startingControllers(setList)
         noteVelocities = .allocate(capacity: 16 * 128)
         noteSets = .allocate(capacity: 16 * 128)
         noteSets.initialize(repeating: 0, count: 16 * 128)

@@ -1,6 +1,27 @@
 // Tables `Engine.init` builds from the sets, on the control thread: which regions a note may
 // start in each set, and which rooms the engine holds.
 
+extension Engine {
+    /// An engine for one instrument. Thread: control, before rendering starts.
+    /// - Precondition: every key's and region's `sampleIndex` is valid in `bank`.
+    public convenience init(bank: SampleBank, instrument: Instrument, configuration: EngineConfiguration) {
+        self.init(bank: bank, sets: InstrumentSets(instrument), configuration: configuration)
+    }
+
+    /// Each channel's controllers (16 × 128) as it starts: its starting set's defaults, else 0.
+    static func startingControllers(_ setList: InstrumentSets) -> UnsafeMutablePointer<UInt8> {
+        let values = UnsafeMutablePointer<UInt8>.allocate(capacity: 16 * 128)
+        values.initialize(repeating: 0, count: 16 * 128)
+        for ch in 0..<16 {
+            for (number, value) in setList.sets[setList.startingSets[ch]].instrument.controllerDefaults
+            where (0...127).contains(number) {
+                values[128 * ch + number] = UInt8(max(0, min(127, value)))
+            }
+        }
+        return values
+    }
+}
+
 /// The note-to-regions lists of every set (`Engine.candidateStarts` and the rest).
 struct CandidateTables {
     let starts: UnsafeMutablePointer<Int32>
