@@ -32,6 +32,10 @@ public final class LivePlayer {
     private var controllers = [[UInt8]](repeating: LivePlayer.replayedControllers.map { $0.initial }, count: 16)
     /// The last program change per channel (nil: none), which a reloaded map's engine hears again.
     private var programs = [(program: UInt8, bank: (high: UInt8, low: UInt8))?](repeating: nil, count: 16)
+    /// The set each channel plays, as the program changes sent so far choose it (the engine's
+    /// rule, `Engine.set(program:bank:)`, read here with no wait for the render thread): a loop
+    /// starts in its first note's channel's set.
+    private var channelSets: [Int]
     /// The tune's events at their output frames, once started, and the next to schedule.
     private var tune: [EngineEvent] = []
     private var tuneNext = 0
@@ -60,6 +64,7 @@ public final class LivePlayer {
         self.masterDecibels = masterDecibels
         stamper = FrameClock.Stamper(sampleRate: mixer.sampleRate, periodFrames: periodFrames)
         lookaheadFrames = Int64(mixer.sampleRate / 2)
+        channelSets = (0..<16).map { engine.currentSet(channel: $0) }
     }
 
     // MARK: Playing
@@ -79,7 +84,23 @@ public final class LivePlayer {
         let message = message.masked
         if let source { held.track(source: source, message) }
         remember(message)
-        looper.record(send(message, arrival: arrival))
+        let event = send(message, arrival: arrival)
+        looper.record(event)
+        followSet(event)
+    }
+
+    /// A program change: the set it chooses on its channel, kept in `channelSets` and recorded
+    /// into a loop being recorded. (After `remember`: the bank select it is read under.)
+    private func followSet(_ event: EngineEvent) {
+        guard case .programChange(let channel, let program)? = MIDIMessage(event) else { return }
+        let ch = Int(channel)
+        let bank = Self.replayedControllers.indices.filter { [0, 32].contains(Self.replayedControllers[$0].number) }
+        guard
+            let set = engine.set(
+                program: Int(program), bank: Int(controllers[ch][bank[0]]) << 7 | Int(controllers[ch][bank[1]]))
+        else { return }
+        channelSets[ch] = set
+        looper.recordSet(set, channel: ch, atFrame: event.frame)
     }
 
     /// Takes the events the render thread has played itself since the last call (JACK MIDI, at
@@ -104,6 +125,7 @@ public final class LivePlayer {
                 }
             }
             looper.record(event)
+            followSet(event)
             each(event)
         }
     }
@@ -201,8 +223,7 @@ public final class LivePlayer {
 
     /// Starts recording a phrase loop, or closes the loop: its repeats start at once.
     public func toggleLoop(arrival: UInt64) -> PhraseLooper.Outcome {
-        let sets = (0..<16).map { engine.currentSet(channel: $0) }
-        let outcome = looper.toggle(atFrame: frame(arrival: arrival), sets: sets)
+        let outcome = looper.toggle(atFrame: frame(arrival: arrival), sets: channelSets)
         if case .closed = outcome { scheduleAhead(arrival: arrival) }
         return outcome
     }
@@ -312,7 +333,18 @@ public final class LivePlayer {
                 }
             }
         }
+        // A loop playing on: its sets found again by name in the new map (a set it lacks: the
+        // loop channel's own), and its channel on the set it plays now.
+        let old = engine, loop = looper.channel, starting = newEngine.currentSet(channel: loop)
+        let remap = { (set: Int) -> Int in
+            guard old.setNames.indices.contains(set), let found = newEngine.setNames.firstIndex(of: old.setNames[set])
+            else { return starting }
+            return found
+        }
+        if looper.state != .empty { newEngine.presetSet(channel: loop, set: remap(old.currentSet(channel: loop))) }
         guard mixer.install(newEngine) else { return false }
+        looper.remapSets(remap)
+        channelSets = (0..<16).map { newEngine.currentSet(channel: $0) }
         previousEngine = engine
         engine = newEngine
         return true

@@ -3,8 +3,8 @@ import BellkeysEngine
 /// A phrase looper, like a loop pedal: `toggle` starts recording what is played, `toggle`
 /// again closes the loop, and the phrase then repeats until `clear`.
 ///
-/// It records notes (note-on, note-off, sustain pedal, and the set: program change with its bank
-/// select), not audio: each event keeps its frame
+/// It records notes (note-on, note-off, sustain pedal, and the set each program change chose:
+/// `recordSet`), not audio: each event keeps its frame
 /// offset from the start, and repeat k of an event recorded at offset o plays at exactly
 /// `start + k × length + o`. Nothing accumulates, so the loop never drifts, and a repeat costs
 /// what the same notes played live cost. Repeats play on their own MIDI channel
@@ -94,6 +94,10 @@ public struct PhraseLooper: Sendable {
                 }
             }
             let loopChannel = UInt8(channel)
+            // The sets: those the first note's channel chose, on the loop's channel, after the one
+            // it played as recording started.
+            phrase.removeAll { $0.status == Engine.setStatus && Int($0.data1) != firstNoteChannel }
+            for k in phrase.indices where phrase[k].status == Engine.setStatus { phrase[k].data1 = loopChannel }
             if let first = firstNoteChannel, startSets.indices.contains(first), (0..<128).contains(startSets[first]) {
                 phrase.insert(
                     EngineEvent(frame: 0, status: Engine.setStatus, data1: loopChannel, data2: UInt8(startSets[first])),
@@ -129,17 +133,38 @@ public struct PhraseLooper: Sendable {
             onLoopChannel = .noteOn(channel: loopChannel, note: note, velocity: velocity)
         case .noteOff(_, let note, let velocity):
             onLoopChannel = .noteOff(channel: loopChannel, note: note, velocity: velocity)
-        case .controlChange(_, let controller, let value)
-        where controller == MIDIMessage.Controller.sustain || controller == 0 || controller == 32:
-            // The pedal, and the bank select a program change after it reads.
-            onLoopChannel = .controlChange(channel: loopChannel, controller: controller, value: value)
-        case .programChange(_, let program):
-            onLoopChannel = .programChange(channel: loopChannel, program: program)
+        case .controlChange(_, MIDIMessage.Controller.sustain, let value):
+            onLoopChannel = .controlChange(
+                channel: loopChannel, controller: MIDIMessage.Controller.sustain, value: value)
         default: return
         }
         if firstNoteChannel == nil, case .noteOn(let from, _, let velocity) = MIDIMessage(event), velocity > 0 {
             firstNoteChannel = Int(from)
         }
+        insert(onLoopChannel.event(atFrame: max(0, event.frame - start)))
+    }
+
+    /// Records that a program change on `channel` (0...15) chose set `set` at `frame` (the
+    /// player works out the set, as the engine does: `Engine.set(program:bank:)`). At the close
+    /// only those of the channel the first note came from are kept: the loop follows that
+    /// player's sets, not another keyboard's.
+    public mutating func recordSet(_ set: Int, channel: Int, atFrame frame: Int64) {
+        guard case .recording(let start) = state, (0..<128).contains(set) else { return }
+        insert(
+            EngineEvent(
+                frame: max(0, frame - start), status: Engine.setStatus, data1: UInt8(channel & 15), data2: UInt8(set)))
+    }
+
+    /// The phrase's sets after a reload: each through `map` (an index of the old map's sets to
+    /// one of the new map's).
+    public mutating func remapSets(_ map: (Int) -> Int) {
+        for k in phrase.indices where phrase[k].status == Engine.setStatus {
+            phrase[k].data2 = UInt8(max(0, min(127, map(Int(phrase[k].data2)))))
+        }
+    }
+
+    /// Adds `recorded` to the phrase in frame order, or counts it when the phrase is full.
+    private mutating func insert(_ recorded: EngineEvent) {
         guard phrase.count < capacity else {
             overflowed += 1
             return
@@ -147,7 +172,6 @@ public struct PhraseLooper: Sendable {
         // Inputs stamp differently (JACK MIDI at its frame, the sequencer a period after its
         // arrival), so events can come out of order: keep the phrase in frame order, as the
         // engine's scheduled queue needs (after equal frames, in arrival order).
-        let recorded = onLoopChannel.event(atFrame: max(0, event.frame - start))
         var index = phrase.count
         while index > 0, phrase[index - 1].frame > recorded.frame { index -= 1 }
         phrase.insert(recorded, at: index)

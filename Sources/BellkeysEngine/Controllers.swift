@@ -105,22 +105,41 @@ extension Engine {
     func programChange(channel: Int, program: Int) {
         guard followsProgramChange else { return }
         let bank = channels[channel].bankHigh << 7 | channels[channel].bankLow
-        var any = -1
-        for k in 0..<setCount where sets[k].program == program {
-            if sets[k].bank == bank {
-                channels[channel].set = k
-                publishSets()
-                return
-            }
-            if any < 0, sets[k].bank < 0 { any = k }
-        }
-        if any >= 0 {
-            channels[channel].set = any
+        let found = findSet(program: program, bank: bank)
+        if found >= 0 {
+            channels[channel].set = found
             publishSets()
             return
         }
         lastMissingProgram.store(bank << 7 | program, ordering: .relaxed)
         missingPrograms.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// The set a program change to `program` under bank select `bank` chooses (`programChange`'s
+    /// rule), or -1. Reads only the sets' programs and banks, which never change.
+    @_noLocks
+    func findSet(program: Int, bank: Int) -> Int {
+        var any = -1
+        for k in 0..<setCount where sets[k].program == program {
+            if sets[k].bank == bank { return k }
+            if any < 0, sets[k].bank < 0 { any = k }
+        }
+        return any
+    }
+
+    /// The set a program change to `program` under bank select `bank` (CC0 × 128 + CC32) would
+    /// choose, or nil (none has it, or the engine plays one instrument). Thread: any.
+    public func set(program: Int, bank: Int) -> Int? {
+        guard followsProgramChange else { return nil }
+        let found = findSet(program: program, bank: bank)
+        return found >= 0 ? found : nil
+    }
+
+    /// Puts `channel` on set `set` at once, in an engine no render thread has started (a
+    /// reloaded map's: the loop's channel on the set it played). Thread: control, before the
+    /// engine is handed over.
+    public func presetSet(channel: Int, set: Int) {
+        chooseSet(channel: channel & 15, set: set)
     }
 
     /// The event that puts a channel on a set by its index, whatever the bank select (a phrase

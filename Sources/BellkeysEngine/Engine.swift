@@ -74,6 +74,8 @@ public final class Engine: @unchecked Sendable {
     /// The sets (one for a single instrument), and whether program changes choose among them.
     let sets: UnsafeMutablePointer<SetSlot>
     let setCount: Int
+    /// The sets' names, in order (a reload finds a set again by its name). Thread: any.
+    public let setNames: [String]
     let followsProgramChange: Bool
     /// For each set s and note n, the regions the note may start: `candidates[candidateStarts[129 s
     /// + n] ..< candidateStarts[129 s + n + 1]]` (a mapped key's region, or its folded one, or
@@ -213,6 +215,7 @@ public final class Engine: @unchecked Sendable {
         let (allRegions, setOfRegion, setBases) = Engine.combinedRegions(setList)
         regionCount = allRegions.count
         setCount = setList.sets.count
+        setNames = setList.sets.map(\.name)
         followsProgramChange = setList.followsProgramChange
         sets = .allocate(capacity: setCount)
         sets.initialize(from: Engine.setSlots(setList), count: setCount)

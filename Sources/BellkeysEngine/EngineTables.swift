@@ -262,7 +262,7 @@ extension Engine {
         func room(_ settings: ReverbSettings) -> ReverbSettings {
             settings.preset == .off || settings.mix <= 0 ? .off : settings
         }
-        let mixes = setList.sets.map { $0.instrument.reverb.roomMix }
+        let mixes = setList.sets.map { $0.instrument.reverb.mix }
         var distinct: [ReverbSettings] = []
         var setRooms: [Int] = []
         for set in setList.sets {

@@ -109,7 +109,7 @@ public struct Instrument: Sendable {
     public init(
         keys: [KeySettings], velocityCurve: VelocityCurve = .square,
         unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
-        reverb: ReverbSettings = .off
+        reverb: ReverbSettings = ReverbSettings(preset: .off)
     ) {
         self.keys = keys
         self.velocityCurve = velocityCurve

@@ -39,11 +39,8 @@ public struct ReverbSettings: Sendable, Equatable {
         self.mix = mix
     }
 
-    /// The mix these bells ring at when put in a room (`--reverb`, `r`, the teacher's page): the
-    /// mix given, else (no room and no mix: an SFZ instrument or a SoundFont preset played as it
-    /// is, `.off`) the default.
-    public var roomMix: Double { preset == .off && mix <= 0 ? Self.defaultMix : mix }
-
-    /// These bells in the room `preset`, at `roomMix`.
-    public func inRoom(_ preset: ReverbPreset) -> ReverbSettings { ReverbSettings(preset: preset, mix: roomMix) }
+    /// These bells in the room `preset` (`--reverb`, `r`, the teacher's page), at their own mix:
+    /// the map's `reverbMix`, else the default (an instrument without a room, an SFZ file's or a
+    /// SoundFont's, has the default mix, `Instrument.init`).
+    public func inRoom(_ preset: ReverbPreset) -> ReverbSettings { ReverbSettings(preset: preset, mix: mix) }
 }

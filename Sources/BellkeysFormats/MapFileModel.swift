@@ -85,7 +85,7 @@ public struct MapFile: Sendable {
     public var polyphony: Int
     public var unmappedNotes: UnmappedNotes
     /// The room: `reverb` (a preset) and `reverbMix`.
-    public var reverb: ReverbSettings = .off
+    public var reverb = ReverbSettings(preset: .off)
     /// `velocityTimbre`, 0 to 1 (see `Instrument.velocityTimbre`).
     public var velocityTimbre: Double = 0
     /// `pitchBend`: whether MIDI pitch bend bends the bells (see `Instrument.followsPitchBend`).

@@ -78,7 +78,8 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     func merge(_ set: MapSet, _ part: LoadedInstrument) {
         var instrument = part.instrument
         // A set of keys loaded into the shared bank: its samples are the bank's last, its
-        // indices the bank's already.
+        // indices the bank's already. (A set that failed to load may have left samples in the
+        // bank that the lists below lack: `loadSets` then throws, and nothing reads them.)
         let inPlace = bank != nil && part.bank === bank
         let first = inPlace ? part.bank.count - part.samplePaths.count : 0
         // (The same file stored alike: its path, its end faded or not, mono or stereo: a map's

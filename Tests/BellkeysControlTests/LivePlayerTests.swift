@@ -80,19 +80,44 @@ import Testing
         #expect(rig.player.previousEngine == nil && !rig.player.isReloading)
     }
 
+    /// Sets "a" (program 0), "b" (program 5, any bank), "c" (program 5, bank 1), in `order`.
+    func setsEngine(_ order: [String] = ["a", "b", "c"]) -> Engine {
+        let bank = SampleBank(samples: [constant(0.25, 30_000)], sampleRate: 48_000)
+        let key = KeySettings(note: 60, sampleIndex: 0)
+        let all = [
+            "a": InstrumentSet(name: "a", program: 0, instrument: Instrument(keys: [key])),
+            "b": InstrumentSet(name: "b", program: 5, instrument: Instrument(keys: [key])),
+            "c": InstrumentSet(name: "c", program: 5, bank: 1, instrument: Instrument(keys: [key])),
+        ]
+        let sets = InstrumentSets(sets: order.map { all[$0]! })
+        return Engine(bank: bank, sets: sets, configuration: EngineConfiguration(sampleRate: 48_000))
+    }
+
+    /// A loop keeps the sets of the player whose note came first: the set chosen just before
+    /// recording (before the render thread has played the change), and the changes that player
+    /// makes while recording, not another keyboard's. After a reload that reorders the sets,
+    /// the loop finds its sets again by name.
+    @Test func aLoopKeepsItsPlayersSetsAndFindsThemAgainAfterAReload() {
+        let rig = Rig(setsEngine())
+        rig.player.play(.programChange(channel: 0, program: 5), from: nil, arrival: rig.at(100)) // "b"
+        #expect(rig.player.toggleLoop(arrival: rig.at(100)) == .started)
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 100), from: nil, arrival: rig.at(200))
+        rig.player.play(.programChange(channel: 3, program: 0), from: nil, arrival: rig.at(300)) // another keyboard
+        rig.player.play(.controlChange(channel: 0, controller: 32, value: 1), from: nil, arrival: rig.at(400))
+        rig.player.play(.programChange(channel: 0, program: 5), from: nil, arrival: rig.at(400)) // "c"
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 100), from: nil, arrival: rig.at(500))
+        #expect(rig.player.toggleLoop(arrival: rig.at(13_000)) == .closed(lengthFrames: 12_900, noteCount: 2))
+        let sets = rig.player.looper.phrase.filter { $0.status == Engine.setStatus }
+        #expect(sets.map(\.data1) == [15, 15] && sets.map(\.data2) == [1, 2] && sets.map(\.frame) == [0, 300])
+        // The reloaded map holds c, a, b: the loop's b and c are now 2 and 0.
+        let fresh = setsEngine(["c", "a", "b"])
+        #expect(rig.player.install(fresh, masterDecibels: nil, arrival: rig.at(14_000)))
+        #expect(rig.player.looper.phrase.filter { $0.status == Engine.setStatus }.map(\.data2) == [2, 0])
+    }
+
     /// A reloaded map's engine puts each channel on the set it played, chosen again with the bank
     /// select the program change was read under, not one changed since without a program change.
     @Test func aReloadKeepsEachChannelsSetAsChosen() {
-        func setsEngine() -> Engine {
-            let bank = SampleBank(samples: [constant(0.25, 30_000)], sampleRate: 48_000)
-            let key = KeySettings(note: 60, sampleIndex: 0)
-            let sets = InstrumentSets(sets: [
-                InstrumentSet(name: "a", program: 0, instrument: Instrument(keys: [key])),
-                InstrumentSet(name: "b", program: 5, instrument: Instrument(keys: [key])),
-                InstrumentSet(name: "c", program: 5, bank: 1, instrument: Instrument(keys: [key])),
-            ])
-            return Engine(bank: bank, sets: sets, configuration: EngineConfiguration(sampleRate: 48_000))
-        }
         let rig = Rig(setsEngine())
         rig.player.play(.controlChange(channel: 0, controller: 32, value: 1), from: nil, arrival: rig.at(100))
         rig.player.play(.programChange(channel: 0, program: 5), from: nil, arrival: rig.at(100))

@@ -56,14 +56,12 @@ import Testing
         looper.record(.noteOn(frame: 10, note: 60, velocity: 100))
         looper.record(.control(frame: 20, controller: 7, value: 10)) // not recorded
         looper.record(.control(frame: 30, controller: 64, value: 127))
-        looper.record(.control(frame: 40, controller: 0, value: 0)) // a bank select: not the pedal lifting
         #expect(looper.toggle(atFrame: 20_000) == .closed(lengthFrames: 20_000, noteCount: 1))
         // Note-on on the loop's channel, the pedal, then the held note's and the pedal's ends.
         #expect(
             looper.phrase == [
                 EngineEvent(frame: 10, status: 0x9F, data1: 60, data2: 100),
                 EngineEvent(frame: 30, status: 0xBF, data1: 64, data2: 127),
-                EngineEvent(frame: 40, status: 0xBF, data1: 0, data2: 0),
                 EngineEvent(frame: 20_000, status: 0x8F, data1: 60, data2: 0),
                 EngineEvent(frame: 20_000, status: 0xBF, data1: 64, data2: 0),
             ])

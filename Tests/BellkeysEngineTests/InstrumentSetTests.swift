@@ -38,11 +38,13 @@ private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
         var looper = PhraseLooper(minimumFrames: 100)
         #expect(looper.toggle(atFrame: 100, sets: (0..<16).map { engine.currentSet(channel: $0) }) == .started)
         looper.record(.noteOn(frame: 200, note: 60, velocity: 127))
-        looper.record(.programChange(frame: 300, program: 7)) // "d"
+        looper.recordSet(3, channel: 0, atFrame: 300) // program 7: "d"
+        looper.recordSet(2, channel: 4, atFrame: 350) // another keyboard's: not the loop's
         looper.record(.noteOn(frame: 400, note: 60, velocity: 127))
         #expect(looper.toggle(atFrame: 1_100) == .closed(lengthFrames: 1_000, noteCount: 2))
         #expect(looper.phrase.first == EngineEvent(frame: 0, status: Engine.setStatus, data1: 15, data2: 1))
-        #expect(looper.phrase[2] == EngineEvent(frame: 200, status: 0xCF, data1: 7, data2: 0))
+        #expect(looper.phrase[2] == EngineEvent(frame: 200, status: Engine.setStatus, data1: 15, data2: 3))
+        #expect(looper.phrase.filter { $0.status == Engine.setStatus }.map(\.data2) == [1, 3]) // not channel 5's
         var out = [Float](repeating: 0, count: 4_200)
         var frame = 64
         while frame < out.count {
@@ -312,8 +314,10 @@ private func strikesAlone() -> (dry: (left: [Float], right: [Float]), church: (l
     /// with none (an SFZ instrument or a SoundFont preset as it is), at the default.
     @Test func aDrySetTakesARoomAtItsOwnMix() {
         #expect(ReverbSettings(preset: .off, mix: 0.6).inRoom(.hall) == ReverbSettings(preset: .hall, mix: 0.6))
-        #expect(ReverbSettings.off.inRoom(.hall) == ReverbSettings(preset: .hall, mix: ReverbSettings.defaultMix))
-        #expect(ReverbSettings(preset: .room, mix: 0).inRoom(.church) == ReverbSettings(preset: .church, mix: 0))
+        #expect(
+            Instrument(keys: []).reverb.inRoom(.hall) == ReverbSettings(preset: .hall, mix: ReverbSettings.defaultMix))
+        // A map's reverbMix of 0 stays dry in any room.
+        #expect(ReverbSettings(preset: .off, mix: 0).inRoom(.church) == ReverbSettings(preset: .church, mix: 0))
         let bank = SampleBank(samples: [constant(0.5, 480)], sampleRate: 48_000)
         var config = EngineConfiguration(sampleRate: 48_000)
         config.roomsToChoose = true
