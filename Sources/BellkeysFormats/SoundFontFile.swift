@@ -211,14 +211,16 @@ private struct SoundFontReader {
         }
         font.samples = try readSamples(records["shdr"]!)
         font.sampleHeadersOffset = records["shdr"]!.offset
-        let instrumentHeaders = try headers(records["inst"]!, id: "inst", size: 22, indexAt: 20)
+        let instrumentHeaders = try headers(
+            records["inst"]!, id: "inst", size: 22, indexAt: 20, bags: (id: "ibag", count: records["ibag"]!.count))
         for (name, _, range) in instrumentHeaders {
             let (global, zones) = try readZones(
                 range, bags: records["ibag"]!, generators: records["igen"]!, modulators: records["imod"]!,
                 level: "i", targets: font.samples.count)
             font.instruments.append(SoundFontInstrument(name: name, global: global, zones: zones))
         }
-        let presetHeaders = try headers(records["phdr"]!, id: "phdr", size: 38, indexAt: 24)
+        let presetHeaders = try headers(
+            records["phdr"]!, id: "phdr", size: 38, indexAt: 24, bags: (id: "pbag", count: records["pbag"]!.count))
         for (name, record, range) in presetHeaders {
             let (global, zones) = try readZones(
                 range, bags: records["pbag"]!, generators: records["pgen"]!, modulators: records["pmod"]!,
@@ -231,10 +233,12 @@ private struct SoundFontReader {
     }
 
     /// Named headers (presets or instruments, the terminal record left out) with their record
-    /// and the range of bags each owns.
-    func headers(_ chunk: (data: ArraySlice<UInt8>, offset: Int, count: Int), id: String, size: Int, indexAt: Int)
-        throws(SoundFontReadError) -> [(String, [UInt8], Range<Int>)]
-    {
+    /// and the range of bags each owns, within the `bags` chunk's records (its terminal one ends
+    /// the last zone).
+    func headers(
+        _ chunk: (data: ArraySlice<UInt8>, offset: Int, count: Int), id: String, size: Int, indexAt: Int,
+        bags: (id: String, count: Int)
+    ) throws(SoundFontReadError) -> [(String, [UInt8], Range<Int>)] {
         let data = Array(chunk.data)
         var result: [(String, [UInt8], Range<Int>)] = []
         for i in 0..<(chunk.count - 1) {
@@ -244,6 +248,11 @@ private struct SoundFontReader {
                 throw fail(
                     "pdta/\(id)", chunk.offset + (i + 1) * size + indexAt,
                     "record \(i + 1)'s first zone (\(next)) comes before record \(i)'s (\(first))")
+            }
+            guard next < bags.count else {
+                throw fail(
+                    "pdta/\(id)", chunk.offset + (i + 1) * size + indexAt,
+                    "record \(i)'s zones run to \(next), past the \(bags.count) records of the \(bags.id) chunk")
             }
             result.append((text(record, 0..<20), record, first..<next))
         }
@@ -264,7 +273,7 @@ private struct SoundFontReader {
         for bag in range {
             guard bag + 1 < bags.count else {
                 throw fail(
-                    "pdta/\(level)bag", bags.offset + bag * 4,
+                    "pdta/\(level)bag", bags.offset + max(0, bags.count - 1) * 4,
                     "zone \(bag) is past the end of the \(level)bag chunk (\(bags.count) records)")
             }
             let genFirst = Int(u16(bagData, bag * 4)), genNext = Int(u16(bagData, bag * 4 + 4))
