@@ -93,12 +93,8 @@ public final class LivePlayer {
     /// into a loop being recorded. (After `remember`: the bank select it is read under.)
     private func followSet(_ event: EngineEvent) {
         guard case .programChange(let channel, let program)? = MIDIMessage(event) else { return }
-        let ch = Int(channel)
-        let bank = Self.replayedControllers.indices.filter { [0, 32].contains(Self.replayedControllers[$0].number) }
-        guard
-            let set = engine.set(
-                program: Int(program), bank: Int(controllers[ch][bank[0]]) << 7 | Int(controllers[ch][bank[1]]))
-        else { return }
+        let ch = Int(channel), bank = bankSelect(channel: ch)
+        guard let set = engine.set(program: Int(program), bank: Int(bank.high) << 7 | Int(bank.low)) else { return }
         channelSets[ch] = set
         looper.recordSet(set, channel: ch, atFrame: event.frame)
     }
@@ -144,12 +140,14 @@ public final class LivePlayer {
         // A program change with the bank select it was read under (a later bank select alone
         // chooses nothing).
         if case .programChange(let channel, let program) = message {
-            let bank = Self.replayedControllers.indices.filter {
-                [0, 32].contains(Self.replayedControllers[$0].number)
-            }
-            let ch = Int(channel & 15)
-            programs[ch] = (program, (controllers[ch][bank[0]], controllers[ch][bank[1]]))
+            programs[Int(channel & 15)] = (program, bankSelect(channel: Int(channel & 15)))
         }
+    }
+
+    /// `channel`'s bank select as played so far (CC0, CC32).
+    private func bankSelect(channel: Int) -> (high: UInt8, low: UInt8) {
+        let index = { (number: UInt8) in Self.replayedControllers.firstIndex { $0.number == number }! }
+        return (controllers[channel][index(0)], controllers[channel][index(32)])
     }
 
     /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless

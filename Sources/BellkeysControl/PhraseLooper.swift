@@ -63,9 +63,9 @@ public struct PhraseLooper: Sendable {
     public var noteCount: Int { phrase.count { MIDIMessage($0)?.isStrike == true } }
 
     /// Starts recording at `frame`, or closes the loop there. `sets`: the set each of the 16
-    /// channels plays as recording starts (`Engine.currentSet`); each repeat then starts in the
-    /// set the phrase's first note was played in, whatever the loop's channel played before (and
-    /// a program change recorded in the phrase changes it at its frame, in every repeat).
+    /// channels plays as recording starts (the player's); each repeat then starts in the set the
+    /// phrase's first note was played in, whatever the loop's channel played before (and a set
+    /// recorded in the phrase, `recordSet`, changes it at its frame, in every repeat).
     public mutating func toggle(atFrame frame: Int64, sets: [Int] = []) -> Outcome {
         switch state {
         case .empty:
