@@ -321,14 +321,13 @@ public final class LivePlayer {
             // The channel's set: its program under the bank select it was chosen with, then the
             // bank select as it stands now.
             if let chosen = programs[channel] {
-                newEngine.presetController(channel: channel, controller: 0, value: Int(chosen.bank.high))
-                newEngine.presetController(channel: channel, controller: 32, value: Int(chosen.bank.low))
-                newEngine.presetProgram(channel: channel, program: Int(chosen.program))
-                for (index, controller) in Self.replayedControllers.enumerated()
-                where [0, 32].contains(controller.number) {
-                    newEngine.presetController(
-                        channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
+                func presetBank(_ bank: (high: UInt8, low: UInt8)) {
+                    newEngine.presetController(channel: channel, controller: 0, value: Int(bank.high))
+                    newEngine.presetController(channel: channel, controller: 32, value: Int(bank.low))
                 }
+                presetBank(chosen.bank)
+                newEngine.presetProgram(channel: channel, program: Int(chosen.program))
+                presetBank(bankSelect(channel: channel))
             }
         }
         // A loop playing on: its sets found again by name in the new map (a set it lacks: the
@@ -364,17 +363,6 @@ public final class LivePlayer {
 
     // MARK: What sounds
 
-    /// Voices sounding in every engine, after the last period.
-    public var voiceCount: Int {
-        engine.voiceCount.load(ordering: .relaxed) + (previousEngine?.voiceCount.load(ordering: .relaxed) ?? 0)
-    }
-
-    /// Whether no bell sounds in any engine.
-    public var isSilent: Bool {
-        voiceCount == 0 && engine.roomIsQuiet.load(ordering: .relaxed)
-            && previousEngine?.roomIsQuiet.load(ordering: .relaxed) ?? true
-    }
-
     /// Whether nothing will happen until an input plays: no bell sounds, no tune or loop is
     /// under way, no reload waits. The control thread may then sleep until an input wakes it.
     /// (What the engines report counts only once a render begun after the last event was
@@ -395,10 +383,5 @@ public final class LivePlayer {
     private func queued(_ frame: Int64) {
         lastQueuedFrame = max(lastQueuedFrame, frame)
         rendersAtLastQueue = mixer.completedRenders.load(ordering: .relaxed)
-    }
-
-    /// Whether `note` sounded at the end of the last period, in any engine.
-    public func isSounding(note: Int) -> Bool {
-        engine.isSounding(note: note) || previousEngine?.isSounding(note: note) == true
     }
 }
