@@ -65,9 +65,15 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     // Counters, written on JACK's threads, read anywhere.
     /// Xruns the server reported (any client's, or the driver's).
     public let xruns = Atomic<Int>(0)
-    /// Cycles that did not follow the previous one (the server skipped frames): each restarts
-    /// the clock line that places ALSA sequencer events.
+    /// Cycles the server did not run bellkeys in (its frame time moved on by more than the
+    /// last cycle), counted in periods, and the frames they held; and cycles whose frame time
+    /// went back (PipeWire, catching up after a stall, can run a cycle with the last one's frame
+    /// time), and the frames it went back by. Each such jump restarts the clock line that places
+    /// ALSA sequencer events.
     public let skippedCycles = Atomic<Int>(0)
+    public let skippedFrames = Atomic<Int>(0)
+    public let repeatedCycles = Atomic<Int>(0)
+    public let repeatedFrames = Atomic<Int>(0)
     /// The server's buffer size now, and how often it changed while playing.
     public let bufferFrames = Atomic<Int>(0)
     public let bufferSizeChanges = Atomic<Int>(0)

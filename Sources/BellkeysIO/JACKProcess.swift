@@ -64,7 +64,15 @@ extension JACKOutput {
         if hasCycled, frameTime != expectedFrameTime {
             // JACK2 also moves its frame counter on by one old period when the buffer size
             // changes, though no cycle was missed: that is not counted, but the line restarts.
-            if frameCount == lastFrameCount { skippedCycles.wrappingAdd(1, ordering: .relaxed) }
+            // A stalled server skips whole cycles at once: count each period and the frames.
+            let jump = Int(Int32(bitPattern: frameTime &- expectedFrameTime))
+            if frameCount == lastFrameCount, jump > 0 {
+                skippedCycles.wrappingAdd((jump + frameCount - 1) / frameCount, ordering: .relaxed)
+                skippedFrames.wrappingAdd(jump, ordering: .relaxed)
+            } else if frameCount == lastFrameCount {
+                repeatedCycles.wrappingAdd(1, ordering: .relaxed)
+                repeatedFrames.wrappingAdd(-jump, ordering: .relaxed)
+            }
             mixer._withUnsafeGuaranteedRef { $0.clock.restart() }
         }
         hasCycled = true

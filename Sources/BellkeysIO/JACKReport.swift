@@ -46,8 +46,11 @@ extension JACKOutput {
             busyNanoseconds: longestCycleNanoseconds.load(ordering: .relaxed), cycles: 1, bufferFrames: buffer,
             sampleRate: rate)
         let unreported = mixer.unreportedPlays.load(ordering: .relaxed)
+        let repeated = repeatedCycles.load(ordering: .relaxed)
         return
             "JACK xruns: \(xruns.load(ordering: .relaxed)), cycles \(cycles), skipped \(skippedCycles.load(ordering: .relaxed))"
+            + " (\(skippedFrames.load(ordering: .relaxed)) frames)"
+            + (repeated > 0 ? ", repeated \(repeated) (\(repeatedFrames.load(ordering: .relaxed)) frames)" : "")
             + ", buffer size changes \(bufferSizeChanges.load(ordering: .relaxed))"
             + ", DSP mean \(secondsText(mean, digits: 2))% longest \(secondsText(longest, digits: 1))% of a cycle"
             + "; JACK MIDI messages \(midiEventsPlayed.load(ordering: .relaxed)) (not played \(midiEventsIgnored.load(ordering: .relaxed)))"

@@ -15,17 +15,19 @@ def unchecked(frame, margin=0):
     return any(a - margin <= frame < b + margin for a, b in HOLES)
 
 
-def compare(name, recording, rendered, shift=0, what="the recording"):
-    """`recording` against `rendered` delayed by `shift` frames, over the recording's length.
-    Where they differ, says by how many units in the last place and where."""
+def compare(name, recording, rendered, shift=0, what="the recording", holes=None):
+    """`recording` against `rendered` delayed by `shift` frames, over the recording's length,
+    less `holes` (HOLES unless given). Where they differ, says by how many units in the last
+    place and where."""
+    holes = HOLES if holes is None else holes
     expected = np.zeros_like(recording)
     n = max(0, min(len(recording) - shift, len(rendered)))
     expected[shift:shift + n] = rendered[:n, :recording.shape[1]]
     difference = np.abs(recording.astype(np.float64) - expected)
-    for a, b in HOLES:
+    for a, b in holes:
         difference[max(a, 0):max(b, 0)] = 0
-    if HOLES:
-        what += f" (less {sum(min(b, len(recording)) - max(a, 0) for a, b in HOLES)} frames the probe missed)"
+    if holes:
+        what += f" (less {sum(min(b, len(recording)) - max(a, 0) for a, b in holes)} frames the probe missed)"
     differing = np.nonzero(difference.max(axis=1) > 0)[0]
     where = ""
     if len(differing):

@@ -47,7 +47,7 @@ def wait_for_port(env, port, process, seconds=10):
 
 XRUN_CLIENT = re.compile(r"JackEngine::XRun: client = (\S+) was not finished, state = (\w+)")
 XRUN_LATE_CLIENT = re.compile(r"JackEngine::XRun: client (\S+) finished after current callback")
-CLOSING = re.compile(r"bellkeys: stopped \((\w+)\); JACK xruns: (\d+), cycles (\d+), skipped (\d+), .*?"
+CLOSING = re.compile(r"bellkeys: stopped \((\w+)\); JACK xruns: (\d+), cycles (\d+), skipped (\d+) \(\d+ frames\)(?:, repeated \d+ \(\d+ frames\))?, .*?"
                      r"DSP mean ([\d.]+)% longest ([\d.]+)% of a cycle; JACK MIDI messages (\d+) \(not played (\d+)\)"
                      r".*?dropped \(queue full\) (\d+)(?:, late \d+)?; voices: peak (\d+), stolen (\d+)")
 

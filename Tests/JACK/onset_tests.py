@@ -9,7 +9,7 @@ from analysis import HOLES, compare, jump, onsets_ok
 from bells import step_bell
 from common import PERIOD, WRAP, bellkeys_lines, check, folder_for, frame
 from files import write_map
-from takes import perform, probe_ok, render, stopped_ok
+from takes import as_bellkeys_played, perform, probe_ok, render, stopped_ok
 
 
 def onset_schedule():
@@ -55,7 +55,8 @@ def test_onsets():
           f"onsets: the {len(sent)} events went out at {len(offsets)} different offsets in their {PERIOD}-frame cycles "
           f"({'every one of 0 to 63' if offsets == list(range(64)) else f'0 to {PERIOD - 1}'}), each its frame's")
     onsets_ok("onsets", take.audio, notes)
-    compare("onsets", take.audio, render(folder, map_path, events, 2, len(take.audio)))
+    audio, played, holes = as_bellkeys_played(take, events)
+    compare("onsets", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
 
 
 def test_channels():
@@ -72,7 +73,8 @@ def test_channels():
     if not probe_ok("channels", take):
         return
     onsets_ok("channels", take.audio, notes, what=" of channel 1")
-    compare("channels", take.audio, render(folder, map_path, events, 2, len(take.audio)))
+    audio, played, holes = as_bellkeys_played(take, events)
+    compare("channels", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
     counted = f"JACK MIDI messages {len(events)} (not played {len(drums)})"
     check(counted in take.log, f"channels: the {len(drums)} drum notes were not played ({counted!r} in: {bellkeys_lines(take.log)})")
 
@@ -88,7 +90,8 @@ def test_order_after():
     # JACK2 makes the MIDI connection, which closes a loop, a feedback connection: bellkeys reads
     # the sender's buffer before the sender fills it, so it gets each cycle's events a cycle late.
     onsets_ok("order-after", take.audio, notes, delay=PERIOD, what=" (the sender after bellkeys)")
-    compare("order-after", take.audio, render(folder, map_path, events, 2, len(take.audio)), shift=PERIOD)
+    audio, played, holes = as_bellkeys_played(take, events)
+    compare("order-after", audio, render(folder, map_path, played, 2, len(audio)), shift=PERIOD, holes=holes)
 
 
 def test_bufsize():

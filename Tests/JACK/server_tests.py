@@ -12,7 +12,8 @@ from bells import step_bell
 from common import BELLKEYS, PIPEWIRE_PID, PROBE, RATE, WORK, WRAP, bellkeys_lines, check, folder_for, frame
 from files import write_map
 from servers import connections, forget_server, jack_lsp, start_bellkeys, start_server, stop_bellkeys, stop_server
-from takes import perform
+from analysis import compare, jump, onsets_ok, unchecked
+from takes import as_bellkeys_played, bellkeys_skipped, perform, probe_ok, record_ok, render, stopped_ok
 
 
 def test_ports():
@@ -157,3 +158,40 @@ def test_pipewire_gone():
     said = open(os.path.join(folder, "bellkeys.log")).read()
     check(running and status == 1 and ms < 1000 and "went away" in said,
           f"pipewire-gone: bellkeys exited with status {status} {ms:.0f} ms after PipeWire was killed; it said: {bellkeys_lines(said)}")
+
+
+def test_stall():
+    """PipeWire stalled twice for 40 ms mid-take (SIGSTOP, SIGCONT), as a busy machine stalls it
+    now and then: its driver then skips the cycles it slept through, for every client at once,
+    bellkeys included. bellkeys counts them (skipped, in its closing line), goes on where it
+    stopped, and plays the notes after the stall at their frames; the take up to the stall is
+    its render, and all of it, stretch by stretch, is its --record, bit for bit, the stretches
+    as far apart as bellkeys says it was skipped. PipeWire only: jackd's dummy driver does not
+    skip."""
+    folder = folder_for("stall")
+    map_path = write_map(folder, {n: step_bell(8192, frame(0.4), frame(0.2)) for n in range(60, 73)})
+    events = [(frame(0.1 * k, (k * 23) % 512), 0x90, 60 + (k * 5) % 13, 40 + (k * 17) % 80) for k in range(1, 28)]
+    recording = os.path.join(folder, "recording.wav")
+    if os.path.exists(recording):
+        os.remove(recording)
+
+    def stall(bellkeys):
+        os.kill(PIPEWIRE_PID, signal.SIGSTOP)
+        time.sleep(0.04)
+        os.kill(PIPEWIRE_PID, signal.SIGCONT)
+
+    take = perform(folder, map_path, events, 3.0, actions=[(1.03, stall), (2.03, stall)],
+                   extra=("--record", recording))
+    stopped_ok("stall", take)
+    if not probe_ok("stall", take):
+        return
+    net, said = bellkeys_skipped(take)
+    check(take.summary["gaps"] > 0 and not said.startswith("skipped 0 "),
+          f"stall: PipeWire skipped the probe in {take.summary['gaps']} stretches ({take.summary['gap_frames']} frames) "
+          f"and bellkeys: {said}, {net} frames not played in all")
+    notes = [(at, jump(8192, velocity)) for at, _, _, velocity in events if not unchecked(at, margin=500)]
+    onsets_ok("stall", take.audio, notes, what=" outside the stalls")
+    audio, played, holes = as_bellkeys_played(take, events)
+    compare("stall", audio, render(folder, map_path, played, 2, len(audio)), holes=holes,
+            what="the take up to the first stall")
+    record_ok("stall", take, events, recording)
