@@ -1,12 +1,14 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.0
 import PackageDescription
 
 // The AVX2 build of the engine's four-voice mixing loop (Sources/BellkeysWideMix, a link to
 // Sources/BellkeysEngine/MixLoops.swift): compiled for Haswell-class x86-64 CPUs (x86-64-v3),
 // used only where BellkeysIO's wideMixingAvailable() finds such a CPU. Elsewhere it is built
 // plainly and never called.
+// (-Xcc -march: Swift compiles for the C importer's target CPU, and Swift 6.0's driver turns
+// -target-cpu into a -mcpu its clang refuses for x86-64.)
 #if arch(x86_64)
-let wideMixSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+let wideMixSettings: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-march=haswell"])]
 #else
 let wideMixSettings: [SwiftSetting] = []
 #endif

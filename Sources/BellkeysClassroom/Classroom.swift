@@ -348,7 +348,7 @@ public final class Classroom {
             + ",\"rateLimited\":\(c.rateLimited),\"notHeld\":\(c.notHeld),\"removed\":\(c.removed)}"
         s +=
             ",\"devices\":["
-            + devices.map { d in
+            + devices.map { d -> String in
                 "{\"id\":\(d.id),\"name\":\(jsonQuoted(d.name)),\"address\":\(jsonQuoted(d.address)),\"bells\":[\(held(by: d).map(String.init).joined(separator: ","))]"
                     + ",\"strikes\":\(d.strikes),\"rateLimited\":\(d.rateLimited)"
                     + (deviceExtra(d.id).map { ",\"follow\":" + $0 } ?? "") + "}"

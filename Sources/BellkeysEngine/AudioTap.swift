@@ -34,16 +34,16 @@ public final class AudioTap: @unchecked Sendable {
     @discardableResult
     public func push(_ frames: UnsafeRawPointer, frameCount: Int) -> Bool {
         let byteCount = frameCount * frameByteCount
-        let t = tail.load(ordering: .relaxed)
-        if t - head.load(ordering: .acquiring) + byteCount > capacity {
-            droppedFrames.wrappingAdd(frameCount, ordering: .relaxed)
+        let t = tail.relaxedLoad()
+        if t - head.acquiringLoad() + byteCount > capacity {
+            droppedFrames.relaxedAdd(frameCount)
             return false
         }
         let start = t % capacity
         let first = min(byteCount, capacity - start)
         (storage + start).copyMemory(from: frames, byteCount: first)
         if first < byteCount { storage.copyMemory(from: frames + first, byteCount: byteCount - first) }
-        tail.store(t + byteCount, ordering: .releasing)
+        tail.releasingStore(t + byteCount)
         return true
     }
 
@@ -51,14 +51,14 @@ public final class AudioTap: @unchecked Sendable {
     /// frees it. Returns the byte count. Thread: consumer.
     @discardableResult
     public func read(_ body: (UnsafeRawBufferPointer) -> Void) -> Int {
-        let h = head.load(ordering: .relaxed)
-        let byteCount = tail.load(ordering: .acquiring) - h
+        let h = head.relaxedLoad()
+        let byteCount = tail.acquiringLoad() - h
         guard byteCount > 0 else { return 0 }
         let start = h % capacity
         let first = min(byteCount, capacity - start)
         body(UnsafeRawBufferPointer(start: storage + start, count: first))
         if first < byteCount { body(UnsafeRawBufferPointer(start: storage, count: byteCount - first)) }
-        head.store(h + byteCount, ordering: .releasing)
+        head.releasingStore(h + byteCount)
         return byteCount
     }
 }

@@ -111,8 +111,8 @@ extension Engine {
             publishSets()
             return
         }
-        lastMissingProgram.store(bank << 7 | program, ordering: .relaxed)
-        missingPrograms.wrappingAdd(1, ordering: .relaxed)
+        lastMissingProgram.relaxedStore(bank << 7 | program)
+        missingPrograms.relaxedAdd(1)
     }
 
     /// The set a program change to `program` under bank select `bank` chooses (`programChange`'s
@@ -164,8 +164,8 @@ extension Engine {
             low |= UInt64(channels[ch].set & 255) << (8 * ch)
             high |= UInt64(channels[ch + 8].set & 255) << (8 * ch)
         }
-        channelSetsLow.store(low, ordering: .relaxed)
-        channelSetsHigh.store(high, ordering: .relaxed)
+        channelSetsLow.relaxedStore(low)
+        channelSetsHigh.relaxedStore(high)
     }
 
     /// The event `chooseRoom` queues: MIDI's undefined system status 0xF4, which no input

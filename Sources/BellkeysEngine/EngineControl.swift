@@ -10,7 +10,7 @@ extension Engine {
     @discardableResult
     public func enqueue(_ event: EngineEvent) -> Bool {
         if events.push(event) { return true }
-        droppedEvents.wrappingAdd(1, ordering: .relaxed)
+        droppedEvents.relaxedAdd(1)
         return false
     }
 
@@ -28,7 +28,7 @@ extension Engine {
     /// channels' events. Only the latest call counts. Thread: control.
     public func cancelScheduled(channel: Int?) {
         let code = channel.map { $0 & 15 } ?? 16
-        scheduledCancellation.store(scheduled.pushedCount * 32 + code, ordering: .releasing)
+        scheduledCancellation.releasingStore(scheduled.pushedCount * 32 + code)
     }
 
     /// Queues `event`, which the render thread read for the period it is about to render (a
@@ -39,13 +39,13 @@ extension Engine {
     @discardableResult
     public func playNow(_ event: EngineEvent) -> Bool {
         if direct.push(event) { return true }
-        droppedEvents.wrappingAdd(1, ordering: .relaxed)
+        droppedEvents.relaxedAdd(1)
         return false
     }
 
     /// Whether `note` (0...127) sounded at the end of the last render call. Thread: any.
     public func isSounding(note: Int) -> Bool {
-        let bits = note < 64 ? soundingNotesLow.load(ordering: .relaxed) : soundingNotesHigh.load(ordering: .relaxed)
+        let bits = note < 64 ? soundingNotesLow.relaxedLoad() : soundingNotesHigh.relaxedLoad()
         return bits & (1 << UInt64(note & 63)) != 0
     }
 
@@ -64,7 +64,7 @@ extension Engine {
 
     /// Sets the master volume; the render thread ramps to it. Thread: any.
     public func setMasterVolume(decibels: Double) {
-        masterGainBits.store(linearGain(decibels: decibels).bitPattern, ordering: .relaxed)
+        masterGainBits.relaxedStore(linearGain(decibels: decibels).bitPattern)
     }
 
     /// Voices sounding or fading right now. Thread: render (or after rendering stopped).
@@ -118,7 +118,7 @@ extension Engine {
     /// The set `channel` (0...15) plays: its starting set until a program change chooses
     /// another (as of the last render call). Thread: any.
     public func currentSet(channel: Int) -> Int {
-        let word = channel & 15 < 8 ? channelSetsLow.load(ordering: .relaxed) : channelSetsHigh.load(ordering: .relaxed)
+        let word = channel & 15 < 8 ? channelSetsLow.relaxedLoad() : channelSetsHigh.relaxedLoad()
         return Int(word >> (8 * UInt64(channel & 7)) & 255)
     }
 

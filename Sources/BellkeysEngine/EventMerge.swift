@@ -19,12 +19,12 @@ extension Engine {
 
     @_noLocks
     func render(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount: Int) {
-        let masterBits = masterGainBits.load(ordering: .relaxed)
+        let masterBits = masterGainBits.relaxedLoad()
         if masterBits != masterGain.bitPattern {
             masterGain = Float(bitPattern: masterBits)
             for ch in 0..<16 { updateBus(channel: ch) }
         }
-        let cancellation = scheduledCancellation.load(ordering: .acquiring)
+        let cancellation = scheduledCancellation.acquiringLoad()
         let cancelledBefore = cancellation >> 5, cancelledChannel = UInt8(cancellation & 31)
         var done = 0
         var rested = true
@@ -82,7 +82,7 @@ extension Engine {
                     end = done + Int(offset)
                     break
                 }
-                if offset < 0 { lateEvents.wrappingAdd(1, ordering: .relaxed) }
+                if offset < 0 { lateEvents.relaxedAdd(1) }
                 apply(event, delay: 0)
                 popEvent(from: source)
             }
@@ -98,12 +98,12 @@ extension Engine {
             done = end
         }
         renderedOnlySilence = rested
-        voiceCount.store(activeCount, ordering: .relaxed)
-        if hasReverb { roomIsQuiet.store(roomsAreIdle, ordering: .relaxed) }
-        soundingNotesLow.store(soundingLow, ordering: .relaxed)
-        soundingNotesHigh.store(soundingHigh, ordering: .relaxed)
-        if activeCount > peakVoiceCount.load(ordering: .relaxed) {
-            peakVoiceCount.store(activeCount, ordering: .relaxed)
+        voiceCount.relaxedStore(activeCount)
+        if hasReverb { roomIsQuiet.relaxedStore(roomsAreIdle) }
+        soundingNotesLow.relaxedStore(soundingLow)
+        soundingNotesHigh.relaxedStore(soundingHigh)
+        if activeCount > peakVoiceCount.relaxedLoad() {
+            peakVoiceCount.relaxedStore(activeCount)
         }
     }
 

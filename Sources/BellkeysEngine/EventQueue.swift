@@ -34,40 +34,40 @@ public struct EventQueue: ~Copyable, @unchecked Sendable {
     public var capacity: Int { mask + 1 }
 
     /// Events waiting (approximate while both sides run).
-    public var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
+    public var count: Int { tail.acquiringLoad() - head.acquiringLoad() }
 
     /// Appends `event`; returns false, changing nothing, when the queue is full.
     /// Thread: producer only. Real-time safe.
     @_noLocks
     public func push(_ event: EngineEvent) -> Bool {
-        let t = tail.load(ordering: .relaxed)
-        if t - head.load(ordering: .acquiring) > mask { return false }
+        let t = tail.relaxedLoad()
+        if t - head.acquiringLoad() > mask { return false }
         slots[t & mask] = event
-        tail.store(t + 1, ordering: .releasing)
+        tail.releasingStore(t + 1)
         return true
     }
 
     /// The oldest event, without removing it. Thread: consumer only. Real-time safe.
     @_noLocks
     public func peek() -> EngineEvent? {
-        let h = head.load(ordering: .relaxed)
-        if h == tail.load(ordering: .acquiring) { return nil }
+        let h = head.relaxedLoad()
+        if h == tail.acquiringLoad() { return nil }
         return slots[h & mask]
     }
 
     /// Events pushed since the queue was made. Thread: producer only.
-    public var pushedCount: Int { tail.load(ordering: .relaxed) }
+    public var pushedCount: Int { tail.relaxedLoad() }
 
     /// The position of the oldest event among all ever pushed (0 for the first).
     /// Thread: consumer only. Real-time safe.
     public var headIndex: Int {
-        @_noLocks get { head.load(ordering: .relaxed) }
+        @_noLocks get { head.relaxedLoad() }
     }
 
     /// Removes the oldest event. Thread: consumer only, after `peek` returned one.
     @_noLocks
     public func pop() {
-        let h = head.load(ordering: .relaxed)
-        head.store(h + 1, ordering: .releasing)
+        let h = head.relaxedLoad()
+        head.releasingStore(h + 1)
     }
 }

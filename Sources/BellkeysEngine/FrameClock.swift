@@ -55,9 +55,9 @@ public struct FrameClock: ~Copyable, Sendable {
 
         @_noLocks
         func set(frame f: Int64, nanoseconds t: UInt64, offset o: Int64) {
-            frame.store(f, ordering: .relaxed)
-            nanoseconds.store(t, ordering: .relaxed)
-            offset.store(o, ordering: .relaxed)
+            frame.relaxedStore(f)
+            nanoseconds.relaxedStore(t)
+            offset.relaxedStore(o)
         }
     }
 
@@ -70,31 +70,31 @@ public struct FrameClock: ~Copyable, Sendable {
     @_noLocks
     public func publish(frame: Int64, nanoseconds: UInt64) {
         let offset = Int64(bitPattern: nanoseconds) &- Int64(Double(frame) * nanosecondsPerFrame)
-        if frameValue.load(ordering: .relaxed) < 0
-            || nanoseconds &- windowStart.load(ordering: .relaxed) >= windowNanoseconds
+        if frameValue.relaxedLoad() < 0
+            || nanoseconds &- windowStart.relaxedLoad() >= windowNanoseconds
         {
             previous.set(
-                frame: current.frame.load(ordering: .relaxed),
-                nanoseconds: current.nanoseconds.load(ordering: .relaxed),
-                offset: current.offset.load(ordering: .relaxed))
+                frame: current.frame.relaxedLoad(),
+                nanoseconds: current.nanoseconds.relaxedLoad(),
+                offset: current.offset.relaxedLoad())
             current.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
-            windowStart.store(nanoseconds, ordering: .relaxed)
-        } else if offset <= current.offset.load(ordering: .relaxed) {
+            windowStart.relaxedStore(nanoseconds)
+        } else if offset <= current.offset.relaxedLoad() {
             current.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
         }
         noticeSlip(frame: frame, nanoseconds: nanoseconds, offset: offset)
-        var anchorFrame = current.frame.load(ordering: .relaxed)
-        var anchorTime = current.nanoseconds.load(ordering: .relaxed)
-        if previous.offset.load(ordering: .relaxed) < current.offset.load(ordering: .relaxed) {
-            anchorFrame = previous.frame.load(ordering: .relaxed)
-            anchorTime = previous.nanoseconds.load(ordering: .relaxed)
+        var anchorFrame = current.frame.relaxedLoad()
+        var anchorTime = current.nanoseconds.relaxedLoad()
+        if previous.offset.relaxedLoad() < current.offset.relaxedLoad() {
+            anchorFrame = previous.frame.relaxedLoad()
+            anchorTime = previous.nanoseconds.relaxedLoad()
         }
-        let s = sequence.load(ordering: .relaxed)
-        sequence.store(s &+ 1, ordering: .relaxed)
-        atomicMemoryFence(ordering: .releasing)
-        frameValue.store(anchorFrame, ordering: .relaxed)
-        nanosecondsValue.store(anchorTime, ordering: .relaxed)
-        sequence.store(s &+ 2, ordering: .releasing)
+        let s = sequence.relaxedLoad()
+        sequence.relaxedStore(s &+ 1)
+        releasingFence()
+        frameValue.relaxedStore(anchorFrame)
+        nanosecondsValue.relaxedStore(anchorTime)
+        sequence.releasingStore(s &+ 2)
     }
 
     /// The line keeps the earliest pair for one to two seconds, so that late wake-ups never move
@@ -106,25 +106,25 @@ public struct FrameClock: ~Copyable, Sendable {
     /// line. The line then starts again from the block's earliest pair. Thread: render.
     @_noLocks
     private func noticeSlip(frame: Int64, nanoseconds: UInt64, offset: Int64) {
-        let count = blockCount.load(ordering: .relaxed)
-        if count == 0 || offset < block.offset.load(ordering: .relaxed) {
+        let count = blockCount.relaxedLoad()
+        if count == 0 || offset < block.offset.relaxedLoad() {
             block.set(frame: frame, nanoseconds: nanoseconds, offset: offset)
         }
-        if count == 0 { blockStart.store(nanoseconds, ordering: .relaxed) }
-        blockCount.store(count + 1, ordering: .relaxed)
+        if count == 0 { blockStart.relaxedStore(nanoseconds) }
+        blockCount.relaxedStore(count + 1)
         guard count + 1 >= Self.slipBlockPairs,
-            nanoseconds &- blockStart.load(ordering: .relaxed) >= Self.slipBlockNanoseconds
+            nanoseconds &- blockStart.relaxedLoad() >= Self.slipBlockNanoseconds
         else { return }
-        blockCount.store(0, ordering: .relaxed)
-        let line = min(current.offset.load(ordering: .relaxed), previous.offset.load(ordering: .relaxed))
-        let earliest = block.offset.load(ordering: .relaxed)
+        blockCount.relaxedStore(0)
+        let line = min(current.offset.relaxedLoad(), previous.offset.relaxedLoad())
+        let earliest = block.offset.relaxedLoad()
         guard earliest &- line > Self.slipNanoseconds else { return }
         current.set(
-            frame: block.frame.load(ordering: .relaxed), nanoseconds: block.nanoseconds.load(ordering: .relaxed),
+            frame: block.frame.relaxedLoad(), nanoseconds: block.nanoseconds.relaxedLoad(),
             offset: earliest)
         previous.set(frame: -1, nanoseconds: 0, offset: Int64.max)
-        windowStart.store(nanoseconds, ordering: .relaxed)
-        slips.wrappingAdd(1, ordering: .relaxed)
+        windowStart.relaxedStore(nanoseconds)
+        slips.relaxedAdd(1)
     }
 
     /// Forgets the line after the device's clock jumped (an underrun restarted it); the next
@@ -133,20 +133,20 @@ public struct FrameClock: ~Copyable, Sendable {
     public func restart() {
         current.set(frame: -1, nanoseconds: 0, offset: Int64.max)
         previous.set(frame: -1, nanoseconds: 0, offset: Int64.max)
-        windowStart.store(0, ordering: .relaxed)
-        blockCount.store(0, ordering: .relaxed)
+        windowStart.relaxedStore(0)
+        blockCount.relaxedStore(0)
     }
 
     /// A point of the device's clock line (frame, time), or nil before the first `publish`.
     /// Thread: any.
     public func read() -> (frame: Int64, nanoseconds: UInt64)? {
         while true {
-            let before = sequence.load(ordering: .acquiring)
+            let before = sequence.acquiringLoad()
             if before & 1 != 0 { continue }
-            let frame = frameValue.load(ordering: .relaxed)
-            let nanoseconds = nanosecondsValue.load(ordering: .relaxed)
-            atomicMemoryFence(ordering: .acquiring)
-            if sequence.load(ordering: .relaxed) == before {
+            let frame = frameValue.relaxedLoad()
+            let nanoseconds = nanosecondsValue.relaxedLoad()
+            acquiringFence()
+            if sequence.relaxedLoad() == before {
                 return frame < 0 ? nil : (frame, nanoseconds)
             }
         }

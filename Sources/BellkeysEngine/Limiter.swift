@@ -26,8 +26,8 @@ extension Engine {
             if !(abs(y) <= 1) { clipped += 1 }
         }
         limiterGain = g
-        if limited > 0 { limitedFrames.wrappingAdd(limited, ordering: .relaxed) }
-        if clipped > 0 { clippedSamples.wrappingAdd(clipped, ordering: .relaxed) }
+        if limited > 0 { limitedFrames.relaxedAdd(limited) }
+        if clipped > 0 { clippedSamples.relaxedAdd(clipped) }
     }
 
     /// The same limiter over two channels, linked: one gain, from the louder channel of each
@@ -61,7 +61,7 @@ extension Engine {
             if !(abs(yl) <= 1) || !(abs(yr) <= 1) { clipped += 1 }
         }
         limiterGain = g
-        if limited > 0 { limitedFrames.wrappingAdd(limited, ordering: .relaxed) }
-        if clipped > 0 { clippedSamples.wrappingAdd(clipped, ordering: .relaxed) }
+        if limited > 0 { limitedFrames.relaxedAdd(limited) }
+        if clipped > 0 { clippedSamples.relaxedAdd(clipped) }
     }
 }

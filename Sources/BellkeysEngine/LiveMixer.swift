@@ -110,17 +110,17 @@ public final class LiveMixer: @unchecked Sendable {
     @_noLocks
     @discardableResult
     public func beginPeriod(frameCount: Int, nanoseconds: UInt64) -> Int64 {
-        periodFrames.store(frameCount, ordering: .relaxed)
+        periodFrames.relaxedStore(frameCount)
         clock.publish(frame: frame, nanoseconds: nanoseconds)
         if retiring == nil {
-            let bits = incoming.load(ordering: .acquiring)
+            let bits = incoming.acquiringLoad()
             if bits != 0, let pointer = UnsafeMutableRawPointer(bitPattern: bits) {
-                incoming.store(0, ordering: .relaxed)
+                incoming.relaxedStore(0)
                 retiring = current
                 current = Unmanaged<Engine>.fromOpaque(pointer)
                 let startFrame = frame
                 current._withUnsafeGuaranteedRef { $0.start(atFrame: startFrame) }
-                engineStartFrame.store(startFrame, ordering: .releasing)
+                engineStartFrame.releasingStore(startFrame)
             }
         }
         return frame
@@ -135,12 +135,12 @@ public final class LiveMixer: @unchecked Sendable {
     /// render. Real-time safe.
     @_noLocks
     public func playNow(_ event: EngineEvent) {
-        guard takesRenderThreadEvents.load(ordering: .relaxed) else { return }
+        guard takesRenderThreadEvents.relaxedLoad() else { return }
         _ = current._withUnsafeGuaranteedRef { $0.playNow(event) }
         if let old = retiring, !event.strikes {
             _ = old._withUnsafeGuaranteedRef { $0.playNow(event) }
         }
-        if !played.push(event) { unreportedPlays.wrappingAdd(1, ordering: .relaxed) }
+        if !played.push(event) { unreportedPlays.relaxedAdd(1) }
     }
 
     /// Renders the next `frameCount` frames (at most `maximumPeriodFrames`) of the period begun
@@ -163,8 +163,8 @@ public final class LiveMixer: @unchecked Sendable {
                 outRight[i] += extraRight[i]
             }
             let finished = old._withUnsafeGuaranteedRef { $0.isSilent() }
-            if finished, retired.load(ordering: .acquiring) == 0 {
-                retired.store(UInt(bitPattern: old.toOpaque()), ordering: .releasing)
+            if finished, retired.acquiringLoad() == 0 {
+                retired.releasingStore(UInt(bitPattern: old.toOpaque()))
                 retiring = nil
             }
         }
@@ -180,8 +180,8 @@ public final class LiveMixer: @unchecked Sendable {
             outputIsSilent = false
         }
         frame += Int64(frameCount)
-        renderedThroughFrame.store(frame, ordering: .releasing)
-        completedRenders.wrappingAdd(1, ordering: .releasing)
+        renderedThroughFrame.releasingStore(frame)
+        completedRenders.releasingAdd(1)
     }
 
     /// Renders the period begun, `frameCount` frames (any number: taken in parts of at most
@@ -223,7 +223,7 @@ public final class LiveMixer: @unchecked Sendable {
     public func install(_ engine: Engine) -> Bool {
         guard !owned.contains(where: { $0 === engine }) else { return false }
         owned.append(engine)
-        engineStartFrame.store(-1, ordering: .relaxed)
+        engineStartFrame.relaxedStore(-1)
         if incoming.compareExchange(
             expected: 0, desired: UInt(bitPattern: Unmanaged.passUnretained(engine).toOpaque()),
             ordering: .releasing
@@ -235,12 +235,12 @@ public final class LiveMixer: @unchecked Sendable {
     }
 
     /// Whether an engine handed over by `install` has not yet been started. Thread: any.
-    public var installPending: Bool { incoming.load(ordering: .acquiring) != 0 }
+    public var installPending: Bool { incoming.acquiringLoad() != 0 }
 
     /// The engine the render thread has finished with, if any; the caller may release it.
     /// Thread: control.
     public func takeRetired() -> Engine? {
-        let bits = retired.exchange(0, ordering: .acquiring)
+        let bits = retired.acquiringExchange(0)
         guard bits != 0, let pointer = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
         let engine = Unmanaged<Engine>.fromOpaque(pointer).takeUnretainedValue()
         owned.removeAll { $0 === engine }

@@ -37,7 +37,8 @@ public func interleave(
         }
     case .s24, .s32:
         let out = output.assumingMemoryBound(to: Int32.self)
-        let bits = format == .s24 ? 24 : 32
+        let bits: Int
+        if case .s24 = format { bits = 24 } else { bits = 32 }
         for i in 0..<frameCount {
             let q = pcm32(mono[i], bits: bits)
             for c in 0..<channels { out[i * channels + c] = q }
@@ -68,7 +69,8 @@ public func interleave(
         }
     case .s24, .s32:
         let out = output.assumingMemoryBound(to: Int32.self)
-        let bits = format == .s24 ? 24 : 32
+        let bits: Int
+        if case .s24 = format { bits = 24 } else { bits = 32 }
         for i in 0..<frameCount {
             let (l, r, m) = (left[i], right[i], (left[i] + right[i]) * 0.5)
             for c in 0..<channels {

@@ -21,7 +21,7 @@ extension Engine {
         noteSets[128 * channel + note] = UInt8(truncatingIfNeeded: set)
         let started = startRegions(
             candidateStarts + 129 * set, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
-        if !started { ignoredNotes.wrappingAdd(1, ordering: .relaxed) }
+        if !started { ignoredNotes.relaxedAdd(1) }
     }
 
     /// Starts every region of `note`'s list (`starts`, `list`: the note-on or the release
@@ -220,7 +220,7 @@ extension Engine {
         }
         if best >= 0 {
             fade(slot: best)
-            stolenVoices.wrappingAdd(1, ordering: .relaxed)
+            stolenVoices.relaxedAdd(1)
         }
     }
 
@@ -238,7 +238,7 @@ extension Engine {
         }
         if best < 0 { best = 0 }
         retire(activeIndex: best)
-        cutVoices.wrappingAdd(1, ordering: .relaxed)
+        cutVoices.relaxedAdd(1)
     }
 
     @_noLocks

@@ -67,11 +67,11 @@ extension JACKOutput {
             // A stalled server skips whole cycles at once: count each period and the frames.
             let jump = Int(Int32(bitPattern: frameTime &- expectedFrameTime))
             if frameCount == lastFrameCount, jump > 0 {
-                skippedCycles.wrappingAdd((jump + frameCount - 1) / frameCount, ordering: .relaxed)
-                skippedFrames.wrappingAdd(jump, ordering: .relaxed)
+                skippedCycles.relaxedAdd((jump + frameCount - 1) / frameCount)
+                skippedFrames.relaxedAdd(jump)
             } else if frameCount == lastFrameCount {
-                repeatedCycles.wrappingAdd(1, ordering: .relaxed)
-                repeatedFrames.wrappingAdd(-jump, ordering: .relaxed)
+                repeatedCycles.relaxedAdd(1)
+                repeatedFrames.relaxedAdd(-jump)
             }
             mixer._withUnsafeGuaranteedRef { $0.clock.restart() }
         }
@@ -93,15 +93,15 @@ extension JACKOutput {
         let frame = first + Int64(min(max(offset, 0), frameCount - 1))
         // (two guards, not ||: the operator's autoclosure would retain self)
         guard let event = EngineEvent(midi: bytes, count: count, frame: frame) else {
-            midiEventsIgnored.wrappingAdd(1, ordering: .relaxed)
+            midiEventsIgnored.relaxedAdd(1)
             return
         }
         guard channelFilter.accepts(status: event.status) else {
-            midiEventsIgnored.wrappingAdd(1, ordering: .relaxed)
+            midiEventsIgnored.relaxedAdd(1)
             return
         }
         mixer._withUnsafeGuaranteedRef { $0.playNow(event) }
-        midiEventsPlayed.wrappingAdd(1, ordering: .relaxed)
+        midiEventsPlayed.relaxedAdd(1)
     }
 
     /// Renders the cycle into the output ports' buffers (and the recording). Thread: process.
@@ -122,10 +122,10 @@ extension JACKOutput {
     /// Counts a cycle that took `busy` nanoseconds. Thread: process. Real-time safe.
     @_noLocks
     func count(busy: UInt64) {
-        cycles.wrappingAdd(1, ordering: .relaxed)
-        busyNanoseconds.wrappingAdd(busy, ordering: .relaxed)
-        if busy > longestCycleNanoseconds.load(ordering: .relaxed) {
-            longestCycleNanoseconds.store(busy, ordering: .relaxed)
+        cycles.relaxedAdd(1)
+        busyNanoseconds.relaxedAdd(busy)
+        if busy > longestCycleNanoseconds.relaxedLoad() {
+            longestCycleNanoseconds.relaxedStore(busy)
         }
     }
 
@@ -133,17 +133,17 @@ extension JACKOutput {
     /// keeps the figure (a change before the first cycle is the server's start, not counted).
     /// Thread: JACK's notification thread.
     func bufferSizeChanged(to frames: Int) {
-        let old = bufferFrames.exchange(frames, ordering: .relaxed)
-        if old != frames, cycles.load(ordering: .relaxed) > 0 { bufferSizeChanges.wrappingAdd(1, ordering: .relaxed) }
+        let old = bufferFrames.relaxedExchange(frames)
+        if old != frames, cycles.relaxedLoad() > 0 { bufferSizeChanges.relaxedAdd(1) }
     }
 
     /// A connection between ports `a` and `b` was made or removed. Thread: JACK's notification
     /// thread (a port lookup and atomics only).
     func connectionChanged(_ a: bk_jack_port_id_t, _ b: bk_jack_port_id_t, connected: Bool) {
         if !connected, bk_jack_port_by_id(client, a) == midiPort || bk_jack_port_by_id(client, b) == midiPort {
-            midiDisconnections.wrappingAdd(1, ordering: .releasing)
+            midiDisconnections.releasingAdd(1)
         }
-        graphChanged.store(true, ordering: .releasing)
+        graphChanged.releasingStore(true)
         wakeup.signal()
     }
 }

@@ -81,7 +81,14 @@ static inline int bellkeys_terminal_make_raw(int fd) {
 static inline int bellkeys_cpu_runs_x86_64_v3(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
+#if __clang_major__ >= 18
     return __builtin_cpu_supports("x86-64-v3") ? 1 : 0;
+#else
+    // Clang 17 (Swift 6.0's) has no "x86-64-v3" here: its vector and bit-manipulation parts,
+    // which every CPU with them also has the rest of (F16C, LZCNT, MOVBE: Haswell and later).
+    return (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi")
+            && __builtin_cpu_supports("bmi2")) ? 1 : 0;
+#endif
 #else
     return 0;
 #endif

@@ -76,7 +76,8 @@ import Testing
                 runs += 1
             } == 24)
         #expect(runs == 2)
-        #expect(got == (0..<24).map { UInt8($0) } + (0..<24).map { 50 + UInt8($0) })
+        let want: [UInt8] = (0..<24).map { UInt8($0) } + (0..<24).map { 50 + UInt8($0) }
+        #expect(got == want)
         #expect(tap.read { _ in } == 0)
     }
 

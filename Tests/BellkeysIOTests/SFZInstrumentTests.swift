@@ -137,8 +137,9 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         write(#"{"instrument": "inst.sfz"}"#, to: folder + "/plain.json")
         let plain = try loadInstrument(mapPath: folder + "/plain.json")
         #expect(plain.instrument.regions[0].envelope?.release == 15)
-        #expect(
-            abs(plain.instrument.regions[0].velocityGains![64] - Float(1 - 0.5 * (1 - 64.0 * 64 / (127 * 127)))) < 1e-6)
+        let linearGain64Double: Double = 1.0 - 0.5 * (1.0 - 64.0 * 64.0 / (127.0 * 127.0))
+        let linearGain64 = Float(linearGain64Double)
+        #expect(abs(plain.instrument.regions[0].velocityGains![64] - linearGain64) < 1e-6)
         #expect(plain.instrument.followsPitchBend)
         // A missing instrument is named at the map's field.
         write("{\n  \"instrument\": \"gone.sfz\"\n}", to: folder + "/gone.json")

@@ -289,7 +289,7 @@ public func sfzFileViolations(_ bytes: [UInt8]) -> [String] {
         {
             broken.append("sequence, frames, group or transpose out of range in \(r.location)")
         }
-        let numbers = [
+        let numbers: [Double] = [
             r.pitchKeytrack, r.tune, r.volume, r.pan, r.ampegDelay, r.ampegAttack, r.ampegHold, r.ampegDecay,
             r.ampegSustain, r.ampegRelease, r.ampVeltrack, r.cutoff ?? 0, r.resonance, r.filVeltrack, r.filKeytrack,
             r.loRand, r.hiRand, r.offTime, r.bendUp ?? 0, r.bendDown ?? 0,
