@@ -32,8 +32,6 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // The classroom's QR code (Debian: libqrencode-dev).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        // The classroom's WebSocket handshake: SHA-1 and base64 (Debian: libssl-dev).
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Linux headers that the Glibc module does not cover (signalfd).
         .systemLibrary(name: "CLinux"),
         // libjack, loaded at run time (dlopen): nothing of JACK is needed to build or to run
@@ -60,7 +58,7 @@ let package = Package(
             dependencies: [
                 "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom", "CSndFile", "CSampleRate",
                 "CALSA",
-                "CLinux", "CJack", "CQREncode", "CCrypto",
+                "CLinux", "CJack", "CQREncode",
             ]),
         // The live session's inputs (MIDI keyboards through the sequencer, JACK MIDI, the computer
         // keyboard, the classroom's phones), the console and the control thread's poll loop,

@@ -1,9 +1,8 @@
 // WebSocket (RFC 6455) as far as the classroom needs it, read strictly: the opening handshake's
-// checks, client frames in, server frames out (the accept key's SHA-1 and base64 are
-// libcrypto's, computed in BellkeysIO: this module stays pure Swift). Client frames must be masked,
-// unfragmented, without extensions, and at most `maximumPayload` bytes, which is checked from
-// the frame's length field before any of the payload is kept. Anything else is answered with
-// the close code that says why. Pure Swift, no I/O.
+// checks, the accept key (WebSocketAccept.swift), client frames in, server frames out. Client
+// frames must be masked, unfragmented, without extensions, and at most `maximumPayload` bytes,
+// which is checked from the frame's length field before any of the payload is kept. Anything
+// else is answered with the close code that says why. Pure Swift, no I/O.
 
 /// A frame's opcode.
 public enum WebSocketOpcode: UInt8, Sendable {
@@ -135,8 +134,8 @@ public let webSocketKeyGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 /// Checks a request that asks to become a WebSocket and returns its `Sec-WebSocket-Key`, or
 /// why not. The Origin must be the page's own (the Host it was served from), so a page from
-/// anywhere else cannot ring the bells through a pupil's browser. The accept value is the
-/// caller's to compute (`webSocketAccept(key:)` in BellkeysIO, with libcrypto).
+/// anywhere else cannot ring the bells through a pupil's browser. The accept value is
+/// `webSocketAccept(key:)`'s.
 public func webSocketKey(for head: HTTPRequestHead) throws(WebSocketRefusal) -> String {
     guard head.method == "GET", head.version == "HTTP/1.1" else {
         throw WebSocketRefusal(status: 400, reason: "a WebSocket opens with GET over HTTP/1.1")

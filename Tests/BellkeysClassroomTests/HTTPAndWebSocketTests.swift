@@ -102,10 +102,10 @@ private func clientFrame(
             Issue.record("not read")
             return
         }
-        // The key checked here, the accept value from libcrypto (BellkeysIO).
+        // The key checked, and the accept value RFC 6455 gives for it.
         let key = try webSocketKey(for: h)
         #expect(key == "dGhlIHNhbXBsZSBub25jZQ==")
-        #expect(try webSocketAccept(key: key) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        #expect(webSocketAccept(key: key) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
         #expect(
             String(decoding: webSocketUpgradeResponse(accept: "x"), as: UTF8.self)
                 == "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n"
@@ -191,21 +191,21 @@ private func clientFrame(
         #expect(String(validating: close[4...], as: UTF8.self) != nil)
     }
 
-    /// libcrypto's SHA-1 and base64 (BellkeysIO), which the accept key is made of.
+    /// The SHA-1 and base64 the accept key is made of, against their standards' examples.
     @Test func sha1AndBase64MatchTheirStandards() throws {
         func hex(_ bytes: [UInt8]) -> String {
             bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
                 .joined()
         }
         // FIPS 180 examples, and the two-block message.
-        #expect(hex(try sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
-        #expect(hex(try sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
-        #expect(hex(try sha1(Array(repeating: 0x61, count: 60))) == "13d956033d9af449bfe2c4ef78c17c20469c4bf1")
-        #expect(hex(try sha1(Array(repeating: 0x61, count: 55))) == "c1c8bbdc22796e28c0e15163d20899b65621d65a")
+        #expect(hex(sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(hex(sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        #expect(hex(sha1(Array(repeating: 0x61, count: 60))) == "13d956033d9af449bfe2c4ef78c17c20469c4bf1")
+        #expect(hex(sha1(Array(repeating: 0x61, count: 55))) == "c1c8bbdc22796e28c0e15163d20899b65621d65a")
         #expect(
-            hex(try sha1(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+            hex(sha1(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
                 == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
-        #expect(hex(try sha1(Array(repeating: 0x61, count: 1_000_000))) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+        #expect(hex(sha1(Array(repeating: 0x61, count: 1_000_000))) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
         // RFC 4648 test vectors.
         for (plain, coded) in [
             ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
