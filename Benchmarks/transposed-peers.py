@@ -252,8 +252,8 @@ class Transposed:
             return a / b if a == a and b == b and b > 0 else float("nan")
 
         print()
-        print(f"transposed (issue 26), transposed-mono and -stereo: every note transposed (-5..+6 semitones), voices per core in real time, "
-              f"whole process / mixing only")
+        print("transposed (issue 26), transposed-mono and -stereo: every note transposed (-5..+6 semitones), voices per core in real time, "
+              "whole process / mixing only")
         print(f"{'contender':<22}{'notes':>7}{'channels':>10}{'per note':>18}{'per channel':>20}"
               f"{'x FluidSynth, per note':>26}{'per voice as counted':>24}")
         rows = [n for n in self.contenders if (load(n), n) in results]

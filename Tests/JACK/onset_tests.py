@@ -151,7 +151,7 @@ def test_bufsize():
     # recording has a hole there and bellkeys' output goes on after it. Take the holes out; an
     # event then sounds at its frame less the frames skipped before it.
     skips = [(at, skipped) for at, skipped, resize in s["jumps"] if resize]
-    print(f"info  bufsize: the server's frame time skipped " + ", ".join(f"{n} frames at frame {at}" for at, n in skips)
+    print("info  bufsize: the server's frame time skipped " + ", ".join(f"{n} frames at frame {at}" for at, n in skips)
           + " (where the period changed); no cycle was missed: the hole is taken out of the recording")
     keep = np.ones(len(take.audio), bool)
     for at, skipped in skips:
