@@ -7,8 +7,11 @@ import PackageDescription
 // plainly and never called.
 // (-Xcc -march: Swift compiles for the C importer's target CPU, and Swift 6.0's driver turns
 // -target-cpu into a -mcpu its clang refuses for x86-64.)
+// The manifest runs on the build machine: a cross build for another CPU (Tools/trixie-build
+// arm64 --cross) says so in BELLKEYS_CROSS_ARCH, and gets no x86 flags.
 #if arch(x86_64)
-let wideMixSettings: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-march=haswell"])]
+let wideMixSettings: [SwiftSetting] =
+    Context.environment["BELLKEYS_CROSS_ARCH"] == nil ? [.unsafeFlags(["-Xcc", "-march=haswell"])] : []
 #else
 let wideMixSettings: [SwiftSetting] = []
 #endif
