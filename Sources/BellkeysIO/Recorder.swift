@@ -51,13 +51,13 @@ public final class Recorder: @unchecked Sendable {
     public func start() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var handle = pthread_t()
-        let status = pthread_create(
-            &handle, nil,
+        let status = startThread(
+            &handle, context: context,
             { context in
                 let recorder = Unmanaged<Recorder>.fromOpaque(context!).takeRetainedValue()
                 recorder.run()
                 return nil
-            }, context)
+            })
         precondition(status == 0, "cannot create the recording thread: \(String(cString: strerror(status)))")
         thread = handle
     }

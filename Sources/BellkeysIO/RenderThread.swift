@@ -88,13 +88,6 @@ public final class RenderThread: @unchecked Sendable {
     /// Thread: control.
     public func start(priority: Int32) -> RealTimeScheduling {
         var scheduling = RealTimeScheduling.realTime(priority: priority)
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
-        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
-        var parameter = sched_param(sched_priority: priority)
-        pthread_attr_setschedparam(&attributes, &parameter)
         let context = Unmanaged.passRetained(self).toOpaque()
         let body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
             let thread = Unmanaged<RenderThread>.fromOpaque(context!).takeRetainedValue()
@@ -102,11 +95,18 @@ public final class RenderThread: @unchecked Sendable {
             return nil
         }
         var handle = pthread_t()
-        var status = pthread_create(&handle, &attributes, body, context)
+        var status = startThread(
+            &handle, context: context,
+            configure: { attributes in
+                pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+                pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+                var parameter = sched_param(sched_priority: priority)
+                pthread_attr_setschedparam(&attributes, &parameter)
+            }, body)
         if status != 0 {
             // Typically EPERM: no rtprio allowance. Run at normal priority instead.
             scheduling = .normal(errno: status)
-            status = pthread_create(&handle, nil, body, context)
+            status = startThread(&handle, context: context, body)
             precondition(status == 0, "cannot create the render thread: \(String(cString: strerror(status)))")
         }
         thread = handle

@@ -46,12 +46,12 @@ public func loadSamples(_ requests: [SampleRequest], into bank: SampleBank, thre
     for _ in 0..<threadCount {
         let context = Unmanaged.passRetained(queue).toOpaque()
         var handle = pthread_t()
-        let status = pthread_create(
-            &handle, nil,
+        let status = startThread(
+            &handle, context: context,
             { context in
                 Unmanaged<DecodingQueue>.fromOpaque(context!).takeRetainedValue().work()
                 return nil
-            }, context)
+            })
         precondition(status == 0, "cannot start a thread to decode samples: \(String(cString: strerror(status)))")
         handles.append(handle)
     }

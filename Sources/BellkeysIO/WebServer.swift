@@ -152,7 +152,7 @@ public final class WebServer: @unchecked Sendable {
             return nil
         }
         var handle = pthread_t()
-        let status = pthread_create(&handle, nil, body, context)
+        let status = startThread(&handle, context: context, body)
         precondition(status == 0, "cannot create the web server's thread: \(String(cString: strerror(status)))")
         thread = handle
     }

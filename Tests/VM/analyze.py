@@ -51,11 +51,19 @@ def check(ok, text):
         failures += 1
 
 
+# BELLKEYS_VM_TIMING=report (Tests/VM/run --arch arm64: an emulated foreign CPU, several times
+# slower): timing checks are printed as "info" with their bound, not judged.
+REPORT_TIMING = os.environ.get("BELLKEYS_VM_TIMING") == "report"
+
+
 def timed(key, value, bound, text):
     """A timing check: passes when `value` is at most `bound`; both are kept for Tests/VM/repeat,
     which also asks that the worst value of several runs stay within half the bound."""
     timings[key] = {"value": value, "bound": bound}
-    check(value <= bound, f"{text} [bound {bound:g}]")
+    if REPORT_TIMING:
+        print(f"info  {text} [bound {bound:g}: {'within' if value <= bound else 'OVER'}, reported, not checked]")
+    else:
+        check(value <= bound, f"{text} [bound {bound:g}]")
 
 
 def bells():
@@ -397,12 +405,36 @@ def test_program(results):
     if len(gains) == 4:
         ratios = [g / gains[0] for g in gains]
         check(abs(ratios[1] / quiet - 1) < 0.05 and abs(ratios[2] / quiet - 1) < 0.05 and abs(ratios[3] - 1) < 0.05,
-              f"program: C4's gain after programs 1, 9 (no set's) and 0, against the first: "
+              "program: C4's gain after programs 1, 9 (no set's) and 0, against the first: "
               + ", ".join(f"{r:.3f}" for r in ratios[1:]) + f" (expected {quiet:.3f}, {quiet:.3f}, 1.000)")
     told = [l for l in run.log.splitlines() if "chose no set" in l]
     check(len(told) == 1 and "program 9" in told[0] and "1 Quiet" in told[0],
           f"program: the missing program told {len(told)} time(s): {told[0].strip() if told else None!r}")
     exit_status(results, "program")
+
+
+# The bundled bells' goal live: under 50 MB resident. A live session locks its memory, which makes
+# the whole program resident (its 15 MB file among it), where a render reads only what it uses
+# (Tests/Package/run's goal for `demo -o`: 30 MB). Measured 2026-11-27: 45.4 MB amd64 (60.1 before
+# thread stacks shrank to 1 MiB).
+MEMORY_GOAL_KB = 50_000_000 // 1024
+
+
+def test_memory(results):
+    """Peak resident memory (VmHWM) of bellkeys playing a 13-note phrase live, with the bundled
+    bells and with each example map of bundled sounds; the bundled bells under 50 MB."""
+    for name in ["tags", "handbells", "bell-sets", "tower-ring"]:
+        run = Run(os.path.join(results, f"memory-{name}"))
+        started(run, f"memory-{name}")
+        check(run.level(0, 3) > 0.01, f"memory-{name}: the phrase sounded (peak {run.level(0, 3):.3f})")
+        status = open(os.path.join(results, f"memory-{name}", "memory.txt")).read()
+        peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+        text = f"memory-{name}: peak resident memory {peak:,} kB ({peak / 1024:.1f} MiB, {peak * 1024 / 1e6:.1f} MB)"
+        if name == "tags":
+            check(peak <= MEMORY_GOAL_KB, f"{text}, goal for the bundled bells live under 50 MB")
+        else:
+            print("info  " + text)
+        exit_status(results, f"memory-{name}")
 
 
 def test_dynamics(results):

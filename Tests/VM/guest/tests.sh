@@ -3,13 +3,12 @@
 M=/modules
 say() { echo "$*" >&3; }
 
-for m in soundcore snd snd-timer snd-hrtimer snd-seq-device snd-rawmidi snd-seq snd-seq-midi-event snd-pcm \
-         snd-seq-virmidi snd-seq-dummy virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
-         virtio_pci virtio_blk; do
-    insmod $M/$m.ko || say "insmod $m failed"
-done
+# The modules to load, in order (the host's list: those of this kernel that are not built in, and
+# not loaded already by /init).
+load() { m=$1; shift; insmod $M/$m.ko "$@" || say "insmod $m failed: $(dmesg | tail -3 | tr "\n" " ")"; }
+for m in $(cat $M/boot); do load $m; done
 # Card 0: the loopback cable. Playback on hw:0,0 is recorded on hw:0,1.
-insmod $M/snd-aloop.ko index=0 pcm_substreams=1
+load snd-aloop index=0 pcm_substreams=1
 # The emulated CPU needs longer periods than real hardware (see docs/live.md: underruns in the VM).
 PERIOD=${PERIOD:-256}
 PERIODS=${PERIODS:-4}
@@ -44,6 +43,7 @@ start_bellkeys() {
 # stop_bellkeys NAME: SIGTERM, and records the exit status and how long the exit took. A
 # bellkeys that has not exited after 5 s is a failure: its threads' kernel stacks are kept.
 stop_bellkeys() {
+    grep -E '^(VmHWM|VmRSS)' /proc/$BELLKEYS_PID/status > /out/$1/memory.txt 2>/dev/null
     t0=$(cut -d' ' -f1 /proc/uptime)
     kill -TERM $BELLKEYS_PID
     i=0
@@ -162,6 +162,26 @@ test_program() {
       pc 3000 9; pc 3100 0; note 3300 60 100; off 3400 60; } > /tmp/s
     probe program 4.5 --script /tmp/s
     stop_bellkeys program
+    MAP=$saved
+    keyboard_out
+}
+
+# Resident memory at its peak (VmHWM, read before SIGTERM) with the bundled bells and with each
+# example map of bundled sounds, a 13-note phrase played on each.
+test_memory() {
+    keyboard_in 1
+    : > /tmp/s
+    t=200
+    for n in 60 61 62 63 64 65 66 67 68 69 70 71 72; do note $t $n 110 >> /tmp/s; t=$((t + 150)); done
+    saved=$MAP
+    for map in tags handbells bell-sets tower-ring; do
+        MAP=/bellkeys/Samples/examples/$map.json
+        [ $map = tags ] && MAP=/bellkeys/Samples/tags.json
+        start_bellkeys memory-$map
+        probe memory-$map 3 --script /tmp/s
+        cat /proc/$BELLKEYS_PID/smaps > /out/memory-$map/smaps.txt
+        stop_bellkeys memory-$map
+    done
     MAP=$saved
     keyboard_out
 }
