@@ -423,7 +423,9 @@ MEMORY_GOAL_KB = 50_000_000 // 1024
 def test_memory(results):
     """Peak resident memory (VmHWM) of bellkeys playing a 13-note phrase live, with the bundled
     bells and with each example map of bundled sounds; the bundled bells under 50 MB."""
-    for name in ["tags", "handbells", "bell-sets", "tower-ring"]:
+    for name in ["tags", "handbells", "bell-sets", "tower-ring", "gm-bells", "piano"]:
+        if name in ("gm-bells", "piano") and not os.path.isdir(os.path.join(results, f"memory-{name}")):
+            continue        # (the guest had no FluidR3_GM)
         run = Run(os.path.join(results, f"memory-{name}"))
         started(run, f"memory-{name}")
         check(run.level(0, 3) > 0.01, f"memory-{name}: the phrase sounded (peak {run.level(0, 3):.3f})")
