@@ -59,11 +59,11 @@ package func interpolate(
         let outLeft = left + done, outRight = right + done
         if channels == 2 {
             p = kernelLoops(
-                baseLeft, baseRight, stereo: true, phase: p, increment: increment, coefficients: coefficients,
+                StereoSides.self, baseLeft, baseRight, phase: p, increment: increment, coefficients: coefficients,
                 taps: taps, left: outLeft, right: outRight, count: m, stash: stash)
         } else {
             p = kernelLoops(
-                baseLeft, baseRight, stereo: false, phase: p, increment: increment, coefficients: coefficients,
+                MonoSides.self, baseLeft, baseRight, phase: p, increment: increment, coefficients: coefficients,
                 taps: taps, left: outLeft, right: outRight, count: m, stash: stash)
         }
         done += m
@@ -115,49 +115,65 @@ func loadFloats(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
     UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
 }
 
-/// `kernelLoop` with its kernel length fixed for the common lengths (8, 16, 24, 32 taps), so
-/// the compiler unrolls their tap loops.
-@_noLocks
-@inline(__always)
-func kernelLoops(
-    _ baseLeft: UnsafePointer<Float>, _ baseRight: UnsafePointer<Float>, stereo: Bool, phase: UInt64,
+/// A kernel length known when compiling (`fixed`; 0 for a length known only when running), and
+/// a sample's sides likewise: `kernelLoop` is generic over both, and the compiler makes one body
+/// for each pair it is called with, in which the tap loop is unrolled, the table row's offset is
+/// a constant multiple and the stereo test is gone. Generic specialisation always makes those
+/// bodies; `@inline(__always)`, which this used before, was not honoured by Swift 6.0.3 for the
+/// 16-, 24- and 32-tap loops on arm64 (docs/design/arm64.md).
+protocol KernelTaps { static var fixed: Int { get } }
+enum Taps8: KernelTaps { static var fixed: Int { 8 } }
+enum Taps16: KernelTaps { static var fixed: Int { 16 } }
+enum Taps24: KernelTaps { static var fixed: Int { 24 } }
+enum Taps32: KernelTaps { static var fixed: Int { 32 } }
+enum AnyTaps: KernelTaps { static var fixed: Int { 0 } }
+protocol KernelSides { static var stereo: Bool { get } }
+enum MonoSides: KernelSides { static var stereo: Bool { false } }
+enum StereoSides: KernelSides { static var stereo: Bool { true } }
+
+/// `kernelLoop` for the common kernel lengths (8, 16, 24, 32 taps) and any other. (Not marked
+/// `@_noLocks` itself, which would judge the unspecialised generic body, metadata and all:
+/// `interpolate`'s mark covers the bodies it calls, which are specialised.)
+func kernelLoops<Sides: KernelSides>(
+    _ sides: Sides.Type, _ baseLeft: UnsafePointer<Float>, _ baseRight: UnsafePointer<Float>, phase: UInt64,
     increment: UInt64, coefficients: UnsafePointer<Float>, taps: Int, left: UnsafeMutablePointer<Float>,
     right: UnsafeMutablePointer<Float>, count: Int, stash: UnsafeMutablePointer<Float>
 ) -> UInt64 {
     switch taps {
     case 8:
         kernelLoop(
-            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
-            taps: 8, left: left, right: right, count: count, stash: stash)
+            Taps8.self, Sides.self, baseLeft, baseRight, phase: phase, increment: increment,
+            coefficients: coefficients, taps: taps, left: left, right: right, count: count, stash: stash)
     case 16:
         kernelLoop(
-            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
-            taps: 16, left: left, right: right, count: count, stash: stash)
+            Taps16.self, Sides.self, baseLeft, baseRight, phase: phase, increment: increment,
+            coefficients: coefficients, taps: taps, left: left, right: right, count: count, stash: stash)
     case 24:
         kernelLoop(
-            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
-            taps: 24, left: left, right: right, count: count, stash: stash)
+            Taps24.self, Sides.self, baseLeft, baseRight, phase: phase, increment: increment,
+            coefficients: coefficients, taps: taps, left: left, right: right, count: count, stash: stash)
     case 32:
         kernelLoop(
-            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
-            taps: 32, left: left, right: right, count: count, stash: stash)
+            Taps32.self, Sides.self, baseLeft, baseRight, phase: phase, increment: increment,
+            coefficients: coefficients, taps: taps, left: left, right: right, count: count, stash: stash)
     default:
         kernelLoop(
-            baseLeft, baseRight, stereo: stereo, phase: phase, increment: increment, coefficients: coefficients,
-            taps: taps, left: left, right: right, count: count, stash: stash)
+            AnyTaps.self, Sides.self, baseLeft, baseRight, phase: phase, increment: increment,
+            coefficients: coefficients, taps: taps, left: left, right: right, count: count, stash: stash)
     }
 }
 
 /// The frames of one window: each frame's lanes into `stash`, eight frames at a time, then
 /// their sums out. Returns the position after the last frame. (Wrapping arithmetic throughout:
 /// nothing here can overflow, and checked operations cost more than the arithmetic.)
-@_noLocks
-@inline(__always)
-func kernelLoop(
-    _ baseLeft: UnsafePointer<Float>, _ baseRight: UnsafePointer<Float>, stereo: Bool, phase: UInt64,
-    increment: UInt64, coefficients: UnsafePointer<Float>, taps: Int, left: UnsafeMutablePointer<Float>,
-    right: UnsafeMutablePointer<Float>, count: Int, stash: UnsafeMutablePointer<Float>
+func kernelLoop<Taps: KernelTaps, Sides: KernelSides>(
+    _ fixedTaps: Taps.Type, _ sides: Sides.Type, _ baseLeft: UnsafePointer<Float>, _ baseRight: UnsafePointer<Float>,
+    phase: UInt64, increment: UInt64, coefficients: UnsafePointer<Float>, taps runningTaps: Int,
+    left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int,
+    stash: UnsafeMutablePointer<Float>
 ) -> UInt64 {
+    let taps = Taps.fixed == 0 ? runningTaps : Taps.fixed
+    let stereo = Sides.stereo
     let back = taps / 2 - 1
     let rowFloats = 2 &* taps
     let weights = stash + 128
