@@ -344,10 +344,11 @@ test_soak() {
     keyboard_out
 }
 
-for t in $(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bellkeys.tests=//p' | tr ',' ' '); do
-    say "=== $t"
-    test_$t
-    for f in /out/$t*/bellkeys.log; do [ -f $f ] && sed 's/^/    /' $f >&3; done
+# (The loop's variable is named apart: the tests use t for times.)
+for test_name in $(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bellkeys.tests=//p' | tr ',' ' '); do
+    say "=== $test_name"
+    test_$test_name
+    for f in /out/$test_name*/bellkeys.log; do [ -f $f ] && sed 's/^/    /' $f >&3; done
 done
 cat /proc/uptime > /out/uptime.txt
 (cd /out && tar cf /dev/vda .)
