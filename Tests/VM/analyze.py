@@ -418,11 +418,16 @@ def test_program(results):
 # (Tests/Package/run's goal for `demo -o`: 30 MB). Measured 2026-11-27: 45.4 MB amd64 (60.1 before
 # thread stacks shrank to 1 MiB).
 MEMORY_GOAL_KB = 50_000_000 // 1024
+# The same goal for every example map of bells with all its sets loaded, and for FluidR3's five
+# General MIDI bell presets as five sets (FluidSynth holds 174 MB for the font). The piano is
+# measured, not judged. Measured on arm64 2026-11-27: bell-sets 46.2 MB, gm-bells 37.1 MB.
+MEMORY_GOALS = {"tags": "the bundled bells", "handbells": "handbells.json", "bell-sets": "bell-sets.json's three sets",
+                "tower-ring": "tower-ring.json", "gm-bells": "gm-bells.json's five sets"}
 
 
 def test_memory(results):
     """Peak resident memory (VmHWM) of bellkeys playing a 13-note phrase live, with the bundled
-    bells and with each example map of bundled sounds; the bundled bells under 50 MB."""
+    bells and with each example map (every set loaded); each map of bells under 50 MB."""
     for name in ["tags", "handbells", "bell-sets", "tower-ring", "gm-bells", "piano"]:
         if name in ("gm-bells", "piano") and not os.path.isdir(os.path.join(results, f"memory-{name}")):
             continue        # (the guest had no FluidR3_GM)
@@ -432,8 +437,8 @@ def test_memory(results):
         status = open(os.path.join(results, f"memory-{name}", "memory.txt")).read()
         peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
         text = f"memory-{name}: peak resident memory {peak:,} kB ({peak / 1024:.1f} MiB, {peak * 1024 / 1e6:.1f} MB)"
-        if name == "tags":
-            check(peak <= MEMORY_GOAL_KB, f"{text}, goal for the bundled bells live under 50 MB")
+        if name in MEMORY_GOALS:
+            check(peak <= MEMORY_GOAL_KB, f"{text}, goal for {MEMORY_GOALS[name]} live under 50 MB")
         else:
             print("info  " + text)
         exit_status(results, f"memory-{name}")
