@@ -6,6 +6,7 @@ import re
 import subprocess
 import time
 
+from closing import closing_line
 from processes import (Server, all_processes, comm_of, cpu_of_others, jack_environment, steal_percent, steal_ticks,
                        stop)
 
@@ -47,10 +48,6 @@ def wait_for_port(env, port, process, seconds=10):
 
 XRUN_CLIENT = re.compile(r"JackEngine::XRun: client = (\S+) was not finished, state = (\w+)")
 XRUN_LATE_CLIENT = re.compile(r"JackEngine::XRun: client (\S+) finished after current callback")
-CLOSING = re.compile(r"bellkeys: stopped \((\w+)\); JACK xruns: (\d+), cycles (\d+), skipped (\d+) \(\d+ frames\)(?:, repeated \d+ \(\d+ frames\))?, .*?"
-                     r"DSP mean ([\d.]+)% longest ([\d.]+)% of a cycle; JACK MIDI messages (\d+) \(not played (\d+)\)"
-                     r".*?dropped \(queue full\) (\d+)(?:, late \d+)?; voices: peak (\d+), stolen (\d+)")
-
 
 class Run:
     """What one run measured."""
@@ -167,13 +164,7 @@ def perform(kind, seconds, realtime, sender, twin_ns=None):
             run.bellkeys_status = "hung (killed after 5 s)" if killed else status
             run.stop_ms = (time.monotonic() - stopped) * 1000
             run.bellkeys_log = open(os.path.join(WORK, f"bellkeys-{kind}.log")).read()
-            m = CLOSING.search(run.bellkeys_log)
-            run.closing = m.group(0) if m else None
-            run.bellkeys = m and dict(reason=m.group(1), xruns=int(m.group(2)), cycles=int(m.group(3)),
-                                      skipped=int(m.group(4)), dsp_mean=float(m.group(5)),
-                                      dsp_longest=float(m.group(6)), midi=int(m.group(7)),
-                                      not_played=int(m.group(8)), dropped=int(m.group(9)),
-                                      peak=int(m.group(10)), stolen=int(m.group(11)))
+            run.closing, run.bellkeys = closing_line(run.bellkeys_log)
             run.realtime_client = "real-time (SCHED_FIFO" in run.bellkeys_log
         run.twin = None
         if twin:

@@ -2,7 +2,6 @@
 of the same events; the lines on how the probe and bellkeys ran."""
 import json
 import os
-import re
 import signal
 import subprocess
 import time
@@ -10,6 +9,7 @@ import time
 import numpy as np
 
 from analysis import HOLES
+from closing import skipped_frames
 from common import BELLKEYS, PERIOD, PIPEWIRE_PID, PROBE, RATE, WRAP, bellkeys_lines, check, tail
 from files import read_float_wav, write_midi, write_schedule
 
@@ -121,11 +121,9 @@ def probe_ok(name, take):
 
 
 def bellkeys_skipped(take):
-    """The frames of the server's clock bellkeys was not run in, less those it was run in twice
-    (the frames skipped, less those repeated, from its closing line), and that line's words."""
-    line = re.findall(r"skipped \d+ \(\d+ frames\)(?:, repeated \d+ \(\d+ frames\))?", take.log or "")
-    numbers = [int(n) for n in re.findall(r"\((\d+) frames\)", line[-1])] if line else []
-    return (numbers[0] - sum(numbers[1:]) if numbers else 0), (line[-1] if line else "no closing line")
+    """The frames of the server's clock bellkeys was not run in, less those it was run in twice,
+    and its closing line's words on it (closing.skipped_frames)."""
+    return skipped_frames(take.log)
 
 
 def as_bellkeys_played(take, events):
