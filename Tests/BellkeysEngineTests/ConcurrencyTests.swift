@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// The parts that two threads share, run with both threads really running. Exact results here;
-/// data races are ThreadSanitizer's to find: `swift test --sanitize=thread` (see docs/testing.md).
+/// data races are ThreadSanitizer's to find: `Tools/race-check` (see docs/testing.md).
 @Suite struct Concurrency {
     @Test func theQueueHandsEveryEventOverInOrder() {
         let queue = Box(EventQueue(capacity: 16))
