@@ -5,7 +5,7 @@ import re
 JACK_PART = (r"JACK xruns: (?P<xruns>\d+), cycles (?P<cycles>\d+), "
              r"(?P<skips>skipped (?P<skipped>\d+) \((?P<skipped_frames>\d+) frames\)"
              r"(?:, repeated (?P<repeated>\d+) \((?P<repeated_frames>\d+) frames\))?)")
-WHOLE = re.compile(r"bellkeys: stopped \((?P<reason>\w+)\); " + JACK_PART + r", .*?"
+WHOLE = re.compile(r"bellkeys: stopped \((?P<reason>[^)]*)\); " + JACK_PART + r", .*?"
                    r"DSP mean (?P<dsp_mean>[\d.]+)% longest (?P<dsp_longest>[\d.]+)% of a cycle; "
                    r"JACK MIDI messages (?P<midi>\d+) \(not played (?P<not_played>\d+)\)"
                    r".*?dropped \(queue full\) (?P<dropped>\d+)(?:, late \d+)?; voices: peak (?P<peak>\d+), stolen (?P<stolen>\d+)")
