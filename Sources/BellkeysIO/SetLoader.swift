@@ -155,7 +155,7 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
             problems += error.problems
         }
     }
-    if !problems.isEmpty { throw MapFileError(problems) }
+    if !problems.isEmpty { throw MapFileError(foldingRepeats(problems)) }
     if rooms.count > Engine.maximumRooms {
         throw MapFileError([
             MapProblem(
@@ -171,6 +171,26 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
         loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
     loaded.sets = loadedSets
     return loaded
+}
+
+/// Problems alike but for where they stand (five sets naming one SoundFont that is not
+/// installed) as one, at the first place, naming the others: the fix is said once.
+func foldingRepeats(_ problems: [MapProblem]) -> [MapProblem] {
+    var folded: [MapProblem] = [], others: [[String]] = []
+    for problem in problems {
+        if let i = folded.firstIndex(where: {
+            $0.file == problem.file && $0.message == problem.message && $0.fix == problem.fix
+        }) {
+            others[i].append(problem.path + (problem.line.map { " (line \($0))" } ?? ""))
+        } else {
+            folded.append(problem)
+            others.append([])
+        }
+    }
+    for i in folded.indices where !others[i].isEmpty {
+        folded[i].message += "; the same in " + others[i].joined(separator: ", ")
+    }
+    return folded
 }
 
 /// The Debian packages that ship the SoundFonts maps name (the bundled gm-bells.json names

@@ -121,6 +121,23 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
             """, in: folder)
         #expect(found.map(\.path) == ["sets[0].keys[0].sample", "sets[1].map"])
         #expect(found[1].message.contains("no such file"))
+        // Sets naming one SoundFont that is not there: one problem, its fix said once, naming
+        // the other sets.
+        found = loadProblems(
+            """
+            {"sets": [
+              {"name": "A", "program": 8, "soundfont": "gone/FluidR3_GM.sf2"},
+              {"name": "B", "program": 9, "soundfont": "gone/FluidR3_GM.sf2"},
+              {"name": "C", "program": 10, "soundfont": "gone/FluidR3_GM.sf2"},
+              {"name": "D", "program": 11, "keys": [{"note": 60, "sample": "missing.wav"}]}
+            ]}
+            """, in: folder)
+        #expect(found.map(\.path) == ["sets[0].soundfont", "sets[3].keys[0].sample"])
+        #expect(
+            found[0].message.hasSuffix(
+                "no such file; the same in sets[1].soundfont (line 3), sets[2].soundfont (line 4)"),
+            "\(found[0].message)")
+        #expect(found[0].fix.contains("sudo apt install fluid-soundfont-gm"))
         // A set's map may not be a map of sets.
         write(#"{"sets": [{"name": "X", "program": 0, "map": "b.json"}]}"#, to: folder + "/inner.json")
         found = loadProblems(#"{"sets": [{"name": "A", "program": 0, "map": "inner.json"}]}"#, in: folder)
