@@ -428,7 +428,7 @@ MEMORY_GOALS = {"tags": "the bundled bells", "handbells": "handbells.json", "bel
 def test_memory(results):
     """Peak resident memory (VmHWM) of bellkeys playing a 13-note phrase live, with the bundled
     bells and with each example map (every set loaded); each map of bells under 50 MB."""
-    for name in ["tags", "handbells", "bell-sets", "tower-ring", "gm-bells", "piano"]:
+    for name in [*MEMORY_GOALS, "piano"]:
         if name in ("gm-bells", "piano") and not os.path.isdir(os.path.join(results, f"memory-{name}")):
             continue        # (the guest had no FluidR3_GM)
         run = Run(os.path.join(results, f"memory-{name}"))

@@ -168,8 +168,8 @@ test_program() {
 
 # Resident memory at its peak (VmHWM, read before SIGTERM) with the bundled bells and with each
 # example map of bundled sounds, a 13-note phrase played on each; where the guest has FluidR3_GM
-# (Tests/VM/run --arch arm64 puts it in when this machine has it), also the General MIDI bells'
-# map and the font's grand piano.
+# (Tests/VM/run puts it in, on either architecture, when this machine has it), also the General
+# MIDI bells' map and the font's grand piano.
 test_memory() {
     keyboard_in 1
     : > /tmp/s
