@@ -3,7 +3,7 @@ import BellkeysEngine
 import BellkeysFormats
 import Glibc
 
-struct Demo: ParsableCommand {
+struct Demo: ParsableCommand, LiveCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play the demo tune, the Westminster Quarters, on the bells (or render it with -o).",
         discussion: """
@@ -43,8 +43,8 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let tune = westminsterQuarters()
             if let output {
+                let tune = westminsterQuarters()
                 let loaded = try mapOptions.load(sampleRate: outputOptions.rate)
                 try renderToWAV(
                     tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions,
@@ -53,11 +53,16 @@ struct Demo: ParsableCommand {
                     quiet: sessionOptions.quiet)
                 return
             }
-            let session = try LiveSession(
-                settings: LiveSettings(
-                    map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
-                    notes: noteOptions, tune: tune))
+            let session = try LiveSession(settings: liveSettings)
             Glibc.exit(session.run())
         }
+    }
+
+    /// What the live demo starts its session with: the options parsed, the tune, no MIDI port to
+    /// choose, no classroom.
+    var liveSettings: LiveSettings {
+        LiveSettings(
+            map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions, notes: noteOptions,
+            connect: [], verbose: false, tune: westminsterQuarters(), classroom: nil)
     }
 }

@@ -142,17 +142,45 @@ struct SessionOptions: ParsableArguments {
     var quiet = false
 }
 
-/// Everything a `LiveSession` is started with.
+/// A command that plays live (`play`, `demo`): the one place its session's settings are made.
+protocol LiveCommand: ParsableCommand {
+    /// The settings from the options as parsed (CommandLineTests checks every field was).
+    var liveSettings: LiveSettings { get }
+}
+
+/// Everything a `LiveSession` is started with: the option groups exactly as the command parsed
+/// them (one initializer, every field given: an option group made by `init()` rather than parsed
+/// makes swift-argument-parser stop the program when it is read).
 struct LiveSettings {
-    var map: MapOptions
-    var output: OutputOptions
-    var voices: VoiceOptions
-    var session: SessionOptions
-    var notes: NoteOptions
-    var connect: [String] = []
-    var verbose = false
+    let map: MapOptions
+    let output: OutputOptions
+    let voices: VoiceOptions
+    let session: SessionOptions
+    let notes: NoteOptions
+    /// `--connect` (`play`); empty: every keyboard.
+    let connect: [String]
+    /// `--verbose` (`play`).
+    let verbose: Bool
     /// A tune to play (`bellkeys demo`); the session ends when it has rung out.
-    var tune: MIDIFile?
-    /// `--web`: phones as handbells.
-    var classroom = ClassroomOptions()
+    let tune: MIDIFile?
+    /// `--web` and its options (`play`); nil for a command without them.
+    let classroom: ClassroomOptions?
+
+    init(
+        map: MapOptions, output: OutputOptions, voices: VoiceOptions, session: SessionOptions, notes: NoteOptions,
+        connect: [String], verbose: Bool, tune: MIDIFile?, classroom: ClassroomOptions?
+    ) {
+        self.map = map
+        self.output = output
+        self.voices = voices
+        self.session = session
+        self.notes = notes
+        self.connect = connect
+        self.verbose = verbose
+        self.tune = tune
+        self.classroom = classroom
+    }
+
+    /// Whether the classroom is served (`--web`).
+    var servesClassroom: Bool { classroom?.web ?? false }
 }

@@ -82,7 +82,7 @@ final class LiveSession: LiveLoopDelegate {
         do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
         let outputProblem = opened.problem
         // Without MIDI input the computer keyboard or the tune still plays; a driver may bring its own.
-        let needsSequencer = !wantsUI && settings.tune == nil && opened.midiInput == nil && !settings.classroom.web
+        let needsSequencer = !wantsUI && settings.tune == nil && opened.midiInput == nil && !settings.servesClassroom
         guard let output = opened.output, sequencer != nil || !needsSequencer else {
             let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
             let lacking =
@@ -183,10 +183,10 @@ final class LiveSession: LiveLoopDelegate {
                     + PianoPicture.rangeText(TerminalKeyboard.notes(lowest: lowestNote))
                     + ", ←/→ an octave down/up")
         }
-        if settings.classroom.web {
+        if let classroom = settings.classroom, classroom.web {
             do {
                 let started = try Self.startClassroom(
-                    settings.classroom, loaded: loaded, channel: UInt8((settings.notes.channel ?? 1) - 1),
+                    classroom, loaded: loaded, channel: UInt8((settings.notes.channel ?? 1) - 1),
                     console: console)
                 web = started.input
                 classroomServer = started.server

@@ -5,7 +5,7 @@ import BellkeysFormats
 import BellkeysIO
 import Glibc
 
-struct Play: ParsableCommand {
+struct Play: ParsableCommand, LiveCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play the bells live from MIDI keyboards (the default command).",
@@ -47,12 +47,16 @@ struct Play: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let session = try LiveSession(
-                settings: LiveSettings(
-                    map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions,
-                    notes: noteOptions, connect: connect, verbose: verbose, classroom: classroomOptions))
+            let session = try LiveSession(settings: liveSettings)
             let status = session.run()
             Glibc.exit(status)
         }
+    }
+
+    /// What `play` starts its session with: every option as parsed.
+    var liveSettings: LiveSettings {
+        LiveSettings(
+            map: mapOptions, output: outputOptions, voices: voiceOptions, session: sessionOptions, notes: noteOptions,
+            connect: connect, verbose: verbose, tune: nil, classroom: classroomOptions)
     }
 }

@@ -68,6 +68,18 @@ func impulseMap(in folder: String) throws -> String {
         #expect(run.output.contains("19 notes"))
     }
 
+    /// The first sound check a teacher makes: the demo played live, to its end. alsa-lib's `null`
+    /// device takes the audio as fast as it comes, so the 25.6 s tune passes in a few seconds;
+    /// Tests/UI/run plays it in real time with the piano drawn and compares every sample the
+    /// device received with `render --block 64`, and Tests/JACK/run plays it through JACK.
+    @Test func demoPlaysLiveToItsEnd() throws {
+        let run = try bellkeys(["demo", "--no-ui", "--device", "null"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("bellkeys: stopped (the tune has rung out)"), "\(run.output)")
+        #expect(run.output.contains("dropped (queue full) 0") && run.output.contains("voices: peak 13, stolen 0"))
+        #expect(!run.error.contains("Can't read a value"))
+    }
+
     @Test func demoWithoutASoundDeviceSaysHowToRenderIt() throws {
         let run = try bellkeys(["demo", "--no-ui", "--device", "hw:9"])
         #expect(run.status == 1)
