@@ -248,9 +248,12 @@ public final class LivePlayer {
     }
 
     /// Plays a tune: `events` at frames counted from its start (in order), `endFrame` its end;
-    /// it starts a fifth of a second after `arrival`.
+    /// it starts a fifth of a second after `arrival`, at the next frame of the engine's block
+    /// grid, so the tune is mixed in the same blocks as `render --block N` mixes it, and the
+    /// device receives the render's samples exactly.
     public func startTune(_ events: [EngineEvent], endFrame: Int64, arrival: UInt64) {
-        let start = frame(arrival: arrival) + Int64(sampleRate / 5)
+        let block = Int64(engine.configuration.maxBlockFrames)
+        let start = (frame(arrival: arrival) + Int64(sampleRate / 5) + block - 1) / block * block
         tune = events.map { EngineEvent(frame: $0.frame + start, status: $0.status, data1: $0.data1, data2: $0.data2) }
         tuneEndFrame = endFrame + start
         tuneNext = 0
