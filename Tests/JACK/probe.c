@@ -6,6 +6,11 @@
 //   probe --schedule FILE --seconds S --out TAKE.f32 [--target bellkeys] [--channels K]
 //         [--order before|after] [--wait S]
 //
+// SIGUSR1 ends the take early, at the end of the cycle the recorder is in or runs next: for a
+// caller that waits on the server (say, for a new period) and cannot know the take's length
+// beforehand. S is then the longest it may last; the events due after the end are not sent and
+// do not count as scheduled.
+//
 // Schedule lines: "<frame> <status> <data1> [<data2>]" in decimal, frames counted from T0, in
 // increasing order; '#' starts a comment. T0 is the first cycle boundary at least 0.5 s after
 // everything is connected, so an event at frame f goes out at offset f mod the period for as
@@ -20,7 +25,8 @@
 //
 // Writes TAKE.f32: float32, K channels interleaved, S seconds from T0 (frames the recorder never
 // saw stay 0), then one JSON line on stdout. Frames in it are counted from T0:
-//   t0, rate, order, frames (asked), recorded (frames the recorder copied)
+//   t0, rate, order, frames (asked, or up to the end SIGUSR1 asked for), recorded (frames the
+//   recorder copied), ended_early (SIGUSR1)
 //   periods      [[first frame, nframes], ...]: each period size seen, from where
 //   gaps         cycles whose frame time was not the previous cycle's end (gap_frames: total)
 //   resize_skips such jumps at a period change: JACK2 advances its frame time by the old period
@@ -68,7 +74,8 @@ static _Atomic int events_sent;
 static _Atomic int write_errors, late_events;
 
 static float *take;                     // frames * channels, interleaved
-static int64_t frames;
+static _Atomic int64_t frames;          // lowered once, by the recorder, when SIGUSR1 ends the take
+static volatile sig_atomic_t end_asked;
 static _Atomic int64_t recorded;
 static _Atomic int done;
 
@@ -97,6 +104,7 @@ static int send_process(jack_nframes_t nframes, void *arg) {
     if (origin < 0) return 0;
     while (next_event < event_count) {
         struct event *e = &events[next_event];
+        if (e->frame >= atomic_load(&frames)) break;   // after a take ended early
         // Frame times wrap at 2^32; the difference in 32 bits is right across the wrap.
         int32_t offset = (int32_t)((jack_nframes_t)(origin + e->frame) - start);
         if (offset >= (int32_t)nframes) break;
@@ -137,11 +145,16 @@ static int record_process(jack_nframes_t nframes, void *arg) {
     previous_nframes = nframes;
     if (origin < 0 || atomic_load(&done)) return 0;
     int64_t first = (int32_t)(start - (jack_nframes_t)origin);   // this cycle's first frame, from T0
-    int64_t from = first < 0 ? -first : 0, to = frames - first < nframes ? frames - first : nframes;
+    int64_t end = atomic_load(&frames);
+    if (end_asked && first + nframes < end) {
+        end = first + nframes > 0 ? first + nframes : nframes;
+        atomic_store(&frames, end);
+    }
+    int64_t from = first < 0 ? -first : 0, to = end - first < nframes ? end - first : nframes;
     for (int64_t i = from; i < to; i++)
         for (int c = 0; c < channels; c++) take[(first + i) * channels + c] = in[c][i];
     if (to > from) atomic_fetch_add(&recorded, to - from);
-    if (first + nframes >= frames) atomic_store(&done, 1);
+    if (first + nframes >= end) atomic_store(&done, 1);
     return 0;
 }
 
@@ -154,6 +167,11 @@ static int on_xrun(void *arg) {
 static void on_shutdown(jack_status_t code, const char *reason, void *arg) {
     (void)code; (void)arg;
     if (atomic_exchange(&server_gone, 1) == 0) snprintf(gone_reason, sizeof gone_reason, "%s", reason ? reason : "");
+}
+
+static void on_end(int signal) {
+    (void)signal;
+    end_asked = 1;
 }
 
 static void on_watchdog(int signal) {
@@ -243,16 +261,18 @@ int main(int argc, char **argv) {
              "[--order before|after] [--wait S]");
     read_schedule(schedule);
     signal(SIGALRM, on_watchdog);
+    signal(SIGUSR1, on_end);
     alarm((unsigned)(wait_seconds + LEAD_SECONDS + 3 * seconds + 20));
 
     sender = open_client("probe_send");
     recorder = open_client("probe_rec");
     jack_nframes_t rate = jack_get_sample_rate(recorder);
-    frames = (int64_t)(seconds * rate + 0.5);
-    take = calloc((size_t)(frames * channels), sizeof *take);
+    int64_t asked = (int64_t)(seconds * rate + 0.5);
+    atomic_store(&frames, asked);
+    take = calloc((size_t)(asked * channels), sizeof *take);
     if (!take) fail("cannot allocate the take");
     // Fault every page in now, so the recorder callback never takes a page fault.
-    if (mlock(take, (size_t)(frames * channels) * sizeof *take) != 0) memset(take, 0, (size_t)(frames * channels) * sizeof *take);
+    if (mlock(take, (size_t)(asked * channels) * sizeof *take) != 0) memset(take, 0, (size_t)(asked * channels) * sizeof *take);
 
     midi_out = jack_port_register(sender, "midi_out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
     if (after) after_in = jack_port_register(sender, "after_in", JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0);
@@ -307,13 +327,16 @@ int main(int argc, char **argv) {
         jack_deactivate(sender);
     }
 
+    int64_t length = atomic_load(&frames);
     FILE *f = fopen(out, "wb");
-    if (!f || fwrite(take, sizeof *take, (size_t)(frames * channels), f) != (size_t)(frames * channels) || fclose(f))
+    if (!f || fwrite(take, sizeof *take, (size_t)(length * channels), f) != (size_t)(length * channels) || fclose(f))
         fail("cannot write the take");
 
-    int sent = atomic_load(&events_sent);
-    printf("{\"t0\": %u, \"rate\": %u, \"order\": \"%s\", \"frames\": %lld, \"recorded\": %lld, \"periods\": [",
-           origin, rate, order, (long long)frames, (long long)atomic_load(&recorded));
+    int sent = atomic_load(&events_sent), scheduled = 0;
+    while (scheduled < event_count && events[scheduled].frame < length) scheduled++;
+    printf("{\"t0\": %u, \"rate\": %u, \"order\": \"%s\", \"frames\": %lld, \"recorded\": %lld, \"ended_early\": %s, "
+           "\"periods\": [", origin, rate, order, (long long)length, (long long)atomic_load(&recorded),
+           length < asked ? "true" : "false");
     for (int i = 0; i < period_count; i++)
         printf("%s[%d, %d]", i ? ", " : "", (int32_t)(periods[i].frame - origin), periods[i].value);
     printf("], \"gaps\": %d, \"gap_frames\": %lld, \"resize_skips\": %d, \"jumps\": [", gap_count, (long long)gap_total, skip_count);
@@ -324,7 +347,7 @@ int main(int argc, char **argv) {
         printf("%s[%lld, %d, %u]", i ? ", " : "", (long long)events[i].frame, (int32_t)(events[i].cycle - origin), events[i].offset);
     printf("], \"scheduled\": %d, \"sent\": %d, \"late\": %d, \"write_errors\": %d, \"xruns\": %d, "
            "\"timed_out\": %s, \"server_gone\": %s, \"server_reason\": \"",
-           event_count, sent, atomic_load(&late_events), atomic_load(&write_errors), atomic_load(&xruns),
+           scheduled, sent, atomic_load(&late_events), atomic_load(&write_errors), atomic_load(&xruns),
            timed_out ? "true" : "false", gone ? "true" : "false");
     for (const char *p = gone ? gone_reason : ""; *p; p++)
         if (*p >= ' ' && *p != '"' && *p != '\\') putchar(*p);
@@ -334,5 +357,5 @@ int main(int argc, char **argv) {
     if (gone) return 3;         // no jack_client_close: it would talk to a server that is gone
     jack_client_close(sender);
     jack_client_close(recorder);
-    return timed_out || gap_count || sent < event_count || atomic_load(&late_events) || atomic_load(&write_errors) ? 1 : 0;
+    return timed_out || gap_count || sent < scheduled || atomic_load(&late_events) || atomic_load(&write_errors) ? 1 : 0;
 }
