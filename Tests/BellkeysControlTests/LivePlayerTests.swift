@@ -154,6 +154,8 @@ import Testing
         #expect(!rig.player.clearLoop(arrival: rig.at(60_000)))
     }
 
+    /// ... on the engine's block grid (a multiple of 64 frames), so it is mixed in the same
+    /// blocks as `render --block 64` mixes it.
     @Test func aTuneStartsAFifthOfASecondLaterAndEndsWhenItHasRungOut() {
         let (samples, keys) = impulseKeys()
         let rig = Rig(makeEngine(samples: samples, keys: keys))
@@ -161,9 +163,10 @@ import Testing
             [.noteOn(frame: 0, note: 60, velocity: 127), .noteOn(frame: 4_800, note: 61, velocity: 127)],
             endFrame: 9_600, arrival: rig.at(1_000))
         _ = rig.at(20_000)
-        // 1,000 + 64 + 9,600 (a fifth of a second); the second 4,800 frames later, plus 1.
-        #expect(rig.sounding(0..<20_000) == [10_664, 15_465])
-        #expect(!rig.player.tuneHasRungOut) // its end, 10,664 + 9,600, is still ahead
+        // 1,000 + 64 + 9,600 (a fifth of a second) = 10,664, up to the grid: 10,688 (167 × 64);
+        // the second 4,800 frames later, plus 1.
+        #expect(rig.sounding(0..<20_000) == [10_688, 15_489])
+        #expect(!rig.player.tuneHasRungOut) // its end, 10,688 + 9,600, is still ahead
         _ = rig.at(20_400)
         #expect(rig.player.tuneHasRungOut)
     }
