@@ -106,6 +106,9 @@ public final class Engine: @unchecked Sendable {
     /// sounds, whichever set struck it). Per set and note (128 s + n): whether any chokes.
     let noteDamps: UnsafeMutablePointer<Bool>
     let noteChokes: UnsafeMutablePointer<Bool>
+    /// Per set and note (128 s + n): the note whose pitch its regions play at (itself, or the
+    /// note a set that folds unmapped notes moves it to).
+    let soundsAs: UnsafeMutablePointer<UInt8>
     /// Per region and key in its range: the 32.32 playback increment and the kernel level
     /// (-1: the sample's own pitch).
     let increments: UnsafeMutablePointer<UInt64>
@@ -269,7 +272,7 @@ public final class Engine: @unchecked Sendable {
             setList, setBases: setBases, damps: allDamps, chokes: allRegions.map { $0.group != 0 })
         (candidateStarts, candidates) = (tables.starts, tables.list)
         (releaseCandidateStarts, releaseCandidates) = (tables.releaseStarts, tables.releaseList)
-        (noteDamps, noteChokes) = (tables.noteDamps, tables.noteChokes)
+        (noteDamps, noteChokes, soundsAs) = (tables.noteDamps, tables.noteChokes, tables.soundsAs)
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
         velocityGains = .allocate(capacity: 128 * storedRegions)
@@ -370,6 +373,7 @@ public final class Engine: @unchecked Sendable {
         heldKeyCounts.deallocate()
         noteDamps.deallocate()
         noteChokes.deallocate()
+        soundsAs.deallocate()
         increments.deallocate()
         incrementKernels.deallocate()
         pitchScratch.deallocate()

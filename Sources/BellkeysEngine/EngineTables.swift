@@ -30,6 +30,8 @@ struct CandidateTables {
     let releaseList: UnsafeMutablePointer<Int32>
     let noteDamps: UnsafeMutablePointer<Bool>
     let noteChokes: UnsafeMutablePointer<Bool>
+    /// Per set and note (128 s + n): the note it sounds as, itself unless the set folds it.
+    let soundsAs: UnsafeMutablePointer<UInt8>
 }
 
 /// `Engine.regionTable`'s answer.
@@ -194,7 +196,10 @@ extension Engine {
 
     /// Candidates, set by set: a mapped key's region for its note (or the note it folds to),
     /// and every region of the instrument's own whose key range holds the note; those that a
-    /// note-off starts (release samples) apart. `setBases`: each set's first region in the
+    /// note-off starts (release samples) apart. A set that folds unmapped notes gives a note
+    /// with no candidates those of the note it folds to (by octaves into the set's range, as
+    /// `Instrument.keyIndexForEveryNote` folds keys), and `soundsAs` names that note, at whose
+    /// pitch its regions then play. `setBases`: each set's first region in the
     /// engine's table; `damps`, `chokes`: per region of that table. Thread: control.
     static func candidateTables(_ setList: InstrumentSets, setBases: [Int], damps: [Bool], chokes: [Bool])
         -> CandidateTables
@@ -216,6 +221,21 @@ extension Engine {
                         lists[128 * k + note].append(index)
                     }
                 }
+            }
+        }
+        let soundsAs = UnsafeMutablePointer<UInt8>.allocate(capacity: 128 * setCount)
+        for i in 0..<(128 * setCount) { soundsAs[i] = UInt8(i % 128) }
+        for (k, set) in setList.sets.enumerated() where set.instrument.unmappedNotes == .fold {
+            let sounding = (0..<128).filter { !lists[128 * k + $0].isEmpty }
+            guard let low = sounding.first, let high = sounding.last else { continue }
+            for note in 0..<128 where lists[128 * k + note].isEmpty && (note < low || note > high) {
+                var folded = note
+                while folded < low { folded += 12 }
+                while folded > high { folded -= 12 }
+                guard folded >= low, !lists[128 * k + folded].isEmpty else { continue }
+                lists[128 * k + note] = lists[128 * k + folded]
+                releaseLists[128 * k + note] = releaseLists[128 * k + folded]
+                soundsAs[128 * k + note] = UInt8(folded)
             }
         }
         func flatten(_ lists: [[Int32]]) -> (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) {
@@ -247,7 +267,7 @@ extension Engine {
         }
         return CandidateTables(
             starts: starts, list: list, releaseStarts: releaseStarts, releaseList: releaseList, noteDamps: noteDamps,
-            noteChokes: noteChokes)
+            noteChokes: noteChokes, soundsAs: soundsAs)
     }
 
     /// The rooms an engine holds: each set's own (all the dry ones are one), then, for a live

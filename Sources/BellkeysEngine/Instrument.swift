@@ -118,6 +118,15 @@ public struct Instrument: Sendable {
         self.reverb = reverb
     }
 
+    /// The lowest and highest note that sounds: its keys' and its regions' (not the release
+    /// samples', nor the keyswitches'), or nil when nothing sounds. Thread: any.
+    public var soundingRange: ClosedRange<Int>? {
+        let ranges = keys.map { $0.note...$0.note } + regions.filter { !$0.triggersOnRelease }.map(\.keyRange)
+        let notes = ranges.map { max(0, $0.lowerBound)...min(127, $0.upperBound) }.filter { !$0.isEmpty }
+        guard let low = notes.map(\.lowerBound).min(), let high = notes.map(\.upperBound).max() else { return nil }
+        return low...high
+    }
+
     /// For each MIDI note 0...127: the index into `keys` that it plays, or nil.
     public func keyIndexForEveryNote() -> [Int?] {
         var table = [Int?](repeating: nil, count: 128)

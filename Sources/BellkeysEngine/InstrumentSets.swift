@@ -44,6 +44,9 @@ public struct InstrumentSets: Sendable {
         precondition(self.startingSets.allSatisfy { sets.indices.contains($0) })
         followsProgramChange = true
     }
+
+    /// The instrument MIDI channel 1 starts on (the one instrument of a map without sets).
+    public var startingInstrument: Instrument { sets[startingSets[0]].instrument }
 }
 
 /// A set as the render thread keeps it (`Engine.sets`).

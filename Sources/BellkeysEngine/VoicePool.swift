@@ -120,8 +120,10 @@ extension Engine {
             voices[slot].leftGain = key.leftGain
             voices[slot].rightGain = key.rightGain
         }
+        // The note it plays at: itself, or where the set folds it (its voice still answers to `note`).
+        let pitchNote = Int(soundsAs[128 * key.set + note])
         if key.isPitched {
-            let k = key.incrementBase + min(max(note, key.keyLow), key.keyHigh) - key.keyLow
+            let k = key.incrementBase + min(max(pitchNote, key.keyLow), key.keyHigh) - key.keyLow
             voices[slot].isPitched = true
             var pitched = PitchedVoice()
             pitched.isStereo = key.isStereo
@@ -138,7 +140,7 @@ extension Engine {
             if sets[key.set].followsPitchBend, channels[channel].bend != 8192 {
                 retune(slot: slot, factor: bendFactor(channel: channel, region: r))
             }
-            if key.filterKind != 0 { startFilter(slot: slot, key, note: note, velocity: velocity) }
+            if key.filterKind != 0 { startFilter(slot: slot, key, note: pitchNote, velocity: velocity) }
             if key.filterKind == 0, hasTimbre {
                 // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
                 // same two one-pole stages as `mixFilteredVoice`, as the voice's filter.

@@ -60,7 +60,7 @@ extension LiveSession {
     func tellOfUnmappedNotes() {
         guard !toldOfUnmappedNotes, player.engine.ignoredNotes.load(ordering: .relaxed) > 0 else { return }
         toldOfUnmappedNotes = true
-        var instrument = loaded.instrument
+        var instrument = loaded.instrumentSets.startingInstrument
         if let mode = settings.notes.unmapped { instrument.unmappedNotes = mode }
         console.line("  " + unmappedNotesText(1, of: 1, in: nil, instrument: instrument))
     }

@@ -42,18 +42,24 @@ struct NoteOptions: ParsableArguments {
 extension UnmappedNotes: ExpressibleByArgument {}
 
 /// What to tell a user whose notes found no bell: `count` of the `total` notes of the file
-/// `source` (nil: a note played live), with the fix: folding if it is not on yet.
+/// `source` (nil: a note played live), the instrument's real range (its keys and regions), and
+/// the fix that fits it: folding if it is not on yet (in the map too, for a map of keys), else
+/// what folding cannot mend.
 func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrument: Instrument) -> String {
-    let mapped = instrument.keys.map(\.note)
-    let range = "\(noteName(mapped.min() ?? 60))..\(noteName(mapped.max() ?? 72))"
+    let range = instrument.soundingRange.map { "\(noteName($0.lowerBound))..\(noteName($0.upperBound))" } ?? "none"
+    let isMap = instrument.regions.isEmpty
     let what = source.map { "\(count) of the \(total) notes of \($0) have" } ?? "a note played has"
+    let has = isMap ? "no bell in the map (its keys: \(range))" : "no region in the instrument (it sounds \(range))"
+    let were = count == 1 ? "was" : "were"
     switch instrument.unmappedNotes {
     case .ignore:
-        return "\(what) no bell in the map (its keys: \(range)) and \(count == 1 ? "was" : "were") left out\n"
-            + "    fix: add --unmapped fold to move notes outside \(range) by octaves onto the bells (or set \"unmappedNotes\": \"fold\" in the map)"
+        return "\(what) \(has) and \(were) left out\n"
+            + "    fix: add --unmapped fold to move notes outside \(range) by octaves onto the "
+            + (isMap ? "bells (or set \"unmappedNotes\": \"fold\" in the map)" : "instrument's notes")
     case .fold:
-        return
-            "\(what) no bell in the map (its keys: \(range)), even folded by octaves, and \(count == 1 ? "was" : "were") left out\n"
-            + "    fix: give the map a key for every note of the octave, or play those notes elsewhere"
+        return "\(what) \(has), even folded by octaves, and \(were) left out\n"
+            + (isMap
+                ? "    fix: give the map a key for every note of the octave, or play those notes elsewhere"
+                : "    fix: those notes fall in a gap between the instrument's regions; play them elsewhere, or give the instrument regions there")
     }
 }

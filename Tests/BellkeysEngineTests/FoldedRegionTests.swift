@@ -1,0 +1,62 @@
+import BellkeysEngine
+import Testing
+
+/// `unmappedNotes: fold` for an instrument of regions (an SFZ file's, a SoundFont preset's): a
+/// note outside the regions' keys is moved by octaves into them and plays there, at the pitch
+/// of the note it folds to, exactly as that note would; its note-off still damps it.
+@Suite struct FoldedRegions {
+    /// One pitched region over C4..B4 (60...71, the sample's pitch at C4), damped on note-off.
+    func engine(_ unmapped: UnmappedNotes) -> Engine {
+        let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
+        var region = Region(sampleIndex: 0)
+        region.keyRange = 60...71
+        region.pitchKeycenter = 60
+        region.loopMode = .continuous
+        region.loopEnd = 47_999
+        region.noteOff = .damp(releaseSeconds: 0.01)
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [], unmappedNotes: unmapped)
+        instrument.regions = [region]
+        let e = Engine(bank: bank, instrument: instrument, configuration: config)
+        e.enqueue(.control(frame: 0, controller: 7, value: 127))
+        return e
+    }
+
+    func play(_ note: Int, _ unmapped: UnmappedNotes) -> (out: [Float], ignored: Int) {
+        let e = engine(unmapped)
+        e.enqueue(.noteOn(frame: 100, note: note, velocity: 100))
+        e.enqueue(.noteOff(frame: 12_000, note: note))
+        let out = render(e, 16_000)
+        return (out, e.ignoredNotes.load(ordering: .relaxed))
+    }
+
+    @Test(arguments: [(36, 60), (49, 61), (84, 60), (95, 71), (127, 67), (0, 60)])
+    func aNoteOutsideSoundsAsTheNoteItFoldsTo(note: Int, folded: Int) {
+        let inside = play(folded, .ignore)
+        let moved = play(note, .fold)
+        #expect(moved.ignored == 0 && inside.ignored == 0)
+        #expect(moved.out == inside.out)
+        #expect(power(Array(moved.out[200..<11_000])) > 0.01)
+        // Damped by its own note-off: silent after the release.
+        #expect(moved.out[12_600..<16_000].allSatisfy { $0 == 0 })
+    }
+
+    @Test func withoutFoldingItIsLeftOutAndCounted() {
+        let left = play(36, .ignore)
+        #expect(left.ignored == 1 && left.out.allSatisfy { $0 == 0 })
+    }
+
+    @Test func theInstrumentsRangeIsItsRegionsNotItsKeys() {
+        var instrument = Instrument(keys: [])
+        var low = Region(sampleIndex: 0), high = Region(sampleIndex: 0), release = Region(sampleIndex: 0)
+        low.keyRange = 48...59
+        high.keyRange = 84...96
+        release.keyRange = 20...120
+        release.triggersOnRelease = true
+        instrument.regions = [low, high, release]
+        #expect(instrument.soundingRange == 48...96)
+        #expect(Instrument(keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 69, sampleIndex: 0)]).soundingRange == 60...69)
+        #expect(Instrument(keys: []).soundingRange == nil)
+    }
+}
