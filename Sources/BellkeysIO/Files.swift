@@ -109,6 +109,21 @@ public func defaultMapCandidates() -> [String] {
     return candidates
 }
 
+/// What is wrong with `BELLKEYS_SAMPLES`, if it is set and names no folder with a tags.json in
+/// it (nil: unset, or fine). The default map is then not looked for elsewhere: a folder the user
+/// named is never passed over in silence. Thread: control.
+public func samplesFolderProblem() -> String? {
+    guard let value = getenv("BELLKEYS_SAMPLES").map({ String(cString: $0) }) else { return nil }
+    let map = resolve("tags.json", from: value)
+    if fileExists(map) { return nil }
+    let why =
+        value.isEmpty
+        ? "is empty"
+        : isFolder(value) ? "names \(value), which has no tags.json" : "names \(value), which is not a folder"
+    return
+        "BELLKEYS_SAMPLES \(why)\n    fix: set it to the folder that holds your bells' tags.json, or unset it (unset BELLKEYS_SAMPLES) for the bundled bells"
+}
+
 /// The first existing default map, or nil.
 public func findDefaultMap() -> String? { defaultMapCandidates().first(where: fileExists) }
 

@@ -22,6 +22,8 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var warnings: [String] = []
     /// The SoundFont preset played, as "bank:program name", when the instrument is a SoundFont's.
     public var preset: String?
+    /// The same preset for a person: `describePreset`'s words, with General MIDI's number.
+    public var presetDescription: String?
     /// The preset asked for at load (`loadInstrument`'s `preset`), asked for again on a reload.
     public var requestedPreset: PresetChoice?
     /// The sets of a map of several (empty for one instrument), every one loaded into `bank`;
@@ -97,18 +99,55 @@ func loadInstrument(mapPath: String, sampleRate requested: Int?, preset: PresetC
                 message: "cannot read the map file: \(error.message)", fix: error.fix)
         ])
     }
+    if let problem = notAMap(bytes, path: mapPath) { throw MapFileError([problem]) }
     let map = try parseMapFile(bytes, file: mapPath)
     if let preset, map.soundFont == nil {
         throw MapFileError([
             MapProblem(
                 file: mapPath, line: nil, column: nil, path: "",
                 message:
-                    "--program \(preset.program) (bank \(preset.bank)) chooses a SoundFont's preset, and the map names no SoundFont",
+                    "--program \(preset.name ?? String(preset.program)) (bank \(preset.bank)) chooses a SoundFont's preset, and the map names no SoundFont",
                 fix: "give a SoundFont as --map, or a map with \"soundfont\"; or leave --program and --bank out")
         ])
     }
     if !map.sets.isEmpty { return try loadSets(map, mapPath: mapPath, sampleRate: requested, start: start) }
     return try loadMap(map, mapPath: mapPath, sampleRate: requested, preset: preset, start: start, shared: shared)
+}
+
+/// What `--map` was given when it is no map, SFZ file or SoundFont but a file of another kind
+/// (a MIDI file, a sound, a text that is not JSON), said as such with what `--map` takes; nil
+/// for anything that may be a JSON map (its own parser judges it). Thread: any.
+func notAMap(_ bytes: [UInt8], path: String) -> MapProblem? {
+    let takes = "--map takes a map (JSON, see man 5 bellkeys-map), an SFZ instrument (.sfz) or a SoundFont (.sf2, .sf3)"
+    func problem(_ what: String, _ fix: String) -> MapProblem {
+        MapProblem(file: path, line: nil, column: nil, path: "", message: what, fix: fix)
+    }
+    func starts(_ text: String) -> Bool { bytes.starts(with: Array(text.utf8)) }
+    if starts("MThd") {
+        return problem(
+            "this is a MIDI file (a tune), not a map; \(takes)",
+            "to play the tune on the bells: bellkeys render \(path) -o out.wav (or play it into bellkeys live)")
+    }
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    if starts("RIFF") && bytes.count >= 12 && Array(bytes[8..<12]) == Array("sfbk".utf8) {
+        return problem(
+            "this is a SoundFont, but its name does not end in .sf2 or .sf3, so it was read as a JSON map",
+            "rename it (or link it) to a name ending in .sf2: ln -s \(path) \(name).sf2")
+    }
+    let sounds = ["RIFF": "WAV", "fLaC": "FLAC", "OggS": "Ogg", "FORM": "AIFF", "ID3": "MP3"]
+    if let kind = sounds.first(where: { starts($0.key) })?.value {
+        return problem(
+            "this is a sound (\(kind)), not a map; \(takes)",
+            "to play this sound on a key, name it in a map: {\"keys\": [{\"note\": \"C4\", \"sample\": \"\(name)\"}]} (docs/map.md)"
+        )
+    }
+    let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+    if let first, first != UInt8(ascii: "{"), first != UInt8(ascii: "/") {
+        return problem(
+            "this is not a map: a map is a JSON object, starting with {; \(takes)",
+            "give --map a map file (the bundled bells' tags.json is one to copy), an .sfz or an .sf2 file")
+    }
+    return nil
 }
 
 /// The bank of a map of sets as its sets load, for a set of keys to load into: a file an earlier

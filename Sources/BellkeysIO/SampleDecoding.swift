@@ -90,11 +90,14 @@ func decodeSample(path: String, sampleRate bankRate: Int, keepStereo: Bool, mayL
                 fix: "name the sound file inside it, relative to the map file's folder")
         }
         let missing = !fileExists(path)
+        // A name that differs only in case: Linux tells them apart, a user's eye does not.
+        let near = missing ? findCaseInsensitively(path).flatMap { $0.split(separator: "/").last } : nil
         throw SampleError(
             message: missing ? "no such file" : "libsndfile cannot read it: \(openMessage)",
-            fix: missing
-                ? "check the file name; sample paths are relative to the map file's folder"
-                : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)")
+            fix: near.map { "did you mean \"\($0)\"? File names differ in upper and lower case on Linux" }
+                ?? (missing
+                    ? "check the file name; sample paths are relative to the map file's folder"
+                    : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)"))
     }
     var handedOver = false
     defer { if !handedOver { sf_close(file) } }

@@ -115,16 +115,81 @@ func createWAV(
     return file
 }
 
-/// Writes engine output to a WAV file: a mono mix copied to every channel (`write(_:)`), or a
-/// left and a right channel (`write(left:right:)`). The file is written
-/// under a temporary name and moved into place by `finish`, so a failed render never
-/// destroys an existing file. Output is deterministic (no PEAK chunk with a timestamp).
-/// Thread: control (wraps `sf_open`, `sf_writef_float`).
+/// The installed libsndfile's name and version ("libsndfile-1.2.0"). Thread: any.
+public var sndfileVersion: String { String(cString: sf_version_string()) }
+
+/// The kinds of sound file `render -o` and `demo -o` write, chosen by the file's extension.
+public enum OutputFileKind: String, CaseIterable, Sendable {
+    case wav, flac, ogg, mp3
+
+    /// The kind an output path's extension names (case-insensitive; `.oga` is Ogg), or nil.
+    public init?(path: String) {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        let ext = path[path.index(after: dot)...].lowercased()
+        switch ext {
+        case "wav": self = .wav
+        case "flac": self = .flac
+        case "ogg", "oga": self = .ogg
+        case "mp3": self = .mp3
+        default: return nil
+        }
+    }
+
+    /// The name a user knows the kind by.
+    public var displayName: String {
+        switch self {
+        case .wav: "WAV"
+        case .flac: "FLAC"
+        case .ogg: "Ogg Vorbis"
+        case .mp3: "MP3"
+        }
+    }
+
+    /// Whether samples are stored as they are (a sample format applies) rather than encoded lossily.
+    public var isLossless: Bool { self == .wav || self == .flac }
+
+    /// The sample formats the kind holds (none for lossy kinds, which encode floats).
+    public var sampleFormats: [OutputSampleFormat] {
+        switch self {
+        case .wav: [.s16, .s24, .s32, .f32]
+        case .flac: [.s16, .s24]
+        case .ogg, .mp3: []
+        }
+    }
+
+    /// libsndfile's format word for this kind at `format`.
+    func sndfileFormat(_ format: OutputSampleFormat) -> Int32 {
+        switch self {
+        case .wav: Int32(SF_FORMAT_WAV) | format.sndfileSubtype
+        case .flac: Int32(SF_FORMAT_FLAC) | format.sndfileSubtype
+        case .ogg: Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
+        case .mp3: Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
+        }
+    }
+
+    /// Whether the installed libsndfile writes this kind (at `channelCount` channels and
+    /// `sampleRate`). Thread: any (wraps `sf_format_check`).
+    public func isWritable(sampleRate: Int, channelCount: Int) -> Bool {
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channelCount)
+        info.format = sndfileFormat(sampleFormats.first ?? .f32)
+        return sf_format_check(&info) != 0
+    }
+}
+
+/// Writes engine output to a sound file (WAV, FLAC, Ogg Vorbis or MP3: `kind`): a mono mix
+/// copied to every channel (`write(_:)`), or a left and a right channel (`write(left:right:)`).
+/// The file is written under a temporary name and moved into place by `finish`, so a failed
+/// render never destroys an existing file. Output is deterministic (no PEAK chunk with a
+/// timestamp). Thread: control (wraps `sf_open`, `sf_writef_float`).
 public final class WAVWriter {
     public let path: String
     let partialPath: String
     let channelCount: Int
+    /// The samples handed to libsndfile: the file's own for WAV and FLAC, floats for the lossy kinds.
     let format: OutputSampleFormat
+    public let kind: OutputFileKind
     var file: OpaquePointer?
     /// Interleaved frames for libsndfile: floats for `f32`, 16-bit values for `s16`, 32-bit
     /// values for `s24` and `s32` (libsndfile keeps the top 24 bits for `s24`).
@@ -132,14 +197,34 @@ public final class WAVWriter {
     var shorts = UnsafeMutableBufferPointer<Int16>(start: nil, count: 0)
     var ints = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)
 
-    public init(path: String, sampleRate: Int, channelCount: Int, format: OutputSampleFormat) throws(FileError) {
+    /// `format` must be one of `kind.sampleFormats` (any, for a lossy kind: it encodes floats).
+    public init(
+        path: String, sampleRate: Int, channelCount: Int, format: OutputSampleFormat, kind: OutputFileKind = .wav
+    ) throws(FileError) {
+        precondition(kind.sampleFormats.isEmpty || kind.sampleFormats.contains(format))
         self.path = path
         self.channelCount = channelCount
-        self.format = format
+        self.format = kind.isLossless ? format : .f32
+        self.kind = kind
         partialPath = path + ".partial"
-        let file = try createWAV(
-            at: partialPath, reportedAs: path, operation: "create the WAV file",
-            sampleRate: sampleRate, channelCount: channelCount, format: format)
+        let file: OpaquePointer
+        if kind == .wav {
+            file = try createWAV(
+                at: partialPath, reportedAs: path, operation: "create the WAV file",
+                sampleRate: sampleRate, channelCount: channelCount, format: format)
+        } else {
+            var info = SF_INFO()
+            info.samplerate = Int32(sampleRate)
+            info.channels = Int32(channelCount)
+            info.format = kind.sndfileFormat(format)
+            guard let opened = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
+                throw FileError(
+                    path: path, operation: "create the \(kind.displayName) file",
+                    message: String(cString: sf_strerror(nil)),
+                    fix: "check that the folder exists and is writable")
+            }
+            file = opened
+        }
         self.file = file
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
     }
@@ -204,7 +289,8 @@ public final class WAVWriter {
         }
         guard written == n else {
             throw FileError(
-                path: path, operation: "write the WAV file", message: String(cString: sf_strerror(file)),
+                path: path, operation: "write the \(kind.displayName) file",
+                message: String(cString: sf_strerror(file)),
                 fix: "check the free space on the disk")
         }
     }
@@ -218,7 +304,7 @@ public final class WAVWriter {
             let message = status != 0 ? String(cString: sf_error_number(status)) : errnoMessage(errno)
             unlink(partialPath)
             throw FileError(
-                path: path, operation: "finish the WAV file", message: message,
+                path: path, operation: "finish the \(kind.displayName) file", message: message,
                 fix: "check the free space and permissions of the folder")
         }
     }

@@ -4,13 +4,59 @@ import CSndFile
 import Glibc
 
 /// Which preset of a SoundFont to play: `bank` and `program` (0 to 127, as sent on the wire).
+/// Or by `name`: case-insensitive, the whole name or a prefix only one preset has (in `bank`,
+/// or in any bank when `bankIsGiven` is false).
 public struct PresetChoice: Sendable, Equatable {
     public var bank: Int
     public var program: Int
+    public var name: String?
+    public var bankIsGiven: Bool
     public init(bank: Int, program: Int) {
         self.bank = bank
         self.program = program
+        name = nil
+        bankIsGiven = true
     }
+
+    /// The preset named `name` (a unique prefix will do), in `bank` if given.
+    public init(name: String, bank: Int?) {
+        self.bank = bank ?? 0
+        program = 0
+        self.name = name
+        bankIsGiven = bank != nil
+    }
+
+    /// The preset this choice names among `presets`, or why none: no such name (with the
+    /// presets' names that come nearest), or a prefix several have (with them). Thread: any.
+    func find(in presets: [SoundFontPreset]) -> Result<SoundFontPreset, PresetNameProblem> {
+        guard let name else {
+            return presets.first { $0.bank == bank && $0.program == program }.map { .success($0) }
+                ?? .failure(PresetNameProblem(message: "no preset at bank \(bank), program \(program)", matches: []))
+        }
+        func plain(_ text: String) -> String {
+            text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        let wanted = plain(name)
+        let pool = presets.filter { !bankIsGiven || $0.bank == bank }
+            .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
+        let exact = pool.filter { plain($0.name) == wanted }
+        if exact.count == 1 { return .success(exact[0]) }
+        let prefixed = exact.isEmpty ? pool.filter { plain($0.name).hasPrefix(wanted) } : exact
+        if prefixed.count == 1 { return .success(prefixed[0]) }
+        let place = bankIsGiven ? " in bank \(bank)" : ""
+        if prefixed.isEmpty {
+            let near = pool.filter { plain($0.name).contains(wanted) }
+            return .failure(PresetNameProblem(message: "no preset named \"\(name)\"\(place)", matches: near))
+        }
+        return .failure(
+            PresetNameProblem(message: "\"\(name)\" names \(prefixed.count) presets\(place)", matches: prefixed))
+    }
+}
+
+/// Why a preset's name chose none: the message, and the presets to list with it.
+struct PresetNameProblem: Error {
+    var message: String
+    var matches: [SoundFontPreset]
 }
 
 /// Whether `path` names a SoundFont (.sf2 or .sf3).
@@ -91,7 +137,19 @@ func loadSoundFontInstrument(
     }
     let sorted = font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     let found: SoundFontPreset?
-    if let choice {
+    if let choice, choice.name != nil {
+        switch choice.find(in: font.presets) {
+        case .success(let named): found = named
+        case .failure(let trouble):
+            let listed = trouble.matches.prefix(12).map { "\($0.bank):\($0.program) \($0.name)" }
+            throw problem(
+                "", trouble.message,
+                (listed.isEmpty
+                    ? "give a preset's name or number (bellkeys check --map \(path) lists them)"
+                    : "give more of the name, or the number: " + listed.joined(separator: ", ")
+                        + (trouble.matches.count > listed.count ? ", ..." : "")))
+        }
+    } else if let choice {
         found = font.preset(bank: choice.bank, program: choice.program)
     } else {
         found = font.preset(bank: 0, program: 0) ?? sorted.first
@@ -249,5 +307,19 @@ func loadSoundFontInstrument(
         samplePaths: paths, fileSampleRates: rates, fadedEnds: paths.map { _ in false },
         loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
     loaded.preset = "\(preset.bank):\(preset.program) \(preset.name)"
+    loaded.presetDescription = describePreset(bank: preset.bank, program: preset.program, name: preset.name)
     return loaded
+}
+
+/// A preset as the start-up report, `render` and `check` name it, with General MIDI's number
+/// beside bellkeys' (which counts from 0, as sent on the wire, where General MIDI's list counts
+/// from 1): "preset 0:14 Tubular Bells (General MIDI's program 15)"; a drum kit (bank 128) is
+/// said to be one. Thread: any.
+public func describePreset(bank: Int, program: Int, name: String) -> String {
+    let trimmed = String(name.reversed().drop { $0 == " " }.reversed().drop { $0 == " " })
+    let gm =
+        bank == 128
+        ? "a drum kit, bank 128"
+        : bank == 0 ? "General MIDI's program \(program + 1)" : "program \(program + 1) counted from 1"
+    return "preset \(bank):\(program) \(trimmed) (\(gm))"
 }

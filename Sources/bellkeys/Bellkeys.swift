@@ -36,9 +36,9 @@ struct MapOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With a SoundFont (.sf2 or .sf3) as --map: the preset's program, 0 to 127 as sent on the wire, one less than General MIDI's numbering (default: 0, or the map's program).",
-            valueName: "n"))
-    var program: Int?
+            "With a SoundFont (.sf2 or .sf3) as --map: the preset, by its program, 0 to 127 as sent on the wire, one less than General MIDI's numbering, or by its name (case-insensitive; a beginning only one preset has will do) (default: 0, or the map's program).",
+            valueName: "n|name"))
+    var program: String?
 
     @Option(
         parsing: .unconditional,
@@ -55,8 +55,11 @@ struct MapOptions: ParsableArguments {
     var startingSet: String?
 
     func validate() throws {
-        if let program, !MapFile.programRange.contains(program) {
-            throw ValidationError("--program \(program) is out of range; use 0 to 127")
+        if let program, let number = Int(program), !MapFile.programRange.contains(number) {
+            throw ValidationError("--program \(program) is out of range; use 0 to 127, or a preset's name")
+        }
+        if let program, program.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--program is empty; give a program number, 0 to 127, or a preset's name")
         }
         if let bank, !MapFile.bankRange.contains(bank) {
             throw ValidationError("--bank \(bank) is out of range; use 0 to 16383")
@@ -66,13 +69,16 @@ struct MapOptions: ParsableArguments {
         }
     }
 
-    /// The preset that --program and --bank choose (nil: neither given).
+    /// The preset that --program (a number or a name) and --bank choose (nil: neither given).
     var preset: PresetChoice? {
-        program == nil && bank == nil ? nil : PresetChoice(bank: bank ?? 0, program: program ?? 0)
+        if let program, Int(program) == nil { return PresetChoice(name: program, bank: bank) }
+        return program == nil && bank == nil
+            ? nil : PresetChoice(bank: bank ?? 0, program: program.flatMap { Int($0) } ?? 0)
     }
 
     func mapPath() throws -> String {
         if let map { return map }
+        if let problem = samplesFolderProblem() { throw Failure(problem) }
         guard let found = findDefaultMap() else {
             throw Failure(
                 "cannot find the bundled map; looked at:\n    " + defaultMapCandidates().joined(separator: "\n    ")
@@ -187,11 +193,42 @@ func validateRate(_ rate: Int?) throws {
     }
 }
 
-/// Checks `--format`, shared by the commands that write WAV files.
-func validateFormat(_ format: String) throws {
-    if OutputSampleFormat(rawValue: format) == nil {
+/// The help of `--format`, shared by the commands that write sound files.
+let formatHelp = ArgumentHelp(
+    "Sample format of a WAV file: s16, s24, s32 (integer PCM) or f32 (float); of a FLAC file: s16 or s24 (default: s16). An Ogg Vorbis or MP3 file takes none.",
+    valueName: "format")
+
+/// What `-o FILE` writes, checked before any work: the kind its extension names (.wav, .flac,
+/// .ogg or .mp3) and the sample format (`--format`, else s16; none for the lossy kinds), or a
+/// usage error that lists what is possible. Shared by `render` and `demo -o`.
+func outputFile(_ path: String, format: String?, channels: Int) throws -> (
+    kind: OutputFileKind, format: OutputSampleFormat
+) {
+    guard let kind = OutputFileKind(path: path) else {
+        throw ValidationError(
+            "-o \(path): bellkeys writes WAV (.wav), FLAC (.flac), Ogg Vorbis (.ogg) and MP3 (.mp3) files, "
+                + "chosen by the name's extension; give the file one of those")
+    }
+    guard kind.isWritable(sampleRate: 48_000, channelCount: channels) else {
+        throw ValidationError(
+            "-o \(path): this system's libsndfile (\(sndfileVersion)) does not write \(kind.displayName) files; "
+                + "write a .wav or .flac file instead")
+    }
+    guard let format else { return (kind, .s16) }
+    guard let sampleFormat = OutputSampleFormat(rawValue: format) else {
         throw ValidationError("--format \(format) is not one of s16, s24, s32, f32")
     }
+    if kind.sampleFormats.isEmpty {
+        throw ValidationError(
+            "--format sets the samples of a WAV or FLAC file; an \(kind.displayName) file is encoded from the mix as it is: drop --format"
+        )
+    }
+    if !kind.sampleFormats.contains(sampleFormat) {
+        throw ValidationError(
+            "--format \(format): a \(kind.displayName) file holds "
+                + kind.sampleFormats.map(\.rawValue).joined(separator: " or ") + "; for \(format) write a .wav file")
+    }
+    return (kind, sampleFormat)
 }
 
 /// Checks `--channels`, shared by the commands that write audio.

@@ -104,7 +104,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
 /// The regions of an SFZ instrument as `check` prints them: what each plays, where and how.
 func describeRegions(_ loaded: LoadedInstrument) -> String {
     var lines: [String] = []
-    lines.append("instrument: \(loaded.mapPath)" + (loaded.preset.map { ", preset \($0)" } ?? ""))
+    lines.append("instrument: \(loaded.mapPath)" + (loaded.presetDescription.map { ", \($0)" } ?? ""))
     lines.append(
         "  \(loaded.contentsText), \(loaded.sampleRate) Hz, "
             + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "

@@ -12,7 +12,7 @@ struct Demo: ParsableCommand, LiveCommand {
             map's hall. It plays live on the \
             sound device, with the piano drawn and the keys lit as the bells sound; MIDI keyboards \
             and the computer keyboard can play along, and Ctrl-C stops it. With -o it is rendered \
-            to a WAV file instead, on any machine: no sound card needed, the same bytes every time. \
+            to a sound file instead (WAV, FLAC, Ogg Vorbis or MP3, by the name's extension), on any machine: no sound card needed, the same bytes every time. \
             demo.mid beside the bundled bells holds the same tune (/usr/share/bellkeys/demo.mid \
             when installed, Samples/demo.mid in a checkout).
             """)
@@ -20,13 +20,15 @@ struct Demo: ParsableCommand, LiveCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "Render to this WAV file instead of playing (no sound card needed).",
+            "Render to this sound file instead of playing (no sound card needed): WAV (.wav), FLAC (.flac), Ogg Vorbis (.ogg) or MP3 (.mp3), by its extension.",
             valueName: "out.wav"))
     var output: String?
 
     @Option(
-        help: ArgumentHelp("With -o: sample format s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
-    var format: String = "s16"
+        help: ArgumentHelp(
+            "With -o: the sample format of a WAV file: s16, s24, s32 (integer PCM) or f32 (float); of a FLAC file: s16 or s24 (default: s16). An Ogg Vorbis or MP3 file takes none.",
+            valueName: "format"))
+    var format: String?
 
     @OptionGroup var mapOptions: MapOptions
     @OptionGroup var outputOptions: OutputOptions
@@ -35,7 +37,12 @@ struct Demo: ParsableCommand, LiveCommand {
     @OptionGroup var sessionOptions: SessionOptions
 
     func validate() throws {
-        try validateFormat(format)
+        if let output {
+            _ = try outputFile(output, format: format, channels: outputOptions.channels)
+        } else if format != nil {
+            throw ValidationError(
+                "--format sets the sample format of the file -o writes; give -o FILE, or drop --format")
+        }
         if output != nil, sessionOptions.record != nil {
             throw ValidationError("--record records live playing; with -o the demo is already written to a file")
         }
@@ -45,12 +52,13 @@ struct Demo: ParsableCommand, LiveCommand {
         try reporting {
             if let output {
                 let tune = westminsterQuarters()
-                let loaded = try mapOptions.load(sampleRate: outputOptions.rate)
-                try renderToWAV(
+                let loaded = try mapOptions.load(
+                    sampleRate: outputOptions.rate, printsWarnings: !sessionOptions.quiet)
+                let file = try outputFile(output, format: format, channels: outputOptions.channels)
+                try renderToFile(
                     tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions,
-                    noteOptions: noteOptions, output: output,
-                    format: OutputSampleFormat(rawValue: format)!, channels: outputOptions.channels,
-                    quiet: sessionOptions.quiet)
+                    noteOptions: noteOptions, output: output, kind: file.kind,
+                    format: file.format, channels: outputOptions.channels, quiet: sessionOptions.quiet)
                 return
             }
             let session = try LiveSession(settings: liveSettings)

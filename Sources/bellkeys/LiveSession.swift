@@ -147,6 +147,7 @@ final class LiveSession: LiveLoopDelegate {
 
         console.line(
             "bellkeys: \(loaded.contentsText) from \(loaded.mapPath), "
+                + (loaded.presetDescription.map { "\($0), " } ?? "")
                 + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
         for note in notes { console.line("  " + note) }
         for line in output.startupLines(scheduling: scheduling) { console.line(line) }

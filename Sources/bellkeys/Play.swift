@@ -21,8 +21,9 @@ struct Play: ParsableCommand, LiveCommand {
             keys are drawn lit while they sound (two octaves of them when they do not fit the \
             width; ◀ or ▶ beside the picture when a note sounds beyond it): a w s e d f t g y h u \
             j k = an octave from C (C4..C5 for the bells), ←/→ (or </>) move it an octave down/up, \
-            space pedal, x damps all, r changes the room (off, room, hall, church), ↑/↓ volume, \
-            Enter records and closes a phrase loop, Backspace clears it, Esc or Ctrl-C quits. \
+            space pedal, x damps all, r changes the room (off, room, hall, church), p the set (a map \
+            of several sets), ↑/↓ volume, Enter records and closes a phrase loop, Backspace \
+            clears it, Esc, Ctrl-C or Ctrl-D quits. \
             Without key releases (most terminals) struck bells ring out; terminals with the kitty \
             keyboard protocol damp keys on release. See docs/classroom.md.
             """)

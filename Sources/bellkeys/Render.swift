@@ -6,7 +6,7 @@ import BellkeysIO
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a Standard MIDI File to a WAV file with the bells (no sound card needed).",
+        abstract: "Render a Standard MIDI File to a sound file with the bells (no sound card needed).",
         discussion: """
             Formats 0, 1 and 2 (a format 2 file's tracks play one after the other), tempo \
             changes, running status, any ticks-per-quarter division and SMPTE division. A note at \
@@ -18,7 +18,9 @@ struct Render: ParsableCommand {
             Notes outside the map's keys (C4..C5 for the bundled bells) are left out unless \
             --unmapped fold moves them onto the bells; a warning on standard error says how many. \
             A file cut short inside its last End-of-Track event is played with a warning; any \
-            other damage is an error that names the byte. Exit status: 0 when the WAV file is \
+            other damage is an error that names the byte. The file's extension chooses what is \
+            written: .wav (WAV; --format s16, s24, s32 or f32), .flac (FLAC; s16 or s24), .ogg \
+            (Ogg Vorbis) or .mp3 (MP3); any other is refused. Exit status: 0 when the file is \
             written and bells sound in it; 3 when it is written but no note struck a bell (none \
             has a bell in the map, all are left out by --channel or --skip-drums, or there are none); 1 on an error (no \
             file written, an existing one kept); 64 on a usage error.
@@ -27,7 +29,11 @@ struct Render: ParsableCommand {
     @Argument(help: ArgumentHelp("The MIDI file to render (.mid).", valueName: "in.mid"))
     var input: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The sound file to write: WAV (.wav), FLAC (.flac), Ogg Vorbis (.ogg) or MP3 (.mp3), by its extension.",
+            valueName: "out.wav"))
     var output: String
 
     @OptionGroup var mapOptions: MapOptions
@@ -41,8 +47,8 @@ struct Render: ParsableCommand {
             valueName: "hz"))
     var rate: Int?
 
-    @Option(help: ArgumentHelp("Sample format: s16, s24, s32 (integer PCM) or f32 (float).", valueName: "format"))
-    var format: String = "s16"
+    @Option(help: formatHelp)
+    var format: String?
 
     @Option(
         parsing: .unconditional,
@@ -70,8 +76,8 @@ struct Render: ParsableCommand {
             throw ValidationError("--block \(blockFrames) is out of range; use 16 to 8192 frames")
         }
         try validateRate(rate)
-        try validateFormat(format)
         try validateChannels(channels)
+        _ = try outputFile(output, format: format, channels: channels)
     }
 
     func run() throws {
@@ -86,25 +92,26 @@ struct Render: ParsableCommand {
             } catch let error as MIDIFileError {
                 throw Failure(error.description)
             }
-            let loaded = try mapOptions.load(sampleRate: rate)
-            let sampleFormat = OutputSampleFormat(rawValue: format)! // checked in validate()
-            try renderToWAV(
+            let loaded = try mapOptions.load(sampleRate: rate, printsWarnings: !quiet)
+            let file = try outputFile(output, format: format, channels: channels)
+            try renderToFile(
                 midi, named: input, loaded: loaded, voiceOptions: voiceOptions,
-                noteOptions: noteOptions, output: output,
-                format: sampleFormat, channels: channels, blockFrames: blockFrames, quiet: quiet)
+                noteOptions: noteOptions, output: output, kind: file.kind,
+                format: file.format, channels: channels, blockFrames: blockFrames, quiet: quiet)
         }
     }
 }
 
-/// Renders `midi` with the bells of `loaded` into the WAV file `output`, and reports it
-/// (unless `quiet`). Warnings go to standard error, also when `quiet`. Shared by `render` and
-/// `demo -o`. Exits with status 3 when the file is written but no note struck a bell.
-func renderToWAV(
+/// Renders `midi` with the bells of `loaded` into the sound file `output` (of `kind`), and
+/// reports it, with warnings on standard error (unless `quiet`: then errors only, and the
+/// warning that explains exit status 3). Shared by
+/// `render` and `demo -o`. Exits with status 3 when the file is written but no note struck a bell.
+func renderToFile(
     _ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
-    noteOptions: NoteOptions, output: String, format sampleFormat: OutputSampleFormat, channels: Int,
-    blockFrames: Int = 1_024, quiet: Bool
+    noteOptions: NoteOptions, output: String, kind: OutputFileKind, format sampleFormat: OutputSampleFormat,
+    channels: Int, blockFrames: Int = 1_024, quiet: Bool
 ) throws {
-    for warning in midi.warnings { printError("bellkeys: warning: \(warning)") }
+    if !quiet { for warning in midi.warnings { printError("bellkeys: warning: \(warning)") } }
     // Offline there is no latency to keep low: long blocks amortise per-voice work.
     // Events still take effect at their exact frames.
     let engine = voiceOptions.makeEngine(loaded, unmapped: noteOptions.unmapped, maxBlockFrames: blockFrames)
@@ -115,7 +122,7 @@ func renderToWAV(
     // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.
     let longestSample = loaded.bank.frameCounts.max() ?? 0
     let maximumBytes = (Int(schedule.endFrame) + longestSample) * channels * sampleFormat.byteCount
-    if maximumBytes >= (1 << 32) - 1024 {
+    if kind == .wav, maximumBytes >= (1 << 32) - 1024 {
         throw Failure(
             "\(output): the render would pass the 4 GiB limit of a WAV file "
                 + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
@@ -126,7 +133,7 @@ func renderToWAV(
     do {
         writer = try WAVWriter(
             path: output, sampleRate: loaded.sampleRate, channelCount: channels,
-            format: sampleFormat)
+            format: sampleFormat, kind: kind)
         // Left and right for every file: a mono one gets their average (see `interleave`).
         frames = try renderOffline(engine: engine, events: events, endFrame: schedule.endFrame) {
             (left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) throws(FileError) in
@@ -139,12 +146,12 @@ func renderToWAV(
     let notes = events.count(where: \.strikes)
     let unmapped = engine.ignoredNotes.load(ordering: .relaxed)
     let played = notes - unmapped
-    if unmapped > 0 {
-        var instrument = loaded.instrument
+    if unmapped > 0, !quiet {
+        var instrument = loaded.instrumentSets.startingInstrument
         if let mode = noteOptions.unmapped { instrument.unmappedNotes = mode }
         printError("bellkeys: warning: " + unmappedNotesText(unmapped, of: notes, in: input, instrument: instrument))
     }
-    if let text = missingProgramsText(engine, loaded) { printError("bellkeys: warning: " + text) }
+    if !quiet, let text = missingProgramsText(engine, loaded) { printError("bellkeys: warning: " + text) }
     if played == 0 {
         let filtered = allEvents.count(where: \.strikes) - notes
         let why =
@@ -159,9 +166,13 @@ func renderToWAV(
     if !quiet {
         let seconds = Double(frames) / Double(loaded.sampleRate)
         let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
+        if let preset = loaded.presetDescription { print("playing \(preset) of \(loaded.mapPath)") }
         print(
             "rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
-                + "\(loaded.sampleRate) Hz, \(channels) ch, \(sampleFormat.rawValue)")
+                + "\(loaded.sampleRate) Hz, \(channels) ch, "
+                + (kind == .wav
+                    ? sampleFormat.rawValue
+                    : kind.isLossless ? "\(kind.displayName) \(sampleFormat.rawValue)" : kind.displayName))
         print(
             "  \(notes) notes, \(engine.peakVoiceCount.load(ordering: .relaxed)) voices at most, "
                 + "\(engine.stolenVoices.load(ordering: .relaxed)) stolen, "

@@ -28,12 +28,15 @@ import Testing
             ])
     }
 
-    @Test func notesOutsideTheBellsAreWarnedAboutWithTheFixEvenWhenQuiet() throws {
+    /// ... and -q ("print nothing but errors") keeps the warning to itself.
+    @Test func notesOutsideTheBellsAreWarnedAboutWithTheFix() throws {
         let folder = temporaryFolder()
         try write(song(), "song.mid", in: folder)
-        let run = try bellkeys(["render", "song.mid", "-o", "out.wav", "-q"], in: folder)
+        let quiet = try bellkeys(["render", "song.mid", "-o", "quiet.wav", "-q"], in: folder)
+        #expect(quiet.status == 0 && quiet.output.isEmpty && quiet.error.isEmpty, "\(quiet.error)")
+        let run = try bellkeys(["render", "song.mid", "-o", "out.wav"], in: folder)
         #expect(run.status == 0, "\(run.error)")
-        #expect(run.output.isEmpty)
+        #expect(run.output.hasPrefix("rendered song.mid to out.wav: "))
         #expect(
             run.error == """
                 bellkeys: warning: 3 of the 5 notes of song.mid have no bell in the map (its keys: C4..C5) and were left out
@@ -68,7 +71,7 @@ import Testing
             "sharps.mid", in: folder)
         let run = try bellkeys(
             [
-                "render", "sharps.mid", "-o", "out.wav", "-q", "--unmapped", "fold",
+                "render", "sharps.mid", "-o", "out.wav", "--unmapped", "fold",
                 "--map", repository + "/Samples/examples/handbells.json",
             ], in: folder)
         #expect(run.status == 0)
@@ -170,7 +173,7 @@ import Testing
         try write(Array(sequential.dropLast(3)), "cut.mid", in: folder)
         let two = try bellkeys(["render", "two.mid", "-o", "two.wav", "-q"], in: folder)
         let one = try bellkeys(["render", "one.mid", "-o", "one.wav", "-q"], in: folder)
-        let cut = try bellkeys(["render", "cut.mid", "-o", "cut.wav", "-q"], in: folder)
+        let cut = try bellkeys(["render", "cut.mid", "-o", "cut.wav"], in: folder)
         #expect(two.status == 0 && two.error.isEmpty, "\(two.error)")
         #expect(one.status == 0 && cut.status == 0)
         #expect(try bytes(folder, "two.wav") == bytes(folder, "one.wav"))
@@ -201,14 +204,18 @@ import Testing
 @Suite struct PublicMIDIFiles {
     let fixtures = repository + "/Tests/Fixtures/midi/"
 
-    func render(_ name: String, _ extra: [String] = [], in folder: String) throws -> Run {
-        try bellkeys(["render", fixtures + name, "-o", folder + "/" + name + ".wav", "-q"] + extra, in: folder)
+    /// Renders a fixture as a user would: with its report, or quiet (errors only).
+    func render(_ name: String, _ extra: [String] = [], quiet: Bool = false, in folder: String) throws -> Run {
+        try bellkeys(
+            ["render", fixtures + name, "-o", folder + "/" + name + ".wav"] + (quiet ? ["-q"] : []) + extra, in: folder)
     }
 
     @Test(arguments: ["test-c-major-scale.mid", "test-running-status-metaevent.mid", "bellkeys-smpte-25fps-40tpf.mid"])
     func ordinaryFilesRenderWithoutAWord(name: String) throws {
-        let run = try render(name, in: temporaryFolder())
+        let run = try render(name, quiet: true, in: temporaryFolder())
         #expect(run.status == 0 && run.output.isEmpty && run.error.isEmpty, "\(run.error)")
+        let told = try render(name, in: temporaryFolder())
+        #expect(told.status == 0 && told.output.hasPrefix("rendered ") && told.error.isEmpty, "\(told.error)")
     }
 
     /// Format 2: the same 16 notes as the format 1 twin, but one track after the other, so
@@ -272,5 +279,8 @@ import Testing
         #expect(run.error.contains("because none of its 3 notes has a bell in the map (exit status 3)"))
         let folded = try render("test-gm2-doggy-78-00-38-4c.mid", ["--unmapped", "fold"], in: folder)
         #expect(folded.status == 0 && folded.error.isEmpty)
+        let quiet = try render("test-gm2-doggy-78-00-38-4c.mid", quiet: true, in: folder)
+        #expect(quiet.status == 3 && !quiet.error.contains("3 of the 3 notes"))
+        #expect(quiet.error.contains("because none of its 3 notes has a bell in the map (exit status 3)"))
     }
 }

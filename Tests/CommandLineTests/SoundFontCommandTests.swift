@@ -16,7 +16,60 @@ private func writeFont(_ path: String) throws {
     try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
 }
 
+/// A font of General MIDI's bells by name (bank 0): Celesta 8, Glockenspiel 9, Music Box 10,
+/// Tubular Bells 14, Tinkle Bell 112; and a Glockenspiel in bank 1.
+private func writeBellFont(_ path: String) throws {
+    let sine = (0..<480).map { Int16((9_830 * sin(2 * Double.pi * 10 * Double($0) / 480)).rounded()) }
+    let presets: [(String, Int, Int)] = [
+        ("Celesta", 0, 8), ("Glockenspiel", 0, 9), ("Music Box", 0, 10), ("Tubular Bells", 0, 14),
+        ("Tinkle Bell", 0, 112), ("Glockenspiel", 1, 9),
+    ]
+    let builder = SoundFontBuilder(
+        samples: [.init(name: "sine", frames: sine, loop: 0..<480)],
+        instruments: [.init(name: "sine", zones: [.init([(.sampleModes, 1)], target: 0)])],
+        presets: presets.map { .init(name: $0.0, bank: $0.1, program: $0.2, zones: [.init(target: 0)]) })
+    try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
+}
+
 @Suite struct SoundFontCommands {
+    /// --program takes a number as sent on the wire or a preset's name (any case, a beginning
+    /// only one preset has); play, render and check name the preset with General MIDI's number.
+    @Test func aPresetIsChosenByNameOrNumberAndNamed() throws {
+        let folder = temporaryFolder()
+        try writeBellFont(folder + "/bells.sf2")
+        for program in ["14", "tubular bells", "Tub", "  TUBULAR   BELLS "] {
+            let run = try bellkeys(["check", "--map", "bells.sf2", "--program", program], in: folder)
+            #expect(run.status == 0, "--program \(program): \(run.error)")
+            #expect(
+                run.output.contains("instrument: bells.sf2, preset 0:14 Tubular Bells (General MIDI's program 15)"),
+                "--program \(program): \(run.output)")
+        }
+        let ambiguous = try bellkeys(["check", "--map", "bells.sf2", "--program", "t"], in: folder)
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.error.contains(#""t" names 2 presets"#), "\(ambiguous.error)")
+        #expect(
+            ambiguous.error.contains("fix: give more of the name, or the number: 0:14 Tubular Bells, 0:112 Tinkle Bell")
+        )
+        let twice = try bellkeys(["check", "--map", "bells.sf2", "--program", "glock"], in: folder)
+        #expect(twice.status == 1 && twice.error.contains("0:9 Glockenspiel, 1:9 Glockenspiel"), "\(twice.error)")
+        let banked = try bellkeys(["check", "--map", "bells.sf2", "--program", "glock", "--bank", "1"], in: folder)
+        #expect(banked.status == 0 && banked.output.contains("preset 1:9 Glockenspiel (program 10 counted from 1)"))
+        let none = try bellkeys(["check", "--map", "bells.sf2", "--program", "Dulcimer"], in: folder)
+        #expect(none.status == 1 && none.error.contains(#"no preset named "Dulcimer""#), "\(none.error)")
+        let outside = try bellkeys(["check", "--map", "bells.sf2", "--program", "128"], in: folder)
+        #expect(outside.status == 64 && outside.error.contains("--program 128 is out of range; use 0 to 127"))
+        // render names the preset it plays; so does play's start-up report (LiveSession).
+        let render = try bellkeys(
+            ["render", repository + "/Samples/demo.mid", "-o", "out.wav", "--map", "bells.sf2", "--program", "music"],
+            in: folder)
+        #expect(render.status == 0, "\(render.error)")
+        #expect(render.output.hasPrefix("playing preset 0:10 Music Box (General MIDI's program 11) of bells.sf2\n"))
+        let live = try bellkeys(
+            ["demo", "--device", "null", "--no-ui", "--map", "bells.sf2", "--program", "celesta"], in: folder)
+        #expect(
+            live.status == 0 && live.output.contains("preset 0:8 Celesta (General MIDI's program 9)"), "\(live.output)")
+    }
+
     @Test func checkListsThePresetsAndThenWhatOneResolvesTo() throws {
         let folder = temporaryFolder()
         try writeFont(folder + "/font.sf2")
@@ -28,7 +81,7 @@ private func writeFont(_ path: String) throws {
         #expect(list.output.contains("  128   5        Sine kit"))
         let one = try bellkeys(["check", "--map", "font.sf2", "--bank", "128", "--program", "5"], in: folder)
         #expect(one.status == 0)
-        #expect(one.output.contains("instrument: font.sf2, preset 128:5 Sine kit"))
+        #expect(one.output.contains("instrument: font.sf2, preset 128:5 Sine kit (a drum kit, bank 128)"))
         #expect(one.output.contains("1 region, 1 sample (C-1..G9)"))
         let missing = try bellkeys(["check", "--map", "font.sf2", "--program", "7"], in: folder)
         #expect(missing.status == 1)
