@@ -181,7 +181,8 @@ func temporaryFolder() -> String {
         let list = try bellkeys(["list"])
         #expect(list.status == 1)
         #expect(list.output.contains("MIDI ports (for --connect):") && list.output.contains("null"))
-        #expect(list.error.contains("this machine has no sequencer and no sound card;")) // Tools/play reads it
+        #expect(list.error.contains("this machine has no sound card;")) // Tools/play reads it
+        #expect(list.output.contains("none: /dev/snd/seq: cannot open the ALSA sequencer"))
     }
 
     @Test func badLiveOptionsAreRefusedWithTheRange() throws {
