@@ -56,7 +56,9 @@ import Testing
         release.triggersOnRelease = true
         instrument.regions = [low, high, release]
         #expect(instrument.soundingRange == 48...96)
-        #expect(Instrument(keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 69, sampleIndex: 0)]).soundingRange == 60...69)
+        #expect(
+            Instrument(keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 69, sampleIndex: 0)])
+                .soundingRange == 60...69)
         #expect(Instrument(keys: []).soundingRange == nil)
     }
 }

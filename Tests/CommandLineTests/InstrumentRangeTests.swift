@@ -13,7 +13,8 @@ import Testing
             events.append((i * 96, [0x90, note, 100]))
             events.append((i * 96 + 90, [0x80, note, 0]))
         }
-        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [events])).write(to: URL(fileURLWithPath: folder + "/cs.mid"))
+        try Data(makeMIDIFile(ticksPerQuarter: 96, tracks: [events])).write(
+            to: URL(fileURLWithPath: folder + "/cs.mid"))
     }
 
     /// An SFZ instrument over C3..C7 (one region, the bundled C4 bell at its pitch).
@@ -32,7 +33,8 @@ import Testing
         #expect(
             plain.error.contains(
                 "4 of the 9 notes of cs.mid have no region in the instrument (it sounds C3..C7) and were left out\n"
-                    + "    fix: add --unmapped fold to move notes outside C3..C7 by octaves onto the instrument's notes"),
+                    + "    fix: add --unmapped fold to move notes outside C3..C7 by octaves onto the instrument's notes"
+            ),
             "\(plain.error)")
         #expect(!plain.error.contains("C4..C5"))
         let folded = try bellkeys(
@@ -48,7 +50,10 @@ import Testing
         let folder = temporaryFolder()
         try everyC(in: folder)
         let run = try bellkeys(
-            ["render", "cs.mid", "-o", "tower.wav", "--map", repository + "/Samples/examples/bell-sets.json", "--set", "Tower"],
+            [
+                "render", "cs.mid", "-o", "tower.wav", "--map", repository + "/Samples/examples/bell-sets.json",
+                "--set", "Tower",
+            ],
             in: folder)
         #expect(run.status == 0)
         #expect(run.error.contains("have no bell in the map (its keys: C4..A4) and were left out"), "\(run.error)")

@@ -43,12 +43,15 @@ import Testing
         let run = try bellkeys(["render", demo, "-o", "demo.\(ext)"], in: folder)
         #expect(wav.status == 0 && run.status == 0, "\(run.error)")
         let kind = ext == "ogg" ? "Ogg Vorbis" : "MP3"
-        #expect(run.output.contains("to demo.\(ext): 25.591 s, 1228352 frames, 48000 Hz, 2 ch, \(kind)\n"), "\(run.output)")
+        #expect(
+            run.output.contains("to demo.\(ext): 25.591 s, 1228352 frames, 48000 Hz, 2 ch, \(kind)\n"), "\(run.output)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/demo.\(ext)"))
         #expect(bytes.starts(with: Data(magic.utf8)) || (ext == "mp3" && bytes.first == 0xFF))
         let a = try readSoundFile(path: folder + "/demo.wav"), b = try readSoundFile(path: folder + "/demo.\(ext)")
         #expect(abs(b.frames.count - a.frames.count) <= 4_608, "\(b.frames.count) frames")
-        func rms(_ x: [Float]) -> Double { (x.reduce(0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot() }
+        func rms(_ x: [Float]) -> Double {
+            (x.reduce(0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot()
+        }
         let decibels = 20 * log10(rms(b.frames) / rms(a.frames))
         #expect(abs(decibels) < 1, "\(decibels) dB")
     }
@@ -58,11 +61,15 @@ import Testing
         for name in ["out.aiff", "out", "out.mp4"] {
             let run = try bellkeys(["render", demo, "-o", name], in: folder)
             #expect(run.status == 64)
-            #expect(run.error.contains("-o \(name): bellkeys writes WAV (.wav), FLAC (.flac), Ogg Vorbis (.ogg) and MP3 (.mp3) files"))
+            #expect(
+                run.error.contains(
+                    "-o \(name): bellkeys writes WAV (.wav), FLAC (.flac), Ogg Vorbis (.ogg) and MP3 (.mp3) files"))
             #expect(!FileManager.default.fileExists(atPath: folder + "/" + name))
         }
         let ogg = try bellkeys(["render", demo, "-o", "out.ogg", "--format", "s24"], in: folder)
-        #expect(ogg.status == 64 && ogg.error.contains("an Ogg Vorbis file is encoded from the mix as it is: drop --format"))
+        #expect(
+            ogg.status == 64 && ogg.error.contains("an Ogg Vorbis file is encoded from the mix as it is: drop --format")
+        )
         let flac = try bellkeys(["demo", "-o", "out.flac", "--format", "f32"], in: folder)
         #expect(flac.status == 64 && flac.error.contains("a FLAC file holds s16 or s24; for f32 write a .wav file"))
         let live = try bellkeys(["demo", "--format", "s24", "--device", "null"], in: folder)
