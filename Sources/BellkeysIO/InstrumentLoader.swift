@@ -45,7 +45,9 @@ public struct LoadedInstrument: @unchecked Sendable {
         }
         let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
         if hasRegions {
-            let regions = instrument.regions.count, samples = bank.count
+            // The samples its regions play (a set's bank holds the other sets' too).
+            let samples = Set(instrument.regions.map(\.sampleIndex) + instrument.keys.map(\.sampleIndex)).count
+            let regions = instrument.regions.count
             return "\(regions) region\(regions == 1 ? "" : "s"), \(samples) sample\(samples == 1 ? "" : "s")" + range
         }
         return "\(map.keys.count) bells" + range

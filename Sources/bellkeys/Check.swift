@@ -67,9 +67,10 @@ func describe(_ loaded: LoadedInstrument) -> String {
     lines.append(
         "  master volume \(decibelsText(map.masterVolumeDecibels)), velocity curve \(map.velocityCurve.rawValue), "
             + "polyphony \(map.polyphony), unmapped notes: \(map.unmappedNotes.rawValue)")
+    lines.append("  " + soundText(loaded.instrument))
     lines.append(
         "  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
-            + pad("choke", 6) + pad("length", 8) + "sample")
+            + pad("choke", 6) + pad("pan", 6) + pad("length", 8) + "sample")
     for (i, key) in map.keys.enumerated() {
         let sampleIndex = loaded.instrument.keys[i].sampleIndex
         let seconds = Double(loaded.bank.frameCounts[sampleIndex]) / Double(loaded.sampleRate)
@@ -86,7 +87,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
         lines.append(
             "  " + pad(noteName(key.note), 5) + pad("\(key.note)", 5) + pad(key.tag.map { "\($0)" } ?? "-", 4)
                 + pad(decibelsText(key.gainDecibels), 9) + pad(noteOff, 16)
-                + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
+                + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6) + pad(panText(key.pan), 6)
                 + pad(secondsText(seconds) + " s", 8) + loaded.samplePaths[sampleIndex]
                 + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"))
     }
@@ -109,6 +110,7 @@ func describeRegions(_ loaded: LoadedInstrument) -> String {
         "  \(loaded.contentsText), \(loaded.sampleRate) Hz, "
             + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
             + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+    lines.append("  " + soundText(loaded.instrument))
     for warning in loaded.warnings { lines.append("  note: " + warning) }
     lines.append(
         "  " + pad("keys", 10) + pad("vel", 8) + pad("centre", 7) + pad("tune", 6) + pad("volume", 9) + pad("pan", 6)
@@ -159,9 +161,87 @@ func describeSets(_ loaded: LoadedInstrument) -> String {
                 + pad(channels.isEmpty ? "-" : channels, 10)
                 + pad(room, 8) + pad(set.name, 16) + set.contentsText + (set.preset.map { ", preset \($0)" } ?? ""))
     }
+    lines.append("  how each set sounds:")
+    for set in loaded.sets { lines.append("    \(set.name): " + soundText(set.instrument)) }
     if !loaded.warnings.isEmpty {
         lines.append("  left out:")
         for warning in loaded.warnings { lines.append("    " + warning) }
     }
+    if let chosen = loaded.startingSet {
+        let set = loaded.sets[chosen]
+        lines.append("set \(set.name) (--set: every channel starts on it): \(set.contentsText)")
+        lines += describeKeysAndRegions(set.instrument, loaded).map { "  " + $0 }
+    }
     return lines.joined(separator: "\n")
+}
+
+/// What shapes the sound beyond the samples, in one line: the room and its mix, where the bells
+/// stand, velocity timbre, pitch bend and the pan controller.
+func soundText(_ instrument: Instrument) -> String {
+    let reverb = instrument.reverb
+    let room =
+        reverb.preset == .off || reverb.mix <= 0
+        ? "room: off (dry)" : "room: \(reverb.preset.rawValue), mix \(formatNumber(reverb.mix))"
+    let pans =
+        instrument.keys.map { panPosition(left: $0.leftGain, right: $0.rightGain) }
+        + instrument.regions.map(\.pan)
+    let placed =
+        pans.allSatisfy { $0 == 0 }
+        ? "pan: centred" : "pan: \(panText(pans.min() ?? 0)) to \(panText(pans.max() ?? 0))"
+    let timbre =
+        instrument.velocityTimbre > 0
+        ? "velocity timbre \(formatNumber(instrument.velocityTimbre)) (softer strikes darker)" : "velocity timbre off"
+    let bend =
+        instrument.followsPitchBend ? "pitch bend followed (±2 semitones, RPN 0 up to 24)" : "pitch bend ignored"
+    let controller = instrument.followsPanController ? "CC10 moves the channels" : "CC10 ignored"
+    return [room, placed, timbre, bend, controller].joined(separator: " · ")
+}
+
+/// A pan position, -1 (left) to 1 (right), as check prints it: "0", "-0.6", "+0.35".
+func panText(_ pan: Double) -> String {
+    pan == 0 ? "0" : (pan > 0 ? "+" : "") + formatNumber((pan * 100).rounded() / 100)
+}
+
+/// The pan position of a key's gains (`panGains` undone).
+func panPosition(left: Float, right: Float) -> Double {
+    if left == 1 && right == 1 { return 0 }
+    return (atan2(Double(right), Double(left)) / 0.785_398_163_397_448_3 - 1)
+}
+
+/// A set's keys and regions as `check --set` lists them (from the engine's instrument: a map's
+/// tags are not kept there).
+func describeKeysAndRegions(_ instrument: Instrument, _ loaded: LoadedInstrument) -> [String] {
+    var lines: [String] = [soundText(instrument)]
+    let rate = Double(loaded.sampleRate)
+    func length(_ index: Int) -> String { secondsText(Double(loaded.bank.frameCount(of: index)) / rate) + " s" }
+    func path(_ index: Int) -> String { index < loaded.samplePaths.count ? loaded.samplePaths[index] : "?" }
+    if !instrument.keys.isEmpty {
+        lines.append(
+            pad("key", 5) + pad("midi", 5) + pad("gain", 9) + pad("note-off", 16) + pad("choke", 6) + pad("pan", 6)
+                + pad("length", 8) + "sample")
+        for key in instrument.keys {
+            let noteOff: String
+            switch key.noteOff {
+            case .ring: noteOff = "ring"
+            case .damp(let seconds): noteOff = "damp \(secondsText(seconds)) s"
+            }
+            lines.append(
+                pad(noteName(key.note), 5) + pad("\(key.note)", 5)
+                    + pad(decibelsText(20 * log10(Double(max(key.gain, 1e-10)))), 9) + pad(noteOff, 16)
+                    + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
+                    + pad(panText(panPosition(left: key.leftGain, right: key.rightGain)), 6)
+                    + pad(length(key.sampleIndex), 8) + path(key.sampleIndex))
+        }
+    }
+    if !instrument.regions.isEmpty {
+        lines.append(pad("keys", 10) + pad("vel", 8) + pad("centre", 7) + pad("pan", 6) + pad("length", 8) + "sample")
+        for region in instrument.regions {
+            lines.append(
+                pad("\(noteName(region.keyRange.lowerBound))-\(noteName(region.keyRange.upperBound))", 10)
+                    + pad("\(region.velocityRange.lowerBound)-\(region.velocityRange.upperBound)", 8)
+                    + pad(noteName(region.pitchKeycenter), 7) + pad(panText(region.pan), 6)
+                    + pad(length(region.sampleIndex), 8) + path(region.sampleIndex))
+        }
+    }
+    return lines
 }
