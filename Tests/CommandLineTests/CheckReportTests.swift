@@ -20,7 +20,9 @@ import Testing
         let map = repository + "/Samples/examples/bell-sets.json"
         let all = try bellkeys(["check", "--map", map])
         #expect(all.status == 0)
-        #expect(all.output.contains("    Tower: room: church, mix 0.3 · pan: centred · velocity timbre off · pitch bend ignored"))
+        #expect(
+            all.output.contains(
+                "    Tower: room: church, mix 0.3 · pan: centred · velocity timbre off · pitch bend ignored"))
         #expect(all.output.contains("    Handbells: room: room, mix 0.3 · pan: -0.5 to +0.5"), "\(all.output)")
         #expect(!all.output.contains("--set: every channel starts on it"))
         let tower = try bellkeys(["check", "--map", map, "--set", "Tower"])
