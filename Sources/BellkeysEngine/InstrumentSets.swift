@@ -46,6 +46,7 @@ public struct InstrumentSets: Sendable {
     }
 
     /// The instrument MIDI channel 1 starts on (the one instrument of a map without sets).
+    /// Thread: control.
     public var startingInstrument: Instrument { sets[startingSets[0]].instrument }
 }
 

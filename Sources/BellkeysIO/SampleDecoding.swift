@@ -91,7 +91,14 @@ func decodeSample(path: String, sampleRate bankRate: Int, keepStereo: Bool, mayL
         }
         let missing = !fileExists(path)
         // A name that differs only in case: Linux tells them apart, a user's eye does not.
-        let near = missing ? findCaseInsensitively(path).flatMap { $0.split(separator: "/").last } : nil
+        // (From the first folder or file whose case differs: the part of the name to mend.)
+        let near =
+            missing
+            ? findCaseInsensitively(path).map { found -> String in
+                let wanted = path.split(separator: "/"), have = found.split(separator: "/")
+                let first = Array(zip(wanted, have)).firstIndex { $0.0 != $0.1 } ?? max(0, have.count - 1)
+                return have[first...].joined(separator: "/")
+            } : nil
         throw SampleError(
             message: missing ? "no such file" : "libsndfile cannot read it: \(openMessage)",
             fix: near.map { "did you mean \"\($0)\"? File names differ in upper and lower case on Linux" }

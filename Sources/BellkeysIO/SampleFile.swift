@@ -119,6 +119,7 @@ func createWAV(
 public var sndfileVersion: String { String(cString: sf_version_string()) }
 
 /// The kinds of sound file `render -o` and `demo -o` write, chosen by the file's extension.
+/// Thread: any.
 public enum OutputFileKind: String, CaseIterable, Sendable {
     case wav, flac, ogg, mp3
 
@@ -163,19 +164,38 @@ public enum OutputFileKind: String, CaseIterable, Sendable {
         case .wav: Int32(SF_FORMAT_WAV) | format.sndfileSubtype
         case .flac: Int32(SF_FORMAT_FLAC) | format.sndfileSubtype
         case .ogg: Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
-        case .mp3: Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
+        case .mp3: Int32(BELLKEYS_SF_FORMAT_MPEG) | Int32(BELLKEYS_SF_FORMAT_MPEG_LAYER_III)
         }
     }
 
-    /// Whether the installed libsndfile writes this kind (at `channelCount` channels and
-    /// `sampleRate`). Thread: any (wraps `sf_format_check`).
-    public func isWritable(sampleRate: Int, channelCount: Int) -> Bool {
+    /// Whether the installed libsndfile was built with this kind (its list of major formats
+    /// names it: Ogg and MP3 are optional there). Thread: any (wraps `sf_command`).
+    public var isBuiltIn: Bool {
+        let major = sndfileFormat(sampleFormats.first ?? .f32) & Int32(SF_FORMAT_TYPEMASK)
+        var count: Int32 = 0
+        sf_command(nil, Int32(SFC_GET_FORMAT_MAJOR_COUNT), &count, Int32(MemoryLayout<Int32>.size))
+        for index in 0..<count {
+            var info = SF_FORMAT_INFO()
+            info.format = index
+            sf_command(nil, Int32(SFC_GET_FORMAT_MAJOR), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
+            if info.format == major { return true }
+        }
+        return false
+    }
+
+    /// Whether the installed libsndfile writes this kind at `channelCount` channels (and
+    /// `sampleRate`, 48 kHz unless the caller knows better). Thread: any (wraps
+    /// `sf_format_check`).
+    public func isWritable(sampleRate: Int = 48_000, channelCount: Int) -> Bool {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
         info.format = sndfileFormat(sampleFormats.first ?? .f32)
-        return sf_format_check(&info) != 0
+        return isBuiltIn && sf_format_check(&info) != 0
     }
+
+    /// The channels a file of this kind holds at most (MP3: 2).
+    public var maximumChannels: Int { self == .mp3 ? 2 : 8 }
 }
 
 /// Writes engine output to a sound file (WAV, FLAC, Ogg Vorbis or MP3: `kind`): a mono mix
@@ -183,7 +203,7 @@ public enum OutputFileKind: String, CaseIterable, Sendable {
 /// The file is written under a temporary name and moved into place by `finish`, so a failed
 /// render never destroys an existing file. Output is deterministic (no PEAK chunk with a
 /// timestamp). Thread: control (wraps `sf_open`, `sf_writef_float`).
-public final class WAVWriter {
+public final class SoundFileWriter {
     public let path: String
     let partialPath: String
     let channelCount: Int
@@ -218,10 +238,17 @@ public final class WAVWriter {
             info.channels = Int32(channelCount)
             info.format = kind.sndfileFormat(format)
             guard let opened = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
+                let message = String(cString: sf_strerror(nil))
+                let folder = directoryName(partialPath)
                 throw FileError(
-                    path: path, operation: "create the \(kind.displayName) file",
-                    message: String(cString: sf_strerror(nil)),
-                    fix: "check that the folder exists and is writable")
+                    path: path,
+                    operation: "create the \(kind.displayName) file at \(sampleRate) Hz, \(channelCount) channels",
+                    message: message,
+                    fix: isFolder(folder)
+                        ? (kind == .mp3
+                            ? "MP3 holds 8000 to 48000 Hz: render at one of them (--rate 48000), or write a .wav or .flac file"
+                            : "write a .wav or .flac file, or choose another --rate")
+                        : "check that the folder exists and is writable")
             }
             file = opened
         }

@@ -18,7 +18,7 @@ public struct PresetChoice: Sendable, Equatable {
         bankIsGiven = true
     }
 
-    /// The preset named `name` (a unique prefix will do), in `bank` if given.
+    /// The preset named `name` (a unique prefix will do), in `bank` if given. Thread: any.
     public init(name: String, bank: Int?) {
         self.bank = bank ?? 0
         program = 0
@@ -142,12 +142,14 @@ func loadSoundFontInstrument(
         case .success(let named): found = named
         case .failure(let trouble):
             let listed = trouble.matches.prefix(12).map { "\($0.bank):\($0.program) \($0.name)" }
+            // Presets of one name in several banks: only --bank tells them apart.
+            let sameName = Set(trouble.matches.map { $0.name.lowercased() }).count == 1
             throw problem(
                 "", trouble.message,
                 (listed.isEmpty
                     ? "give a preset's name or number (bellkeys check --map \(path) lists them)"
-                    : "give more of the name, or the number: " + listed.joined(separator: ", ")
-                        + (trouble.matches.count > listed.count ? ", ..." : "")))
+                    : (sameName ? "add --bank to choose one: " : "give more of the name, or the number: ")
+                        + listed.joined(separator: ", ") + (trouble.matches.count > listed.count ? ", ..." : "")))
         }
     } else if let choice {
         found = font.preset(bank: choice.bank, program: choice.program)

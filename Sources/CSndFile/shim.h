@@ -4,6 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* MP3's format words, as libsndfile 1.1.0's header numbers them (SF_FORMAT_MPEG,
+ * SF_FORMAT_MPEG_LAYER_III): an older header (Ubuntu 22.04's 1.0.31) lacks the names, and
+ * bellkeys asks the library at run time whether it writes MP3 at all. */
+#define BELLKEYS_SF_FORMAT_MPEG 0x230000
+#define BELLKEYS_SF_FORMAT_MPEG_LAYER_III 0x0082
+
 /* The first loop of a file's instrument chunk (SF_INSTRUMENT's loops are an array of an
  * anonymous struct, which Swift does not import): its mode, first frame and end as libsndfile
  * gives them. Returns 0 when the instrument has no loop. */

@@ -209,10 +209,15 @@ func outputFile(_ path: String, format: String?, channels: Int) throws -> (
             "-o \(path): bellkeys writes WAV (.wav), FLAC (.flac), Ogg Vorbis (.ogg) and MP3 (.mp3) files, "
                 + "chosen by the name's extension; give the file one of those")
     }
-    guard kind.isWritable(sampleRate: 48_000, channelCount: channels) else {
+    guard kind.isBuiltIn else {
         throw ValidationError(
             "-o \(path): this system's libsndfile (\(sndfileVersion)) does not write \(kind.displayName) files; "
                 + "write a .wav or .flac file instead")
+    }
+    guard channels <= kind.maximumChannels, kind.isWritable(channelCount: channels) else {
+        throw ValidationError(
+            "-o \(path): an \(kind.displayName) file holds at most \(kind.maximumChannels) channels; "
+                + "give --channels \(kind.maximumChannels) or fewer, or write a .wav or .flac file")
     }
     guard let format else { return (kind, .s16) }
     guard let sampleFormat = OutputSampleFormat(rawValue: format) else {

@@ -12,7 +12,7 @@ struct Demo: ParsableCommand, LiveCommand {
             map's hall. It plays live on the \
             sound device, with the piano drawn and the keys lit as the bells sound; MIDI keyboards \
             and the computer keyboard can play along, and Ctrl-C stops it. With -o it is rendered \
-            to a sound file instead (WAV, FLAC, Ogg Vorbis or MP3, by the name's extension), on any machine: no sound card needed, the same bytes every time. \
+            to a sound file instead (WAV, FLAC, Ogg Vorbis or MP3, by the name's extension), on any machine: no sound card needed; a WAV or FLAC file is the same bytes every time. \
             demo.mid beside the bundled bells holds the same tune (/usr/share/bellkeys/demo.mid \
             when installed, Samples/demo.mid in a checkout).
             """)

@@ -42,7 +42,8 @@ struct NoteOptions: ParsableArguments {
 extension UnmappedNotes: ExpressibleByArgument {}
 
 /// What to tell a user whose notes found no bell: `count` of the `total` notes of the file
-/// `source` (nil: a note played live), the instrument's real range (its keys and regions), and
+/// `source` (nil: a note played live), the instrument's real range (its keys and regions: for a
+/// map of sets, those of the set channel 1 starts on, which the text says), and
 /// the fix that fits it: folding if it is not on yet (in the map too, for a map of keys), else
 /// what folding cannot mend.
 func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrument: Instrument) -> String {
@@ -60,6 +61,6 @@ func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrume
         return "\(what) \(has), even folded by octaves, and \(were) left out\n"
             + (isMap
                 ? "    fix: give the map a key for every note of the octave, or play those notes elsewhere"
-                : "    fix: those notes fall in a gap between the instrument's regions; play them elsewhere, or give the instrument regions there")
+                : "    fix: the instrument plays no region for them even moved by octaves (a gap between its regions, a range under an octave, or velocities its regions leave out); play them elsewhere, or give it regions there")
     }
 }

@@ -128,10 +128,10 @@ func renderToFile(
                 + "(\(secondsText(Double(schedule.endFrame) / Double(loaded.sampleRate) / 3600, digits: 1)) hours)\n"
                 + "    fix: render fewer channels (--channels 1), a smaller --format, or a shorter MIDI file")
     }
-    let writer: WAVWriter
+    let writer: SoundFileWriter
     let frames: Int64
     do {
-        writer = try WAVWriter(
+        writer = try SoundFileWriter(
             path: output, sampleRate: loaded.sampleRate, channelCount: channels,
             format: sampleFormat, kind: kind)
         // Left and right for every file: a mono one gets their average (see `interleave`).

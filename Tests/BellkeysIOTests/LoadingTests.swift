@@ -38,7 +38,7 @@ import Testing
         let folder = temporaryFolder()
         write("this is not audio", to: folder + "/text.wav")
         try FileManager.default.createDirectory(atPath: folder + "/folder.wav", withIntermediateDirectories: true)
-        let writer = try WAVWriter(path: folder + "/empty.wav", sampleRate: 48_000, channelCount: 1, format: .s16)
+        let writer = try SoundFileWriter(path: folder + "/empty.wav", sampleRate: 48_000, channelCount: 1, format: .s16)
         try writer.finish()
         let found = problems(
             map: """
@@ -67,7 +67,8 @@ import Testing
         let folder = temporaryFolder()
         let sine = (0..<44_100).map { Float(0.5 * sin(2 * Double.pi * 441 * Double($0) / 44_100)) }
         try writeWAV(sine, to: folder + "/sine44.wav", sampleRate: 44_100)
-        let writer = try WAVWriter(path: folder + "/stereo.wav", sampleRate: 48_000, channelCount: 2, format: .f32)
+        let writer = try SoundFileWriter(
+            path: folder + "/stereo.wav", sampleRate: 48_000, channelCount: 2, format: .f32)
         try [Float](repeating: 0.25, count: 100).withUnsafeBufferPointer { try writer.write($0) }
         try writer.finish()
         write(
@@ -170,7 +171,7 @@ import Testing
         let path = folder + "/out.wav"
         write("precious", to: path)
         do {
-            let writer = try WAVWriter(path: path, sampleRate: 48_000, channelCount: 2, format: .s16)
+            let writer = try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: 2, format: .s16)
             try [Float](repeating: 0.1, count: 10).withUnsafeBufferPointer { try writer.write($0) }
             // Dropped without finish(): as if the render failed half way.
         }

@@ -17,7 +17,7 @@ let vscoFolder: String = {
 func writeStandIn(_ path: String, key: Int, level: Float, stereo: Bool = false) throws {
     let f = 440 * pow(2, Double(key - 69) / 12)
     let left = (0..<72_000).map { Float(sin(2 * Double.pi * f * Double($0) / 48_000)) * level }
-    let writer = try WAVWriter(path: path, sampleRate: 48_000, channelCount: stereo ? 2 : 1, format: .f32)
+    let writer = try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: stereo ? 2 : 1, format: .f32)
     if stereo {
         let right = (0..<72_000).map { Float(sin(2 * Double.pi * 1.5 * f * Double($0) / 48_000)) * level }
         try left.withUnsafeBufferPointer { l in

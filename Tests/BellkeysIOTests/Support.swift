@@ -19,7 +19,7 @@ func temporaryFolder() -> String {
 func write(_ text: String, to path: String) { try! text.write(toFile: path, atomically: true, encoding: .utf8) }
 
 func writeWAV(_ frames: [Float], to path: String, sampleRate: Int = 48_000, format: OutputSampleFormat = .f32) throws {
-    let writer = try WAVWriter(path: path, sampleRate: sampleRate, channelCount: 1, format: format)
+    let writer = try SoundFileWriter(path: path, sampleRate: sampleRate, channelCount: 1, format: format)
     try frames.withUnsafeBufferPointer { try writer.write($0) }
     try writer.finish()
 }

@@ -69,14 +69,17 @@ func impulseMap(in folder: String) throws -> String {
     }
 
     /// The first sound check a teacher makes: the demo played live, to its end. alsa-lib's `null`
-    /// device takes the audio as fast as it comes, so the 25.6 s tune passes in a few seconds;
-    /// Tests/UI/run plays it in real time with the piano drawn and compares every sample the
-    /// device received with `render --block 64`, and Tests/JACK/run plays it through JACK.
+    /// device takes the audio as fast as it comes, so the 25.6 s tune passes in a few seconds,
+    /// its notes handed over as the control thread wakes (how many sound at once then depends on
+    /// the machine's load: not checked here). Tests/UI/run plays it in real time with the piano
+    /// drawn and compares every sample the device received with `render --block 64`, and
+    /// Tests/JACK/run plays it through JACK the same way.
     @Test func demoPlaysLiveToItsEnd() throws {
         let run = try bellkeys(["demo", "--no-ui", "--device", "null"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.contains("bellkeys: stopped (the tune has rung out)"), "\(run.output)")
-        #expect(run.output.contains("dropped (queue full) 0") && run.output.contains("voices: peak 13, stolen 0"))
+        #expect(run.output.contains("dropped (queue full) 0"), "\(run.output)")
+        #expect(run.output.contains(/voices: peak [1-9][0-9]*, stolen 0/), "\(run.output)")
         #expect(!run.error.contains("Can't read a value"))
     }
 

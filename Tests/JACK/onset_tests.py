@@ -109,9 +109,9 @@ def test_bufsize():
     folder = folder_for("bufsize")
     # 0.2 s at a quarter of full scale, then 0.6 s down to silence: bells ring across each change.
     map_path = write_map(folder, {n: step_bell(8192, frame(0.2), frame(0.6)) for n in range(60, 73)})
-    longest = 30.0   # seconds: the take ends when the second change has been in force 1.2 s
+    longest_seconds = 30.0   # the take ends when the second change has been in force 1.2 s
     events, k = [], 0
-    for tenth in range(int(longest * 10)):
+    for tenth in range(int(longest_seconds * 10)):
         at = frame(tenth / 10, (k * 29) % 256)
         events.append((at, 0x90, 60 + (k * 5) % 13, 30 + (k * 37) % 61))
         k += 1
@@ -127,7 +127,7 @@ def test_bufsize():
     def resize(frames, deadline):
         """Asks for `frames` a period until the server says it has them, asking again every
         0.25 s, until `deadline` (monotonic seconds: the take's end)."""
-        started, asked = time.monotonic(), 0
+        started, asked, done = time.monotonic(), 0, None
         while time.monotonic() < deadline:
             done = subprocess.run([*WRAP, "jack_bufsize", str(frames)], capture_output=True, text=True, timeout=10)
             asked += 1
@@ -136,18 +136,19 @@ def test_bufsize():
                 time.sleep(0.02)
             if current_size() == frames:
                 break
-        changes.append((frames, done.returncode, done.stdout.strip() or done.stderr.strip()))
+        changes.append((frames, done.returncode if done else None,
+                        (done.stdout.strip() or done.stderr.strip()) if done else "never asked: the take's time was up"))
         waits.append((frames, time.monotonic() - started, asked))
 
     def both_changes(bellkeys):
-        deadline = time.monotonic() + longest - 3
+        deadline = time.monotonic() + longest_seconds - 3
         resize(2 * PERIOD, deadline)
         time.sleep(1.0)
         resize(4 * PERIOD, deadline)
         time.sleep(1.2)
 
     try:
-        take = perform(folder, map_path, events, longest, channels=1, actions=[(1.2, lambda _: None)],
+        take = perform(folder, map_path, events, longest_seconds, channels=1, actions=[(1.2, lambda _: None)],
                        until=both_changes)
     finally:
         subprocess.run([*WRAP, "jack_bufsize", str(PERIOD)], capture_output=True, timeout=10)

@@ -205,7 +205,7 @@ def test_demo():
     """`bellkeys demo` through JACK, as a teacher first runs it: the whole tune to "the tune has
     rung out" and exit 0, its --record equal to `render Samples/demo.mid --block 64` sample for
     sample from a frame of the engine's 64-frame grid. (Where PipeWire skipped bellkeys' cycles,
-    bellkeys plays on where it stopped: the recording is then the render up to the first skip.)"""
+    bellkeys plays on where it stopped: the comparison is then not judged, and a "skip" line says so.)"""
     folder = folder_for("demo")
     recording, rendered = os.path.join(folder, "demo.wav"), os.path.join(folder, "render.wav")
     for path in (recording, rendered):
@@ -227,9 +227,11 @@ def test_demo():
     take = played[start:start + len(render)]
     skipped, words = skipped_frames(said)
     if skipped:
-        at = next((i for i in range(min(len(take), len(render))) if not np.array_equal(take[i], render[i])), len(take))
-        print(f"info  demo: PipeWire skipped bellkeys ({words}): the recording is compared up to frame {at}", flush=True)
-        take, render = take[:at], render[:at]
+        # bellkeys plays on where it stopped: the recording and the render part where it was
+        # skipped, which its closing line counts but does not place. Not judged, and said so.
+        print(f"skip  demo: PipeWire skipped bellkeys ({words}): the recording is not compared with the render",
+              flush=True)
+        return
     same = len(take) == len(render) and np.array_equal(take, render)
     difference = np.abs(take - render[:len(take)]).max() if len(take) else None
     check(same and start % 64 == 0 and len(take) > RATE,

@@ -125,7 +125,7 @@ def probe_ok(name, take, late_in_resizes=False):
     skips = [(at, at + n) for at, n, resize in s["jumps"] if resize] if late_in_resizes else []
     late_elsewhere = [due for due, cycle, offset in s["events"]
                       if cycle + offset != due and not any(a <= due < b for a, b in skips)]
-    allowed = s["late"] > 0 and not late_elsewhere and take.status == 1
+    allowed = s["late"] > 0 and not late_elsewhere and take.status == 1 and not s["timed_out"]
     check((take.status == 0 or allowed) and s["gaps"] == 0 and not late_elsewhere and s["sent"] == s["scheduled"]
           and s["write_errors"] == 0,
           f"{name}: probe exit {take.status}: T0 {s['t0']}, period {s['periods'][0][1]} ({periods}), "

@@ -167,7 +167,7 @@ for (i, note) in (60...72).enumerated() {
     }
     let path = folder + "/" + fileName(note: note)
     do {
-        let writer = try WAVWriter(path: path, sampleRate: sampleRate, channelCount: 1, format: .s16)
+        let writer = try SoundFileWriter(path: path, sampleRate: sampleRate, channelCount: 1, format: .s16)
         try frames.withUnsafeBufferPointer { try writer.write($0) }
         try writer.finish()
     } catch {
