@@ -137,6 +137,14 @@ def parse_inline(s, where):
             i += 1
             continue
         if ch == "<":
+            if s.startswith("<!--", i):
+                # An HTML comment inside a paragraph (the docs' test markers, `<!-- not run: why
+                # -->`): invisible on the rendered page, left out of the man page.
+                end = s.find("-->", i + 4)
+                if end < 0:
+                    where.fail("an HTML comment that does not end: %s" % s[i:i + 40])
+                i = end + 3
+                continue
             m = AUTOLINK.match(s, i)
             if m:
                 flush()
