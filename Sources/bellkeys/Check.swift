@@ -74,11 +74,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
     for (i, key) in map.keys.enumerated() {
         let sampleIndex = loaded.instrument.keys[i].sampleIndex
         let seconds = Double(loaded.bank.frameCounts[sampleIndex]) / Double(loaded.sampleRate)
-        let noteOff: String
-        switch key.noteOff {
-        case .ring: noteOff = "ring"
-        case .damp(let s): noteOff = "damp \(secondsText(s)) s"
-        }
+        let noteOff = noteOffText(key.noteOff)
         var notes: [String] = []
         if loaded.fileSampleRates[sampleIndex] != loaded.sampleRate {
             notes.append("resampled from \(loaded.fileSampleRates[sampleIndex]) Hz")
@@ -197,6 +193,14 @@ func soundText(_ instrument: Instrument) -> String {
     return [room, placed, timbre, bend, controller].joined(separator: " · ")
 }
 
+/// What a note-off does to a key, as check's key tables print it: "ring", "damp 0.40 s".
+func noteOffText(_ mode: NoteOffMode) -> String {
+    switch mode {
+    case .ring: "ring"
+    case .damp(let seconds): "damp \(secondsText(seconds)) s"
+    }
+}
+
 /// A pan position, -1 (left) to 1 (right), as check prints it: "0", "-0.6", "+0.35".
 func panText(_ pan: Double) -> String {
     pan == 0 ? "0" : (pan > 0 ? "+" : "") + formatNumber((pan * 100).rounded() / 100)
@@ -220,11 +224,7 @@ func describeKeysAndRegions(_ instrument: Instrument, _ loaded: LoadedInstrument
             pad("key", 5) + pad("midi", 5) + pad("gain", 9) + pad("note-off", 16) + pad("choke", 6) + pad("pan", 6)
                 + pad("length", 8) + "sample")
         for key in instrument.keys {
-            let noteOff: String
-            switch key.noteOff {
-            case .ring: noteOff = "ring"
-            case .damp(let seconds): noteOff = "damp \(secondsText(seconds)) s"
-            }
+            let noteOff = noteOffText(key.noteOff)
             lines.append(
                 pad(noteName(key.note), 5) + pad("\(key.note)", 5)
                     + pad(decibelsText(20 * log10(Double(max(key.gain, 1e-10)))), 9) + pad(noteOff, 16)
