@@ -50,7 +50,7 @@ private struct MIDIReader {
             throw fail(
                 bytes.isEmpty
                     ? "the file is empty"
-                    : "not a Standard MIDI File: \(whatItIs(bytes)) (a MIDI file starts with \"MThd\")",
+                    : "not a Standard MIDI File: \(FileContent(bytes).description) (a MIDI file starts with \"MThd\")",
                 fix: "give a Standard MIDI File, as a sequencer or notation program exports it (File > Export > MIDI)")
         }
         guard start + 14 <= bytes.count else { throw fail("truncated in the header", at: bytes.count) }
@@ -277,31 +277,4 @@ private struct MIDIReader {
         return rest.count < 3 && rest.elementsEqual([0xFF, 0x2F, 0x00].prefix(rest.count))
             && missing == 3 - rest.count
     }
-}
-
-/// What a file that is not a MIDI file seems to be, for the error that refuses it: a sound, a
-/// map or other JSON, text (its first line), or its first bytes. Thread: any.
-func whatItIs(_ bytes: [UInt8]) -> String {
-    func starts(_ text: String) -> Bool { bytes.starts(with: Array(text.utf8)) }
-    if starts("RIFF"), bytes.count >= 12 {
-        let kind = String(decoding: bytes[8..<12], as: UTF8.self)
-        return kind == "WAVE"
-            ? "it is a sound (WAV)" : kind == "sfbk" ? "it is a SoundFont" : "it is a RIFF \(kind) file"
-    }
-    for (magic, kind) in [("fLaC", "a sound (FLAC)"), ("OggS", "a sound (Ogg)"), ("ID3", "a sound (MP3)")]
-    where starts(magic) {
-        return "it is \(kind)"
-    }
-    let head = bytes.prefix(200)
-    let isText = head.allSatisfy { $0 == 9 || $0 == 10 || $0 == 13 || ($0 >= 32 && $0 != 127) }
-    if isText {
-        let line = String(decoding: head.prefix { $0 != 10 && $0 != 13 }, as: UTF8.self)
-        if line.first == "{" { return "it is JSON (a map?)" }
-        return "it is text (\"\(line.count > 40 ? String(line.prefix(40)) + "..." : line)\")"
-    }
-    return "it starts with the bytes "
-        + head.prefix(4).map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: " ")
 }

@@ -124,32 +124,30 @@ func notAMap(_ bytes: [UInt8], path: String) -> MapProblem? {
     func problem(_ what: String, _ fix: String) -> MapProblem {
         MapProblem(file: path, line: nil, column: nil, path: "", message: what, fix: fix)
     }
-    func starts(_ text: String) -> Bool { bytes.starts(with: Array(text.utf8)) }
-    if starts("MThd") {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    switch FileContent(bytes) {
+    case .json:
+        return nil // a map, maybe: its own parser judges it
+    case .midi:
         return problem(
             "this is a MIDI file (a tune), not a map; \(takes)",
             "to play the tune on the bells: bellkeys render \(path) -o out.wav (or play it into bellkeys live)")
-    }
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    if starts("RIFF") && bytes.count >= 12 && Array(bytes[8..<12]) == Array("sfbk".utf8) {
+    case .soundFont:
         return problem(
             "this is a SoundFont, but its name does not end in .sf2 or .sf3, so it was read as a JSON map",
             "rename it (or link it) to a name ending in .sf2: ln -s \(path) \(name).sf2")
-    }
-    let sounds = ["RIFF": "WAV", "fLaC": "FLAC", "OggS": "Ogg", "FORM": "AIFF", "ID3": "MP3"]
-    if let kind = sounds.first(where: { starts($0.key) })?.value {
+    case .sound(let kind):
         return problem(
             "this is a sound (\(kind)), not a map; \(takes)",
             "to play this sound on a key, name it in a map: {\"keys\": [{\"note\": \"C4\", \"sample\": \"\(name)\"}]} (docs/map.md)"
         )
-    }
-    let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-    if let first, first != UInt8(ascii: "{"), first != UInt8(ascii: "/") {
+    case .otherRIFF, .text, .binary:
+        // (An empty file, too: the JSON parser says so.)
+        if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) { return nil }
         return problem(
             "this is not a map: a map is a JSON object, starting with {; \(takes)",
             "give --map a map file (the bundled bells' tags.json is one to copy), an .sfz or an .sf2 file")
     }
-    return nil
 }
 
 /// The bank of a map of sets as its sets load, for a set of keys to load into: a file an earlier
