@@ -28,6 +28,8 @@ public final class LivePlayer {
 
     private var stamper: FrameClock.Stamper
     private var held = HeldNotes()
+    /// The sources whose notes are transposed (MIDI inputs), whose releases are too.
+    private var transposedSources: Set<Int> = []
     /// The last value of each replayed controller per channel.
     private var controllers = [[UInt8]](repeating: LivePlayer.replayedControllers.map { $0.initial }, count: 16)
     /// The last program change per channel (nil: none), which a reloaded map's engine hears again.
@@ -80,11 +82,16 @@ public final class LivePlayer {
     /// Plays `message`, which arrived at `arrival`, from `source` (a number naming the sender,
     /// whose held keys are released if it goes away; nil for a source that cannot go away). It
     /// is remembered for a reload, recorded into a loop being recorded, and queued.
-    public func play(_ message: MIDIMessage, from source: Int?, arrival: UInt64) {
+    /// `transposable`: the source is a MIDI input, whose notes the engine transposes
+    /// (`EngineEvent.transposable`); the computer keyboard and the phones are not.
+    public func play(_ message: MIDIMessage, from source: Int?, arrival: UInt64, transposable: Bool = false) {
         let message = message.masked
-        if let source { held.track(source: source, message) }
+        if let source {
+            held.track(source: source, message)
+            if transposable { transposedSources.insert(source) }
+        }
         remember(message)
-        let event = send(message, arrival: arrival)
+        let event = send(message, arrival: arrival, transposable: transposable)
         looper.record(event)
         followSet(event)
     }
@@ -107,7 +114,10 @@ public final class LivePlayer {
         while let event = mixer.played.peek() {
             mixer.played.pop()
             if let message = MIDIMessage(event) {
-                if let source { held.track(source: source, message) }
+                if let source {
+                    held.track(source: source, message)
+                    if event.transposable { transposedSources.insert(source) }
+                }
                 remember(message)
             }
             // Played into the old map's engine in the cycles between `install` and the new
@@ -116,8 +126,9 @@ public final class LivePlayer {
             if previousEngine != nil, !event.strikes {
                 let start = mixer.engineStartFrame.load(ordering: .acquiring)
                 if start < 0 || event.frame < start {
-                    engine.enqueue(
-                        EngineEvent(frame: max(start, 0), status: event.status, data1: event.data1, data2: event.data2))
+                    var atStart = event
+                    atStart.frame = max(start, 0)
+                    engine.enqueue(atStart)
                 }
             }
             looper.record(event)
@@ -155,7 +166,8 @@ public final class LivePlayer {
     @discardableResult
     public func release(source: Int, arrival: UInt64) -> Int {
         let released = held.release(source: source)
-        for message in released { play(message, from: nil, arrival: arrival) }
+        let transposable = transposedSources.remove(source) != nil
+        for message in released { play(message, from: nil, arrival: arrival, transposable: transposable) }
         return released.count(where: \.isNoteOff)
     }
 
@@ -184,8 +196,8 @@ public final class LivePlayer {
     /// Queues `message` for the engine at the frame for `arrival`, and returns it as queued.
     /// Bells of the map before a reload hear it too, unless it strikes (`EngineEvent.strikes`).
     @discardableResult
-    private func send(_ message: MIDIMessage, arrival: UInt64) -> EngineEvent {
-        let event = message.event(atFrame: frame(arrival: arrival))
+    private func send(_ message: MIDIMessage, arrival: UInt64, transposable: Bool = false) -> EngineEvent {
+        let event = message.event(atFrame: frame(arrival: arrival), transposable: transposable)
         queued(event.frame)
         engine.enqueue(event)
         if let previousEngine, !event.strikes { previousEngine.enqueue(event) }
@@ -254,7 +266,11 @@ public final class LivePlayer {
     public func startTune(_ events: [EngineEvent], endFrame: Int64, arrival: UInt64) {
         let block = Int64(engine.configuration.maxBlockFrames)
         let start = (frame(arrival: arrival) + Int64(sampleRate / 5) + block - 1) / block * block
-        tune = events.map { EngineEvent(frame: $0.frame + start, status: $0.status, data1: $0.data1, data2: $0.data2) }
+        tune = events.map {
+            var event = $0
+            event.frame += start
+            return event
+        }
         tuneEndFrame = endFrame + start
         tuneNext = 0
         hasTune = true

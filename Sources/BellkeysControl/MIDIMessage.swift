@@ -69,10 +69,10 @@ public enum MIDIMessage: Hashable, Sendable {
         return false
     }
 
-    /// The engine event that plays this message at `frame`.
-    public func event(atFrame frame: Int64) -> EngineEvent {
+    /// The engine event that plays this message at `frame` (`transposable`: from a MIDI input).
+    public func event(atFrame frame: Int64, transposable: Bool = false) -> EngineEvent {
         let (status, data1, data2) = bytes
-        return EngineEvent(frame: frame, status: status, data1: data1, data2: data2)
+        return EngineEvent(frame: frame, status: status, data1: data1, data2: data2, transposable: transposable)
     }
 
     /// Controller numbers bellkeys acts on.

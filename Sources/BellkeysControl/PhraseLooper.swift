@@ -141,7 +141,7 @@ public struct PhraseLooper: Sendable {
         if firstNoteChannel == nil, case .noteOn(let from, _, let velocity) = MIDIMessage(event), velocity > 0 {
             firstNoteChannel = Int(from)
         }
-        insert(onLoopChannel.event(atFrame: max(0, event.frame - start)))
+        insert(onLoopChannel.event(atFrame: max(0, event.frame - start), transposable: event.transposable))
     }
 
     /// Records that a program change on `channel` (0...15) chose set `set` at `frame` (the

@@ -99,6 +99,9 @@ public final class Engine: @unchecked Sendable {
     /// The set each key held down was struck in (128 c + n), whose release samples its note-off
     /// starts.
     let noteSets: UnsafeMutablePointer<UInt8>
+    /// The semitones each key of a MIDI input (128 c + key) was moved by when it was struck
+    /// (the transposition, or 0 for a keyswitch), which its note-off moves by too.
+    let keyShifts: UnsafeMutablePointer<Int8>
     let heldKeyCounts: UnsafeMutablePointer<Int32>
     /// The random generator's state (SplitMix64, a fixed seed: renders are repeatable).
     var randomState: UInt64 = 0x6265_6C6C_6B65_7973
@@ -259,6 +262,8 @@ public final class Engine: @unchecked Sendable {
         noteSets = .allocate(capacity: 16 * 128)
         noteSets.initialize(repeating: 0, count: 16 * 128)
         noteVelocities.initialize(repeating: 0, count: 16 * 128)
+        keyShifts = .allocate(capacity: 16 * 128)
+        keyShifts.initialize(repeating: Int8(clamping: configuration.transpose), count: 16 * 128)
         heldKeyCounts = .allocate(capacity: 16)
         heldKeyCounts.initialize(repeating: 0, count: 16)
         pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
@@ -370,6 +375,7 @@ public final class Engine: @unchecked Sendable {
         controllerValues.deallocate()
         noteVelocities.deallocate()
         noteSets.deallocate()
+        keyShifts.deallocate()
         heldKeyCounts.deallocate()
         noteDamps.deallocate()
         noteChokes.deallocate()

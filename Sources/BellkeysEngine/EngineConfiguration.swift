@@ -32,6 +32,10 @@ public struct EngineConfiguration: Sendable {
     /// Whether the room can be changed while playing (`Engine.chooseRoom`): the engine then
     /// also holds each room preset at each set's mix, as far as `Engine.maximumRooms` allows.
     public var roomsToChoose = false
+    /// Semitones that notes from MIDI inputs (`EngineEvent.transposable`) are moved by, −48...48
+    /// (`--transpose`, a map's "transpose"); keys in a keyswitch range are not moved.
+    public var transpose = 0
+
     public init(sampleRate: Int, polyphony: Int = 128) {
         self.sampleRate = sampleRate
         self.polyphony = polyphony

@@ -8,12 +8,17 @@ public struct EngineEvent: Sendable, Equatable {
     public var status: UInt8
     public var data1: UInt8
     public var data2: UInt8
+    /// Whether the event comes from a MIDI input (a keyboard through ALSA or JACK, a MIDI file),
+    /// whose notes the engine moves by its transposition (`EngineConfiguration.transpose`),
+    /// keyswitches excepted. The computer keyboard's and the phones' notes are not moved.
+    public var transposable: Bool
 
-    public init(frame: Int64, status: UInt8, data1: UInt8, data2: UInt8) {
+    public init(frame: Int64, status: UInt8, data1: UInt8, data2: UInt8, transposable: Bool = false) {
         self.frame = frame
         self.status = status
         self.data1 = data1
         self.data2 = data2
+        self.transposable = transposable
     }
 
     public static func noteOn(frame: Int64, channel: Int = 0, note: Int, velocity: Int) -> Self {
@@ -42,7 +47,8 @@ public struct EngineEvent: Sendable, Equatable {
         Self(frame: frame, status: 0xC0 | UInt8(channel & 15), data1: UInt8(program & 127), data2: 0)
     }
 
-    /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event), or nil
+    /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event: a MIDI
+    /// input's, `transposable`), or nil
     /// for anything the engine does not play (only note-off, note-on, control change and pitch
     /// bend, whole, with data bytes below 0x80, and program change, of one data byte).
     /// Thread: any. Real-time safe.
@@ -52,7 +58,7 @@ public struct EngineEvent: Sendable, Equatable {
         let status = bytes[0], kind = status & 0xF0
         if kind == 0xC0 {
             guard count == 2, bytes[1] < 0x80 else { return nil }
-            self.init(frame: frame, status: status, data1: bytes[1], data2: 0)
+            self.init(frame: frame, status: status, data1: bytes[1], data2: 0, transposable: true)
             return
         }
         guard count == 3 else { return nil }
@@ -60,7 +66,7 @@ public struct EngineEvent: Sendable, Equatable {
         guard kind == 0x80 || kind == 0x90 || kind == 0xB0 || kind == 0xE0, data1 < 0x80, data2 < 0x80 else {
             return nil
         }
-        self.init(frame: frame, status: status, data1: data1, data2: data2)
+        self.init(frame: frame, status: status, data1: data1, data2: data2, transposable: true)
     }
 
     /// The MIDI channel (0...15) the event acts on: a channel message's, or for the set event

@@ -125,7 +125,8 @@ extension Engine {
         let kind = event.status & 0xF0
         guard kind == 0x80 || kind == 0x90 else { return false }
         let set = channels[Int(event.status & 0x0F)].set
-        let note = Int(event.data1 & 0x7F), starts = candidateStarts + 129 * set
+        let note = soundingNote(of: event), starts = candidateStarts + 129 * set
+        if note < 0 { return true } // moved off the keyboard: nothing sounds or stops
         if kind == 0x80 || event.data2 & 0x7F == 0 { return !noteDamps[note] }
         // A key struck again that lets go of its ringing voice first (a SoundFont's) must do so
         // at its frame.
@@ -142,8 +143,17 @@ extension Engine {
         let channel = Int(event.status & 0x0F)
         let note = Int(event.data1 & 0x7F), value = Int(event.data2 & 0x7F)
         switch event.status & 0xF0 {
-        case 0x90 where value > 0: noteOn(channel: channel, note: note, velocity: value, delay: delay)
-        case 0x80, 0x90: noteOff(channel: channel, note: note)
+        case 0x90 where value > 0:
+            let sounding = soundingNote(of: event)
+            if event.transposable { keyShifts[128 * channel + note] = Int8(truncatingIfNeeded: sounding - note) }
+            if sounding < 0 {
+                ignoredNotes.relaxedAdd(1)
+            } else {
+                noteOn(channel: channel, note: sounding, velocity: value, delay: delay)
+            }
+        case 0x80, 0x90:
+            let sounding = soundingNote(of: event)
+            if sounding >= 0 { noteOff(channel: channel, note: sounding) }
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
         case 0xE0: bend(channel: channel, value: value << 7 | note)
         case 0xC0: programChange(channel: channel, program: note)
@@ -151,5 +161,27 @@ extension Engine {
         case 0xF0 where event.status == 0xF5: chooseSet(channel: note & 15, set: value) // Engine.setStatus
         default: break
         }
+    }
+
+    /// The note a note-on or note-off `event` plays: its key, moved by the transposition when it
+    /// comes from a MIDI input (`EngineEvent.transposable`), except a key in the keyswitch range
+    /// of the channel's set; a note-off moves by what its key's note-on moved by (`keyShifts`).
+    /// -1 when that is off the keyboard (beyond 0...127), and nothing sounds. Thread: render.
+    /// Real-time safe.
+    @_noLocks
+    func soundingNote(of event: EngineEvent) -> Int {
+        let note = Int(event.data1 & 0x7F)
+        guard event.transposable else { return note }
+        let channel = Int(event.status & 0x0F)
+        let shifted: Int
+        if event.status & 0xF0 == 0x90, event.data2 & 0x7F != 0 {
+            let set = channels[channel].set
+            // (locals: an operator's autoclosure over `sets` would retain self)
+            let low = sets[set].keyswitchLow, high = sets[set].keyswitchHigh, transpose = configuration.transpose
+            shifted = note >= low && note <= high ? note : note + transpose
+        } else {
+            shifted = note + Int(keyShifts[128 * channel + note])
+        }
+        return shifted >= 0 && shifted <= 127 ? shifted : -1
     }
 }

@@ -3,7 +3,7 @@ import BellkeysEngine
 let topFields = [
     "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",
     "unmappedNotes", "noteOff", "releaseSeconds", "reverb", "reverbMix", "velocityTimbre", "pitchBend", "instrument",
-    "soundfont", "bank", "program", "quality", "keys",
+    "soundfont", "bank", "program", "quality", "transpose", "keys",
 ]
 private let keyFields = [
     "comment", "note", "tag", "sample", "gainDecibels", "pan", "noteOff",
@@ -111,6 +111,7 @@ struct MapChecker {
             }
         }
         let quality = choice(members, "quality", path: "", InterpolationQuality.self)
+        let transpose = integer(members, "transpose", path: "", range: MapFile.transposeRange) ?? 0
         let playsRegions = instrumentNode != nil || soundFontNode != nil
         if playsRegions, let timbre = member(members, "velocityTimbre") {
             problem(
@@ -144,6 +145,7 @@ struct MapChecker {
                 map.instrumentColumn = soundFontNode.column
             }
             map.quality = quality
+            map.transpose = transpose
             map.givenFields = given
             map.defaultNoteOff = defaultMode == "damp" ? .damp(releaseSeconds: defaultRelease) : .ring
             map.defaultReleaseSeconds = defaultRelease

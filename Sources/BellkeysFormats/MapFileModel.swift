@@ -100,6 +100,8 @@ public struct MapFile: Sendable {
     public var program = 0
     /// `quality`: how transposed samples are interpolated (nil: the default, or `--quality`).
     public var quality: InterpolationQuality?
+    /// `transpose`: semitones that notes from MIDI inputs move by (`EngineConfiguration.transpose`).
+    public var transpose = 0
     /// The fields the map gave at its top level (a given field replaces an instrument's own
     /// value for every region: `releaseSeconds`, `noteOff`, `velocityCurve`, `pitchBend`).
     public var givenFields: Set<String> = []
@@ -124,6 +126,7 @@ public struct MapFile: Sendable {
     public static let defaultReleaseSeconds = 0.15
     public static let polyphonyRange = 1...65_536
     public static let decibelRange = -60.0...12.0
+    public static let transposeRange = -48...48
     /// At least 5 ms: a shorter fade of a ringing bell is a click.
     public static let releaseRange = 0.005...10.0
     public static let chokeGroupRange = 0...127

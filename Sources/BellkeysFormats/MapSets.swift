@@ -4,9 +4,9 @@ import BellkeysEngine
 // each set is a map's fields of its own, or a file, with a name and the program that chooses it.
 
 /// The fields of a map of sets, at its top level.
-let setsMapFields = ["comment", "sets", "polyphony", "quality", "masterVolumeDecibels"]
+let setsMapFields = ["comment", "sets", "polyphony", "quality", "masterVolumeDecibels", "transpose"]
 /// A set's own fields; besides them, a set may give any field of a map of one instrument
-/// except those of the top level only (`polyphony`, `quality`), with `program` and `bank`
+/// except those of the top level only (`polyphony`, `quality`, `transpose`), with `program` and `bank`
 /// choosing the set (a SoundFont's preset is `preset`, else the same numbers).
 let setOwnFields = ["name", "program", "bank", "channels", "map", "preset"]
 
@@ -16,6 +16,7 @@ extension MapChecker {
         let polyphony =
             integer(members, "polyphony", path: "", range: MapFile.polyphonyRange) ?? MapFile.defaultPolyphony
         let quality = choice(members, "quality", path: "", InterpolationQuality.self)
+        let transpose = integer(members, "transpose", path: "", range: MapFile.transposeRange) ?? 0
         let master = number(members, "masterVolumeDecibels", path: "", range: MapFile.decibelRange) ?? 0
         let setsNode = member(members, "sets")!
         guard case .array(let entries) = setsNode.value, !entries.isEmpty else {
@@ -31,7 +32,9 @@ extension MapChecker {
                 fix: "split the sets between maps of at most \(MapFile.maximumSets) (one per program number)")
             return nil
         }
-        let instrumentFields = topFields.filter { !["polyphony", "quality", "bank", "program"].contains($0) }
+        let instrumentFields = topFields.filter {
+            !["polyphony", "quality", "transpose", "bank", "program"].contains($0)
+        }
         var sets: [MapSet] = []
         var names: [String: String] = [:], choices: [String: String] = [:], channelOwners: [Int: String] = [:]
         for (i, entry) in entries.enumerated() {
@@ -161,6 +164,7 @@ extension MapChecker {
             masterVolumeDecibels: master, velocityCurve: .square, polyphony: polyphony, unmappedNotes: .ignore, keys: []
         )
         map.quality = quality
+        map.transpose = transpose
         map.givenFields = Set(members.map(\.key))
         map.sets = sets
         return map

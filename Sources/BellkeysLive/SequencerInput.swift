@@ -84,7 +84,7 @@ public final class SequencerInput: LiveInput {
             eventsReceived += 1
             if verbose { console.line(describeEvent(source: "\(source)", message: message)) }
             if !filter.accepts(status: message.bytes.status) { return }
-            player.play(message, from: source.key, arrival: arrival)
+            player.play(message, from: source.key, arrival: arrival, transposable: true)
         case .portStarted(let address):
             if let port = sequencer.port(at: address), wanted(port) { connect(port) }
         case .portExited(let address):

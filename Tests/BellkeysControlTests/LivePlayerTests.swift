@@ -53,6 +53,22 @@ import Testing
         #expect(rig.sounding(2_200..<3_000).isEmpty)
     }
 
+    /// A MIDI keyboard's keys are transposed and, when it goes away, released where they
+    /// sound; the computer keyboard's (`transposable` false) are not moved.
+    @Test func aTransposedKeyboardThatGoesAwayHasItsTransposedKeysReleased() {
+        let rig = Rig(
+            makeEngine(
+                samples: [constant(1, 30_000)], keys: [KeySettings(note: 60, sampleIndex: 0, noteOff: release48)]
+            ) { $0.transpose = 12 })
+        rig.player.play(.noteOn(channel: 0, note: 48, velocity: 64), from: 1, arrival: rig.at(100), transposable: true)
+        rig.player.play(.noteOn(channel: 0, note: 48, velocity: 64), from: nil, arrival: rig.at(100))
+        #expect(rig.player.release(source: 1, arrival: rig.at(1_000)) == 1)
+        _ = rig.at(2_000)
+        #expect(abs(rig.out[1_063] - g64) < 1e-6)
+        #expect(rig.sounding(1_112..<2_000).isEmpty)
+        #expect(rig.player.engine.ignoredNotes.load(ordering: .relaxed) == 1) // the computer keyboard's 48
+    }
+
     @Test func aReloadedMapHearsThePlayedControllersAndTheOldBellsHearTheNoteOffs() {
         let old = longBells([0.25]), new = freshBells([0.5])
         let rig = Rig(old)
