@@ -105,6 +105,7 @@ let package = Package(
         .executableTarget(name: "fuzz-sfz-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/SFZFile"),
         .executableTarget(name: "fuzz-sf2-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/SF2File"),
         .executableTarget(name: "fuzz-pupil-message", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/PupilMessage"),
+        .executableTarget(name: "fuzz-settings-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/SettingsFile"),
 
         // Test-only: counts malloc calls on the calling thread (glibc interposition).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),

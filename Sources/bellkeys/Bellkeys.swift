@@ -13,13 +13,49 @@ struct Bellkeys: ParsableCommand {
             Without --map, bellkeys plays its bundled bells: /usr/share/bellkeys/tags.json when \
             installed (found beside the executable, as ../share/bellkeys/tags.json), or Samples/tags.json \
             in the checkout it was built from. Set BELLKEYS_SAMPLES to use another folder's tags.json \
-            as the default. The map format: man 5 bellkeys-map, or docs/map.md. On an x86-64 CPU \
+            as the default. The map format: man 5 bellkeys-map, or docs/map.md. play, demo, \
+            render and check first read the settings files /etc/bellkeys/bellkeys.conf and \
+            $XDG_CONFIG_HOME/bellkeys/bellkeys.conf (~/.config/bellkeys/bellkeys.conf): one option \
+            per line, as typed, before the command line's; --no-config reads neither (docs/settings.md). \
+            On an x86-64 CPU \
             with AVX2 (x86-64-v3) the bells are mixed by a loop built for it, the same samples \
             faster; BELLKEYS_MIX=portable uses the loop every x86-64 CPU runs.
             """,
         version: "bellkeys \(bellkeysVersion)",
         subcommands: [Play.self, Demo.self, Render.self, Check.self, List.self],
         defaultSubcommand: Play.self)
+
+    /// Reads the settings files (`argumentsWithSettings`), then parses and runs the command as
+    /// swift-argument-parser's `main` does; a usage error that may come from a settings file
+    /// says which lines.
+    static func main() {
+        let arguments: [String]
+        do {
+            (arguments, settingsReport) = try argumentsWithSettings(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            fail(error.description)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || settingsReport.used.isEmpty { exit(withError: error) }
+            var text = fullMessage(for: error)
+            while text.last == "\n" { text.removeLast() }
+            printError(text)
+            printError(settingsHint(for: message(for: error)))
+            Glibc.exit(code.rawValue)
+        }
+    }
+}
+
+/// The settings-file lines an error message may come from, and how to leave them out.
+func settingsHint(for message: String) -> String {
+    let origins = settingsReport.origins(of: message)
+    let files = settingsReport.files.map(\.shownPath).joined(separator: " and ")
+    return (origins.isEmpty ? "  (with the settings of \(files))" : "  (" + origins.joined(separator: "; ") + ")")
+        + "\n    bellkeys check lists the settings; --no-config leaves them out"
 }
 
 /// Options shared by every command that loads an instrument.
@@ -158,20 +194,21 @@ struct VoiceOptions: ParsableArguments {
     }
 
     /// An engine for `loaded`, with these options in place of the map's polyphony and master
-    /// volume, `unmapped` (`--unmapped`) in place of its unmappedNotes, and `room` (the room
+    /// volume, `notes`' --unmapped and --transpose in place of its unmappedNotes and transpose,
+    /// and `room` (the room
     /// chosen live), else `--reverb`, in place of its reverb.
     /// `maxBlockFrames`: the engine's largest block, if not the live default. A map of sets:
     /// the options apply to every set (`--volume` is channel 1's starting set's, the others keep
     /// their levels against it).
     func makeEngine(
-        _ loaded: LoadedInstrument, unmapped: UnmappedNotes?, room: ReverbPreset? = nil,
+        _ loaded: LoadedInstrument, notes: NoteOptions, room: ReverbPreset? = nil,
         maxBlockFrames: Int? = nil, roomsToChoose: Bool = false
     ) -> Engine {
         var sets = loaded.instrumentSets
         let shift = volume.map { $0 - sets.sets[sets.startingSets[0]].instrument.masterVolumeDecibels } ?? 0
         for k in sets.sets.indices {
             sets.sets[k].instrument.masterVolumeDecibels += shift
-            if let unmapped { sets.sets[k].instrument.unmappedNotes = unmapped }
+            if let unmapped = notes.unmapped { sets.sets[k].instrument.unmappedNotes = unmapped }
             if let preset = room ?? reverb {
                 sets.sets[k].instrument.reverb = sets.sets[k].instrument.reverb.inRoom(preset)
             }
@@ -182,6 +219,7 @@ struct VoiceOptions: ParsableArguments {
         configuration.interpolation = quality ?? loaded.map.quality ?? .standard
         if let maxBlockFrames { configuration.maxBlockFrames = maxBlockFrames }
         configuration.roomsToChoose = roomsToChoose
+        configuration.transpose = notes.transpose ?? loaded.map.transpose
         return Engine(bank: loaded.bank, sets: sets, configuration: configuration)
     }
 }
@@ -249,6 +287,7 @@ struct Failure: Error, CustomStringConvertible {
 
 func fail(_ message: String) -> Never {
     printError("bellkeys: error: \(message)")
+    if !settingsReport.origins(of: message).isEmpty { printError(settingsHint(for: message)) }
     exit(1)
 }
 

@@ -11,6 +11,7 @@ struct Check: ParsableCommand {
         discussion: "Nothing is played. Exit status 0 when the map is valid, 1 with every problem listed when not.")
 
     @OptionGroup var mapOptions: MapOptions
+    @OptionGroup var settingsOptions: SettingsOptions
 
     @Option(
         parsing: .unconditional,
@@ -31,6 +32,7 @@ struct Check: ParsableCommand {
             }
             let loaded = try mapOptions.load(sampleRate: rate, printsWarnings: false)
             print(describe(loaded))
+            if !settingsReport.ignored { print(settingsReport.details.joined(separator: "\n")) }
         }
     }
 }

@@ -35,6 +35,7 @@ struct Demo: ParsableCommand, LiveCommand {
     @OptionGroup var noteOptions: NoteOptions
     @OptionGroup var voiceOptions: VoiceOptions
     @OptionGroup var sessionOptions: SessionOptions
+    @OptionGroup var settingsOptions: SettingsOptions
 
     func validate() throws {
         if let output {

@@ -64,7 +64,7 @@ extension LiveSession {
         }
         guard !player.isReloading else { return }
         let newEngine = settings.voices.makeEngine(
-            loaded, unmapped: settings.notes.unmapped, room: wantedRoom, roomsToChoose: true)
+            loaded, notes: settings.notes, room: wantedRoom, roomsToChoose: true)
         guard install(newEngine, masterDecibels: player.masterDecibels) else { return }
         room = wantedRoom
         setsRoomsDiffer = false

@@ -17,10 +17,13 @@ extension LiveSession {
             ? (midi == nil && driverMIDI == nil ? "no MIDI input" : "waiting for a keyboard")
             : names.joined(separator: ", ")
         let underruns = output.statusText()
+        let transpose = player.engine.configuration.transpose
+        let transposition = transpose == 0 ? "not transposed" : "transposed \(transpose > 0 ? "+" : "")\(transpose)"
         guard let keyboard = keys?.keyboard else {
             return [
                 "♪ voices \(voices) · \(underruns) · ports \(names.count)"
                     + (names.isEmpty ? (web == nil ? " (waiting for a keyboard)" : "") : ": " + ports)
+                    + (transpose == 0 ? "" : " (\(transposition))")
                     + (web.map { " · " + $0.statusText } ?? "")
             ]
         }
@@ -37,7 +40,7 @@ extension LiveSession {
         lines.append(controls + " · Esc quits")
         if let web { lines.append("  " + web.statusText) }
         lines.append(
-            "  MIDI: \(ports) · "
+            "  MIDI: \(ports) · \(transposition) · "
                 + (keyboard.reportsReleases
                     ? "key releases on: damped keys stop on release"
                     : "no key releases: bells ring out"))
@@ -62,7 +65,10 @@ extension LiveSession {
         toldOfUnmappedNotes = true
         var instrument = loaded.instrumentSets.startingInstrument
         if let mode = settings.notes.unmapped { instrument.unmappedNotes = mode }
-        console.line("  " + unmappedNotesText(1, of: 1, in: nil, instrument: instrument))
+        console.line(
+            "  "
+                + unmappedNotesText(
+                    1, of: 1, in: nil, instrument: instrument, transpose: player.engine.configuration.transpose))
     }
 
     func loopText() -> String {

@@ -124,7 +124,7 @@ final class LiveSession: LiveLoopDelegate {
             recorder = nil
         }
 
-        let engine = settings.voices.makeEngine(loaded, unmapped: settings.notes.unmapped, roomsToChoose: true)
+        let engine = settings.voices.makeEngine(loaded, notes: settings.notes, roomsToChoose: true)
         let mixer = LiveMixer(
             engine: engine, channels: granted.channels, format: granted.format,
             maximumPeriodFrames: output.maximumPeriodFrames)
@@ -149,6 +149,13 @@ final class LiveSession: LiveLoopDelegate {
             "bellkeys: \(loaded.contentsText) from \(loaded.mapPath), "
                 + (loaded.presetDescription.map { "\($0), " } ?? "")
                 + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
+        console.line("  " + settingsReport.summary)
+        let transpose = engine.configuration.transpose
+        if transpose != 0 {
+            console.line(
+                "  MIDI keyboards and files transposed \(transpose > 0 ? "up" : "down") \(abs(transpose)) semitone\(abs(transpose) == 1 ? "" : "s") (keyswitches not)"
+            )
+        }
         for note in notes { console.line("  " + note) }
         for line in output.startupLines(scheduling: scheduling) { console.line(line) }
         if let lockError {
@@ -295,7 +302,7 @@ final class LiveSession: LiveLoopDelegate {
         }
         for warning in fresh.warnings { console.line(warning) }
         let newEngine = settings.voices.makeEngine(
-            fresh, unmapped: settings.notes.unmapped, room: roomOverride, roomsToChoose: true)
+            fresh, notes: settings.notes, room: roomOverride, roomsToChoose: true)
         // The volume keys' setting outlives the reload.
         guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
         loaded = fresh

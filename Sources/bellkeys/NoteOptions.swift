@@ -23,11 +23,24 @@ struct NoteOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Notes outside the map's keys: ignore (drop them) or fold (move them by octaves onto the bells), in place of the map's unmappedNotes (default: the map's, ignore if it says none).",
-            discussion: "Most songs reach beyond the 13 bells of C4..C5; with fold every note rings.",
+            discussion:
+                "Most songs reach beyond the 13 bells of C4..C5; with fold every note rings. The bundled map folds; ignore leaves out what lies beyond.",
             valueName: "ignore|fold"))
     var unmapped: UnmappedNotes?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Semitones to move the notes of MIDI keyboards and MIDI files by, -48 to 48, in place of the map's transpose (default: the map's, 0 if it says none).",
+            discussion:
+                "For a keyboard whose middle C is not C4: --transpose 12 moves its C3 up to C4. Keyswitch keys, the computer keyboard (its arrow keys move its octave) and the phones are not moved.",
+            valueName: "n"))
+    var transpose: Int?
+
     func validate() throws {
+        if let transpose, !MapFile.transposeRange.contains(transpose) {
+            throw ValidationError("--transpose \(transpose) is out of range; use -48 to 48 semitones")
+        }
         if let channel, !(1...16).contains(channel) {
             throw ValidationError("--channel \(channel) is out of range; MIDI channels are 1 to 16")
         }
@@ -45,11 +58,17 @@ extension UnmappedNotes: ExpressibleByArgument {}
 /// `source` (nil: a note played live), the instrument's real range (its keys and regions: for a
 /// map of sets, those of the set channel 1 starts on, which the text says), and
 /// the fix that fits it: folding if it is not on yet (in the map too, for a map of keys), else
-/// what folding cannot mend.
-func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrument: Instrument) -> String {
+/// what folding cannot mend. `transpose`: the engine's transposition of MIDI input, said when
+/// not 0.
+func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrument: Instrument, transpose: Int)
+    -> String
+{
     let range = instrument.soundingRange.map { "\(noteName($0.lowerBound))..\(noteName($0.upperBound))" } ?? "none"
     let isMap = instrument.regions.isEmpty
-    let what = source.map { "\(count) of the \(total) notes of \($0) have" } ?? "a note played has"
+    let moved = transpose == 0 ? "" : ", moved \(transpose > 0 ? "up" : "down") \(abs(transpose)) by the transposition,"
+    let what =
+        source.map { "\(count) of the \(total) notes of \($0)\(moved) have" }
+        ?? (transpose == 0 ? "a note played has" : "a note played (a MIDI keyboard's\(moved.dropLast())) has")
     let has = isMap ? "no bell in the map (its keys: \(range))" : "no region in the instrument (it sounds \(range))"
     let were = count == 1 ? "was" : "were"
     switch instrument.unmappedNotes {

@@ -46,6 +46,8 @@ struct Play: ParsableCommand, LiveCommand {
     @Flag(name: .shortAndLong, help: "Print each MIDI event received, like aseqdump.")
     var verbose = false
 
+    @OptionGroup var settingsOptions: SettingsOptions
+
     func run() throws {
         try reporting {
             let session = try LiveSession(settings: liveSettings)

@@ -15,8 +15,9 @@ struct Render: ParsableCommand {
             file is written as OUT.wav.partial and renamed when done, so an existing OUT.wav \
             survives a failed render.
 
-            Notes outside the map's keys (C4..C5 for the bundled bells) are left out unless \
-            --unmapped fold moves them onto the bells; a warning on standard error says how many. \
+            Notes outside the map's keys are left out, unless the map folds them (the bundled \
+            bells do: every note rings the bell of its name) or --unmapped fold does; a warning \
+            on standard error says how many were left out. \
             A file cut short inside its last End-of-Track event is played with a warning; any \
             other damage is an error that names the byte. The file's extension chooses what is \
             written: .wav (WAV; --format s16, s24, s32 or f32), .flac (FLAC; s16 or s24), .ogg \
@@ -71,6 +72,8 @@ struct Render: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @OptionGroup var settingsOptions: SettingsOptions
+
     func validate() throws {
         if !(16...8192).contains(blockFrames) {
             throw ValidationError("--block \(blockFrames) is out of range; use 16 to 8192 frames")
@@ -114,7 +117,7 @@ func renderToFile(
     if !quiet { for warning in midi.warnings { printError("bellkeys: warning: \(warning)") } }
     // Offline there is no latency to keep low: long blocks amortise per-voice work.
     // Events still take effect at their exact frames.
-    let engine = voiceOptions.makeEngine(loaded, unmapped: noteOptions.unmapped, maxBlockFrames: blockFrames)
+    let engine = voiceOptions.makeEngine(loaded, notes: noteOptions, maxBlockFrames: blockFrames)
 
     let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
     let allEvents = schedule.events
@@ -149,7 +152,10 @@ func renderToFile(
     if unmapped > 0, !quiet {
         var instrument = loaded.instrumentSets.startingInstrument
         if let mode = noteOptions.unmapped { instrument.unmappedNotes = mode }
-        printError("bellkeys: warning: " + unmappedNotesText(unmapped, of: notes, in: input, instrument: instrument))
+        printError(
+            "bellkeys: warning: "
+                + unmappedNotesText(
+                    unmapped, of: notes, in: input, instrument: instrument, transpose: engine.configuration.transpose))
     }
     if !quiet, let text = missingProgramsText(engine, loaded) { printError("bellkeys: warning: " + text) }
     if played == 0 {
@@ -181,6 +187,7 @@ func renderToFile(
                 + "\(engine.clippedSamples.load(ordering: .relaxed)) samples clipped; "
                 + "bank loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
                 + "peak memory \(secondsText(Double(residentMemory().peak) / 1_048_576, digits: 1)) MiB")
+        if !settingsReport.files.isEmpty { print("  " + settingsReport.summary) }
     }
     if played == 0 { throw ExitCode(3) }
 }

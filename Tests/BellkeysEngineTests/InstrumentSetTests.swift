@@ -229,7 +229,7 @@ private func setsEngine(startingSets: [Int: Int] = [:]) -> Engine {
         let bytes: [UInt8] = [0xC3, 0x05], bad: [UInt8] = [0xC3, 0x85], long: [UInt8] = [0xC3, 0x05, 0x00]
         #expect(
             bytes.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 2, frame: 9) }
-                == .programChange(frame: 9, channel: 3, program: 5))
+                == EngineEvent.programChange(frame: 9, channel: 3, program: 5).fromMIDIInput)
         #expect(bad.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 2, frame: 9) } == nil)
         #expect(long.withUnsafeBufferPointer { EngineEvent(midi: $0.baseAddress!, count: 3, frame: 9) } == nil)
     }

@@ -24,7 +24,8 @@ import Testing
         }
         let e = makeEngine(
             samples: samples, keys: keys, polyphony: 24, reverb: ReverbSettings(preset: room, mix: 0.4),
-            velocityTimbre: room == .off ? 0 : 1)
+            velocityTimbre: room == .off ? 0 : 1
+        ) { $0.transpose = 12 }
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
         let right = UnsafeMutablePointer<Float>.allocate(capacity: block)
@@ -36,8 +37,16 @@ import Testing
         bellkeys_allocations_start()
         for b in 0..<5_000 {
             let note = 60 + (b * 7) % 13
-            e.enqueue(.noteOn(frame: frame + Int64(b % block), note: note, velocity: 1 + b % 127))
-            if b % 3 == 0 { e.enqueue(.noteOff(frame: frame + 5, note: note)) }
+            // Every other note a MIDI input's, an octave lower, moved up by the transposition.
+            var on = EngineEvent.noteOn(frame: frame + Int64(b % block), note: note, velocity: 1 + b % 127)
+            var off = EngineEvent.noteOff(frame: frame + 5, note: note)
+            if b % 2 == 1 {
+                (on.transposable, on.data1, off.transposable, off.data1) = (
+                    true, UInt8(note - 12), true, UInt8(note - 12)
+                )
+            }
+            e.enqueue(on)
+            if b % 3 == 0 { e.enqueue(off) }
             if b % 50 == 0 { e.enqueue(.control(frame: frame, controller: 7, value: b % 128)) }
             if b % 70 == 0 { e.enqueue(.control(frame: frame, controller: 64, value: (b / 70) % 2 * 127)) }
             if b % 60 == 0 { e.enqueue(.control(frame: frame + 3, controller: 10, value: (b * 37) % 128)) }

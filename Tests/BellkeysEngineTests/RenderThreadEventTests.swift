@@ -74,7 +74,11 @@ import Testing
             told.append(event)
             mixer.played.pop()
         }
-        #expect(told == [.noteOn(frame: 3, note: 60, velocity: 100), .control(frame: 9, controller: 64, value: 127)])
+        #expect(
+            told == [
+                EngineEvent.noteOn(frame: 3, note: 60, velocity: 100).fromMIDIInput,
+                EngineEvent.control(frame: 9, controller: 64, value: 127).fromMIDIInput,
+            ])
     }
 
     @Test func theOldMapHearsEverythingButStrikesWhileItRingsOut() {
@@ -101,12 +105,13 @@ import Testing
                 EngineEvent(midi: $0.baseAddress!, count: $0.count, frame: 7)
             }
         }
-        #expect(decode([0x93, 60, 100]) == EngineEvent(frame: 7, status: 0x93, data1: 60, data2: 100))
-        #expect(decode([0x80, 60, 0]) == .noteOff(frame: 7, note: 60))
-        #expect(decode([0xB0, 7, 90]) == .control(frame: 7, controller: 7, value: 90))
+        #expect(
+            decode([0x93, 60, 100]) == EngineEvent(frame: 7, status: 0x93, data1: 60, data2: 100, transposable: true))
+        #expect(decode([0x80, 60, 0]) == EngineEvent.noteOff(frame: 7, note: 60).fromMIDIInput)
+        #expect(decode([0xB0, 7, 90]) == EngineEvent.control(frame: 7, controller: 7, value: 90).fromMIDIInput)
         #expect(decode([0xC0, 5, 0]) == nil) // program change
-        #expect(decode([0xE0, 0, 64]) == .pitchBend(frame: 7, value: 8_192))
-        #expect(decode([0xE0, 0x7F, 0x7F]) == .pitchBend(frame: 7, value: 16_383))
+        #expect(decode([0xE0, 0, 64]) == EngineEvent.pitchBend(frame: 7, value: 8_192).fromMIDIInput)
+        #expect(decode([0xE0, 0x7F, 0x7F]) == EngineEvent.pitchBend(frame: 7, value: 16_383).fromMIDIInput)
         #expect(decode([0xD0, 64, 0]) == nil) // channel pressure
         #expect(decode([0x90, 60]) == nil) // cut short
         #expect(decode([0x90, 60, 200]) == nil) // a data byte with the top bit set

@@ -24,16 +24,10 @@ import Testing
         return engine
     }
 
-    private func midi(_ event: EngineEvent) -> EngineEvent {
-        var moved = event
-        moved.transposable = true
-        return moved
-    }
-
     @Test func aMIDIInputsNoteSoundsTransposedAndItsNoteOffDampsIt() {
         let e = engine(transpose: 12)
-        e.enqueue(midi(.noteOn(frame: 0, note: 48, velocity: 127)))
-        e.enqueue(midi(.noteOff(frame: 100, note: 48)))
+        e.enqueue(EngineEvent.noteOn(frame: 0, note: 48, velocity: 127).fromMIDIInput)
+        e.enqueue(EngineEvent.noteOff(frame: 100, note: 48).fromMIDIInput)
         let out = render(e, 300)
         #expect(out[0..<100].allSatisfy { $0 == 1 }) // key 60's sample
         #expect(out[148...].allSatisfy { $0 == 0 }) // damped by the note-off of key 48
@@ -54,8 +48,8 @@ import Testing
         // its note-off stops nothing either.
         let e = engine(transpose: 24)
         e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
-        e.enqueue(midi(.noteOn(frame: 10, note: 36, velocity: 127)))
-        e.enqueue(midi(.noteOff(frame: 20, note: 36)))
+        e.enqueue(EngineEvent.noteOn(frame: 10, note: 36, velocity: 127).fromMIDIInput)
+        e.enqueue(EngineEvent.noteOff(frame: 20, note: 36).fromMIDIInput)
         let out = render(e, 200)
         #expect(out.allSatisfy { $0 == 1 })
         #expect(e.ignoredNotes.load(ordering: .relaxed) == 0)
@@ -63,9 +57,9 @@ import Testing
 
     @Test func downwardsAndOffTheKeyboard() {
         let e = engine(transpose: -12)
-        e.enqueue(midi(.noteOn(frame: 0, note: 84, velocity: 127))) // sounds key 72
-        e.enqueue(midi(.noteOn(frame: 0, note: 5, velocity: 127))) // -7: off the keyboard
-        e.enqueue(midi(.noteOff(frame: 0, note: 5)))
+        e.enqueue(EngineEvent.noteOn(frame: 0, note: 84, velocity: 127).fromMIDIInput) // sounds key 72
+        e.enqueue(EngineEvent.noteOn(frame: 0, note: 5, velocity: 127).fromMIDIInput) // -7: off the keyboard
+        e.enqueue(EngineEvent.noteOff(frame: 0, note: 5).fromMIDIInput)
         let out = render(e, 100)
         #expect(out.allSatisfy { $0 == 0.5 })
         #expect(e.ignoredNotes.load(ordering: .relaxed) == 1)

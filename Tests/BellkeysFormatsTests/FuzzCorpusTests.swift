@@ -33,10 +33,17 @@ import Testing
         #expect(pupilMessageViolations(bytes) == [])
     }
 
+    @Test(arguments: filesAt(Self.corpus + "/settings-file"))
+    func settingsFileInput(path: String) throws {
+        let bytes = try #require(contents(of: path))
+        #expect(settingsFileViolations(bytes) == [])
+    }
+
     @Test func theCorpusIsThere() {
         #expect(filesAt(Self.corpus + "/midi-file").count >= 10)
         #expect(filesAt(Self.corpus + "/map-file").count >= 7)
         #expect(filesAt(Self.corpus + "/pupil-message").count >= 7)
         #expect(filesAt(Self.corpus + "/sf2-file").count >= 2)
+        #expect(filesAt(Self.corpus + "/settings-file").count >= 4)
     }
 }

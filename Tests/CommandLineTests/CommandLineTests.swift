@@ -19,12 +19,18 @@ struct Run {
     var error: String
 }
 
-/// Runs bellkeys from a temporary folder (so nothing depends on the working directory).
-func bellkeys(_ arguments: [String], in folder: String? = nil, environment extra: [String: String] = [:]) throws -> Run
-{
+/// Runs bellkeys from a temporary folder (so nothing depends on the working directory), with
+/// --no-config after a command that reads the settings files (unless `settings`: then they are
+/// read, and the test names them through XDG_CONFIG_HOME in `environment`).
+func bellkeys(
+    _ arguments: [String], in folder: String? = nil, environment extra: [String: String] = [:], settings: Bool = false
+) throws -> Run {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
+    let readsSettings = ["play", "demo", "render", "check"].contains(arguments.first ?? "")
+    process.arguments =
+        readsSettings && !settings && !arguments.contains("--help")
+        ? [arguments[0], "--no-config"] + arguments.dropFirst() : arguments
     process.currentDirectoryURL = URL(fileURLWithPath: folder ?? NSTemporaryDirectory())
     var environment = ProcessInfo.processInfo.environment
     environment.removeValue(forKey: "BELLKEYS_SAMPLES")

@@ -39,6 +39,6 @@ import Testing
 
     @Test func theCheckFindsAnOptionGroupMadeByInit() {
         #expect(unparsed(ClassroomOptions()).count == 5)
-        #expect(unparsed(NoteOptions()).count == 3)
+        #expect(unparsed(NoteOptions()).count == 4)
     }
 }

@@ -32,9 +32,10 @@ import Testing
     @Test func notesOutsideTheBellsAreWarnedAboutWithTheFix() throws {
         let folder = temporaryFolder()
         try write(song(), "song.mid", in: folder)
-        let quiet = try bellkeys(["render", "song.mid", "-o", "quiet.wav", "-q"], in: folder)
+        // (--unmapped ignore: the bundled map folds them.)
+        let quiet = try bellkeys(["render", "song.mid", "-o", "quiet.wav", "-q", "--unmapped", "ignore"], in: folder)
         #expect(quiet.status == 0 && quiet.output.isEmpty && quiet.error.isEmpty, "\(quiet.error)")
-        let run = try bellkeys(["render", "song.mid", "-o", "out.wav"], in: folder)
+        let run = try bellkeys(["render", "song.mid", "-o", "out.wav", "--unmapped", "ignore"], in: folder)
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.hasPrefix("rendered song.mid to out.wav: "))
         #expect(
@@ -46,6 +47,12 @@ import Testing
         // Folded, every note rings: C3 → C4, E5 → E4, C6 → C5; nothing to warn about.
         let folded = try bellkeys(["render", "song.mid", "-o", "folded.wav", "--unmapped", "fold"], in: folder)
         #expect(folded.status == 0 && folded.error.isEmpty, "\(folded.error)")
+        // The bundled map folds by itself.
+        let bundled = try bellkeys(["render", "song.mid", "-o", "bundled.wav"], in: folder)
+        #expect(bundled.status == 0 && bundled.error.isEmpty, "\(bundled.error)")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/bundled.wav"))
+                == Data(contentsOf: URL(fileURLWithPath: folder + "/folded.wav")))
         #expect(folded.output.contains("5 notes, ") && folded.output.contains(" 0 unmapped notes ignored"))
         // The same as the song written with the folded notes.
         try write(
@@ -88,7 +95,7 @@ import Testing
         try write(
             makeMIDIFile(ticksPerQuarter: 96, tracks: [[(0, noteOn(0, 36)), (96, noteOn(0, 100))]]),
             "low.mid", in: folder)
-        let run = try bellkeys(["render", "low.mid", "-o", "low.wav", "-q"], in: folder)
+        let run = try bellkeys(["render", "low.mid", "-o", "low.wav", "-q", "--unmapped", "ignore"], in: folder)
         #expect(run.status == 3)
         #expect(
             run.error.hasSuffix(
@@ -257,11 +264,12 @@ import Testing
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/mended.wav")))
     }
 
-    /// Drums: every note on channel 10; 144 of 183 outside the bells. --skip-drums leaves all out.
+    /// Drums: every note on channel 10; 144 of 183 outside the bells (left out with --unmapped
+    /// ignore; the bundled map folds them). --skip-drums leaves all out.
     @Test func theDrumsRingUnlessLeftOut() throws {
         let folder = temporaryFolder()
         let name = "test-all-gm-percussion.mid"
-        let rung = try render(name, in: folder)
+        let rung = try render(name, ["--unmapped", "ignore"], in: folder)
         #expect(rung.status == 0 && rung.error.contains("144 of the 183 notes"))
         let skipped = try render(name, ["--skip-drums"], in: folder)
         #expect(skipped.status == 3)
@@ -273,13 +281,13 @@ import Testing
 
     @Test func aFileWhoseNotesAllLieOutsideIsSilentAndSaysSo() throws {
         let folder = temporaryFolder()
-        let run = try render("test-gm2-doggy-78-00-38-4c.mid", in: folder)
+        let run = try render("test-gm2-doggy-78-00-38-4c.mid", ["--unmapped", "ignore"], in: folder)
         #expect(run.status == 3)
         #expect(run.error.contains("3 of the 3 notes"))
         #expect(run.error.contains("because none of its 3 notes has a bell in the map (exit status 3)"))
         let folded = try render("test-gm2-doggy-78-00-38-4c.mid", ["--unmapped", "fold"], in: folder)
         #expect(folded.status == 0 && folded.error.isEmpty)
-        let quiet = try render("test-gm2-doggy-78-00-38-4c.mid", quiet: true, in: folder)
+        let quiet = try render("test-gm2-doggy-78-00-38-4c.mid", ["--unmapped", "ignore"], quiet: true, in: folder)
         #expect(quiet.status == 3 && !quiet.error.contains("3 of the 3 notes"))
         #expect(quiet.error.contains("because none of its 3 notes has a bell in the map (exit status 3)"))
     }

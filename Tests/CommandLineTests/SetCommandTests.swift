@@ -3,7 +3,7 @@ import Testing
 
 /// A MIDI file (format 0, 480 ticks a quarter at 120 bpm: 1 tick = 50 frames at 48 kHz) of
 /// `events`: (tick, status, data bytes).
-private func midiFile(_ events: [(Int, [UInt8])]) -> Data {
+func midiFile(_ events: [(Int, [UInt8])]) -> Data {
     var track: [UInt8] = [], last = 0
     for (tick, bytes) in events {
         var delta = tick - last, quantity: [UInt8] = [UInt8(delta & 0x7F)]

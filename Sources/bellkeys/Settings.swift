@@ -1,0 +1,272 @@
+import ArgumentParser
+import BellkeysFormats
+import Glibc
+
+/// `--no-config`, which every command that reads the settings files takes.
+struct SettingsOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("no-config"),
+        help: ArgumentHelp(
+            "Read no settings file: neither /etc/bellkeys/bellkeys.conf nor $XDG_CONFIG_HOME/bellkeys/bellkeys.conf (~/.config/bellkeys/bellkeys.conf).",
+            discussion: "Without it, each line of those files is an option given before the command line's."))
+    var noConfig = false
+}
+
+/// A settings file that was read, and its lines.
+struct SettingsFileRead {
+    /// Its path, and the same for a person (the home folder as ~).
+    var path: String
+    var shownPath: String
+    var lines: [SettingsLine]
+}
+
+/// What became of one setting: given to the command, replaced (by the command line, or by the
+/// user's file for /etc's), or not an option of this command.
+enum SettingFate: Equatable {
+    case used
+    case replaced(by: String)
+    case notTaken(command: String)
+}
+
+/// The settings files of this run and what became of each line: read by `Bellkeys.main` before
+/// the command line is parsed, for the start-up report, `check` and error messages.
+struct SettingsReport {
+    /// `--no-config` was given (nothing was read).
+    var ignored = false
+    /// The paths looked at, in order (the system's, then the user's), shown as `shownPath`.
+    var looked: [String] = []
+    var files: [SettingsFileRead] = []
+    /// Per file, per line (in order): what became of it.
+    var fates: [[SettingFate]] = []
+
+    /// The settings given to the command, with their files.
+    var used: [(file: SettingsFileRead, line: SettingsLine)] {
+        files.indices.flatMap { f in
+            files[f].lines.indices.filter { fates[f][$0] == .used }.map { (files[f], files[f].lines[$0]) }
+        }
+    }
+
+    /// One line for the start-up report and `render`: the files read and what they set.
+    var summary: String {
+        if ignored { return "settings files: none read (--no-config)" }
+        if files.isEmpty { return "settings files: none (bellkeys reads " + looked.joined(separator: " and ") + ")" }
+        let parts = files.indices.map { f in
+            let lines = files[f].lines.indices
+            let used = lines.filter { fates[f][$0] == .used }.map { files[f].lines[$0].text }
+            let unused = lines.count - used.count
+            return files[f].shownPath + ": " + (used.isEmpty ? "nothing used" : used.joined(separator: " "))
+                + (unused > 0 ? " (\(unused) not used: see bellkeys check)" : "")
+        }
+        return "settings from " + parts.joined(separator: "; ")
+    }
+
+    /// What `check` prints: every file looked at, and every line with what became of it.
+    var details: [String] {
+        if ignored { return ["settings files: none read (--no-config)"] }
+        var lines = ["settings files (each line an option given before the command line's):"]
+        for path in looked {
+            guard let f = files.firstIndex(where: { $0.shownPath == path }) else {
+                lines.append("  \(path): not there")
+                continue
+            }
+            let file = files[f]
+            lines.append("  \(path): \(file.lines.count) setting\(file.lines.count == 1 ? "" : "s")")
+            for (k, line) in file.lines.enumerated() {
+                let fate =
+                    switch fates[f][k] {
+                    case .used: "used"
+                    case .replaced(let by): "replaced by \(by)"
+                    case .notTaken(let command): "for play; \(command) has no \(line.option)"
+                    }
+                lines.append("    line \(line.line): \(line.text) (\(fate))")
+            }
+        }
+        return lines
+    }
+
+    /// For an error message: the settings it may come from (their option or value is in `message`).
+    func origins(of message: String) -> [String] {
+        used.filter { entry in
+            message.contains(entry.line.option)
+                || (entry.line.value.map { $0.count >= 3 && message.contains($0) } ?? false)
+        }
+        .map { "\($0.line.text) is set in \($0.file.shownPath) line \($0.line.line)" }
+    }
+}
+
+/// This run's settings files (set once, by `Bellkeys.main`, before any command runs).
+nonisolated(unsafe) var settingsReport = SettingsReport()
+
+/// The settings files, in the order read: the system's, then the user's
+/// (`$XDG_CONFIG_HOME/bellkeys/bellkeys.conf`, else `~/.config/bellkeys/bellkeys.conf`).
+func settingsPaths() -> [String] {
+    var paths = ["/etc/bellkeys/bellkeys.conf"]
+    if let config = environmentValue("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+        paths.append(config + "/bellkeys/bellkeys.conf")
+    } else if let home = environmentValue("HOME"), home.hasPrefix("/") {
+        paths.append(home + "/.config/bellkeys/bellkeys.conf")
+    }
+    return paths
+}
+
+private func environmentValue(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    let text = String(cString: value)
+    return text.isEmpty ? nil : text
+}
+
+/// `path` for a person: the home folder as ~.
+private func shown(_ path: String) -> String {
+    if let home = environmentValue("HOME"), home.count > 1, path.hasPrefix(home + "/") {
+        return "~" + path.dropFirst(home.count)
+    }
+    return path
+}
+
+/// Reads the settings file at `path`: nil when there is none; an error worded for the user when
+/// it cannot be read or is not a settings file.
+func readSettingsFile(_ path: String) throws(SettingsFileError) -> SettingsFileRead? {
+    let name = shown(path)
+    let fix = "make it readable (chmod a+r \(path)), remove it, or start bellkeys with --no-config"
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+        let code = errno
+        if code == ENOENT || code == ENOTDIR { return nil }
+        throw SettingsFileError(
+            file: name, line: 0, message: "cannot be read: \(String(cString: strerror(code)))", fix: fix)
+    }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    while bytes.count <= settingsFileLimit {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw SettingsFileError(
+                file: name, line: 0, message: "cannot be read: \(String(cString: strerror(errno)))",
+                fix: errno == EISDIR ? "it is a folder: the settings file is \(path) itself, a text file" : fix)
+        }
+        if count == 0 { break }
+        bytes += chunk[..<count]
+    }
+    return SettingsFileRead(path: path, shownPath: name, lines: try parseSettingsFile(bytes, file: name))
+}
+
+/// The commands that read the settings files, by name.
+private let settingsCommands: [String: ParsableCommand.Type] = [
+    "play": Play.self, "demo": Demo.self, "render": Render.self, "check": Check.self,
+]
+
+/// The arguments to parse: `arguments` (the command line, without the program's name) with the
+/// settings files' options for its command put before its own, and what became of each setting.
+/// Every line must be an option `play` takes (checked line by line, then each file whole); a
+/// command takes the lines it has options for. The user's file replaces the system's setting of
+/// an option, and the command line replaces both (a repeatable option's list whole). Help,
+/// --version, `list` and `help` read nothing; nor does --no-config.
+func argumentsWithSettings(_ arguments: [String], paths: [String] = settingsPaths()) throws(SettingsFileError)
+    -> (arguments: [String], report: SettingsReport)
+{
+    var report = SettingsReport()
+    report.looked = paths.map(shown)
+    let first = arguments.first ?? ""
+    let asksForHelp = arguments.contains { ["-h", "--help", "--version", "--generate-completion-script"].contains($0) }
+    if first == "list" || first == "help" || asksForHelp { return (arguments, report) }
+    let named = settingsCommands[first] != nil
+    let commandName = named ? first : "play"
+    let command = settingsCommands[commandName]!
+    let rest = named ? Array(arguments.dropFirst()) : arguments
+    if rest.contains("--no-config") {
+        report.ignored = true
+        return ([commandName] + rest, report)
+    }
+    var files: [SettingsFileRead] = []
+    for path in paths { if let file = try readSettingsFile(path) { files.append(file) } }
+    for file in files { try checkSettings(file) }
+    let onCommandLine = Set(
+        rest.compactMap { argument -> String? in
+            guard argument.hasPrefix("--") else { return nil }
+            return String(argument.prefix { $0 != "=" })
+        })
+    var fates: [[SettingFate]] = []
+    var given: [String] = []
+    for (f, file) in files.enumerated() {
+        let later = files[(f + 1)...]
+        fates.append(
+            file.lines.map { line in
+                if onCommandLine.contains(line.option) { return .replaced(by: "the command line's \(line.option)") }
+                if let user = later.first(where: { $0.lines.contains { $0.option == line.option } }) {
+                    return .replaced(by: user.shownPath + "'s")
+                }
+                if commandName != "play", !takes(command, line) { return .notTaken(command: commandName) }
+                given += line.arguments
+                return .used
+            })
+    }
+    report.files = files
+    report.fates = fates
+    return ([commandName] + given + rest, report)
+}
+
+/// Checks that every line of `file` is an option `play` takes, with a value it takes, and that
+/// the file's lines go together (the file is parsed whole, as `play`'s options: --web-port
+/// needs --web on another line). An error names the lines its message names, else the line
+/// that fails alone with it.
+private func checkSettings(_ file: SettingsFileRead) throws(SettingsFileError) {
+    for line in file.lines where ["--no-config", "--help", "--version"].contains(line.option) {
+        throw SettingsFileError(
+            file: file.shownPath, line: line.line, message: "\(line.option) is not a setting",
+            fix: line.option == "--no-config"
+                ? "delete the line; to read no settings file, give --no-config on the command line"
+                : "delete the line")
+    }
+    let message: String
+    do {
+        _ = try Play.parse(file.lines.flatMap(\.arguments))
+        return
+    } catch {
+        message = parserMessage(error)
+    }
+    var named = file.lines.filter { line in
+        message.contains(line.option + " ") || message.contains(line.option + "'") || message.hasSuffix(line.option)
+            || message.contains(line.option + ";") || message.contains(line.option + ",")
+    }
+    if named.isEmpty {
+        named = file.lines.filter { line in
+            do {
+                _ = try Play.parse(line.arguments)
+                return false
+            } catch {
+                return parserMessage(error) == message
+            }
+        }.prefix(1).map { $0 }
+    }
+    if named.count == 1 {
+        throw SettingsFileError(
+            file: file.shownPath, line: named[0].line, message: "\(named[0].text): " + message,
+            fix:
+                "correct line \(named[0].line) or delete it (a setting is an option of `bellkeys play --help` as typed on the command line, one per line), or start bellkeys with --no-config"
+        )
+    }
+    throw SettingsFileError(
+        file: file.shownPath, line: 0,
+        message: (named.isEmpty ? "" : "lines " + named.map { String($0.line) }.joined(separator: " and ") + ": ")
+            + message,
+        fix: named.isEmpty
+            ? "correct the file (a setting is an option of `bellkeys play --help` as typed on the command line, one per line), or start bellkeys with --no-config"
+            : "change or delete one of those lines, or start bellkeys with --no-config")
+}
+
+/// Whether `command` has the option of `line` (which `play` takes: its value is good): the line
+/// parses with the command's required arguments (`render`'s files, names only: nothing is
+/// opened while parsing).
+private func takes(_ command: ParsableCommand.Type, _ line: SettingsLine) -> Bool {
+    let required = command == Render.self ? ["in.mid", "-o", "out.wav"] : []
+    return (try? command.parse(line.arguments + required)) != nil
+}
+
+/// swift-argument-parser's words for a parse error, on one line, without its "Error: ".
+private func parserMessage(_ error: Error) -> String {
+    var text = Play.message(for: error)
+    if text.hasPrefix("Error: ") { text.removeFirst(7) }
+    return text.split(separator: "\n").first.map(String.init) ?? text
+}
