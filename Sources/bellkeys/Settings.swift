@@ -169,7 +169,10 @@ func argumentsWithSettings(_ arguments: [String], paths: [String] = settingsPath
     var report = SettingsReport()
     report.looked = paths.map(shown)
     let first = arguments.first ?? ""
-    let asksForHelp = arguments.contains { ["-h", "--help", "--version", "--generate-completion-script"].contains($0) }
+    let asksForHelp = arguments.contains {
+        ["-h", "--help", "--help-hidden", "--version", "--generate-completion-script", "--experimental-dump-help"]
+            .contains($0)
+    }
     if first == "list" || first == "help" || asksForHelp { return (arguments, report) }
     let named = settingsCommands[first] != nil
     let commandName = named ? first : "play"
@@ -226,9 +229,11 @@ private func checkSettings(_ file: SettingsFileRead) throws(SettingsFileError) {
     } catch {
         message = parserMessage(error)
     }
+    // (Not the parser's suggestion: "Did you mean '--device'?" names a line that is right.)
+    let blamed = message.split(separator: "Did you mean", maxSplits: 1).first.map(String.init) ?? message
     var named = file.lines.filter { line in
-        message.contains(line.option + " ") || message.contains(line.option + "'") || message.hasSuffix(line.option)
-            || message.contains(line.option + ";") || message.contains(line.option + ",")
+        blamed.contains(line.option + " ") || blamed.contains(line.option + "'") || blamed.hasSuffix(line.option)
+            || blamed.contains(line.option + ";") || blamed.contains(line.option + ",")
     }
     if named.isEmpty {
         named = file.lines.filter { line in

@@ -181,7 +181,10 @@ private func dumped(_ command: ParsableCommand) -> String {
         #expect(check.report.details.contains("    line 2: --transpose 12 (for play; check has no --transpose)"))
         let ignored = try argumentsWithSettings(["demo", "--no-config"], paths: [system])
         #expect(ignored.arguments == ["demo", "--no-config"] && ignored.report.ignored)
-        for asked in [["--help"], ["list"], ["help", "play"], ["--version"], ["render", "-h"]] {
+        for asked in [
+            ["--help"], ["list"], ["help", "play"], ["--version"], ["render", "-h"], ["--experimental-dump-help"],
+            ["--generate-completion-script", "bash"],
+        ] {
             #expect(try argumentsWithSettings(asked, paths: [system]).arguments == asked)
         }
         let missing = try argumentsWithSettings(["check"], paths: ["/nonexistent/bellkeys.conf"])
@@ -194,6 +197,7 @@ private func dumped(_ command: ParsableCommand) -> String {
     @Test func badLinesAreErrorsBeforeAnySound() throws {
         let cases: [(String, Int, String)] = [
             ("--devise hw:1", 1, "Unknown option '--devise'. Did you mean '--device'?"),
+            ("--device hw:1\n--devise hw:2", 2, "--devise hw:2: Unknown option '--devise'. Did you mean '--device'?"),
             ("# ok\n--period 5", 2, "--period 5: --period 5 is out of range; use 16 to 8192 frames"),
             ("--no-ui yes", 1, "--no-ui yes: Unexpected argument 'yes'"),
             ("--driver jack\n--device hw:1", 0, "lines 1 and 2: --device is an ALSA option"),
