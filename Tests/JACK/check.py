@@ -37,10 +37,10 @@ from common import PIPEWIRE_PID, check  # noqa: E402
 from onset_tests import test_bufsize, test_channels, test_onsets, test_order_after  # noqa: E402
 from server_tests import test_pipewire_gone, test_ports, test_server_gone, test_stall  # noqa: E402
 from session_tests import test_demo, test_keyboard, test_rt_allocations, test_session, test_sfz_reload  # noqa: E402
-from sound_tests import test_classroom, test_dynamics, test_instrument, test_room, test_sets  # noqa: E402
+from sound_tests import test_classroom, test_dynamics, test_instrument, test_room, test_sets, test_transpose  # noqa: E402
 
 TESTS = {"ports": test_ports, "onsets": test_onsets, "channels": test_channels, "order-after": test_order_after, "dynamics": test_dynamics,
-         "room": test_room, "sets": test_sets, "instrument": test_instrument, "classroom": test_classroom,
+         "room": test_room, "sets": test_sets, "transpose": test_transpose, "instrument": test_instrument, "classroom": test_classroom,
          "bufsize": test_bufsize, "session": test_session, "sfz-reload": test_sfz_reload, "keyboard": test_keyboard,
          "rt-allocations": test_rt_allocations, "stall": test_stall, "server-gone": test_server_gone, "pipewire-gone": test_pipewire_gone,
          "demo": test_demo}

@@ -92,6 +92,37 @@ def test_sets():
     compare("sets", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
 
 
+def test_transpose():
+    """A keyboard an octave low, moved up by --transpose 12 from a settings file (the take's own
+    XDG_CONFIG_HOME): every note from JACK's midi_in sounds an octave up, at its frame, and is
+    damped by its note-off. The take must be `render --block 64` of the notes written an octave
+    up, bit for bit."""
+    folder = folder_for("transpose")
+    bells = {n: (tone_bell(n), {"noteOff": "damp", "releaseSeconds": 0.05}) for n in range(60, 73)}
+    map_path = write_map(folder, bells)
+    config = os.path.join(folder, "config")
+    os.makedirs(os.path.join(config, "bellkeys"), exist_ok=True)
+    with open(os.path.join(config, "bellkeys", "bellkeys.conf"), "w") as f:
+        f.write("# a keyboard whose middle C plays C3\n--transpose 12\n")
+    start = 4800 // PERIOD * PERIOD
+    events = []
+    for k in range(20):
+        at = start + k * 2400 + (k * 29) % PERIOD
+        note = 48 + (k * 5) % 13
+        events += [(at, 0x90, note, 30 + (k * 37) % 98), (at + 1800, 0x80, note, 0)]
+    events.sort(key=lambda e: e[0])
+    take = perform(folder, map_path, events, 2.4, env={"XDG_CONFIG_HOME": config})
+    stopped_ok("transpose", take)
+    if not probe_ok("transpose", take):
+        return
+    said = f"settings from {config}/bellkeys/bellkeys.conf: --transpose 12"
+    check(said in take.log and "transposed up 12 semitones" in take.log,
+          f"transpose: the start-up report names the settings file and the transposition: {bellkeys_lines(take.log)}")
+    audio, played, holes = as_bellkeys_played(take, events)
+    moved = [(at, status, note + 12, value) for at, status, note, value in played]
+    compare("transpose", audio, render(folder, map_path, moved, 2, len(audio)), holes=holes)
+
+
 def test_instrument():
     """An SFZ instrument live: regions transposed up and down from three tone samples (one of them
     stereo), velocity layers with a crossfade, round robin, a loop, envelopes with a release, a

@@ -33,8 +33,10 @@ def perform(folder, map_path, events, seconds, channels=2, order="before", actio
         os.remove(take_path)
     log = open(os.path.join(folder, "bellkeys.log"), "w")
     take, probe = Take(), None
+    # No settings file, unless the test names its own (XDG_CONFIG_HOME in `env`).
+    settings = () if env and "XDG_CONFIG_HOME" in env else ("--no-config",)
     bellkeys = subprocess.Popen([*WRAP, BELLKEYS, "play", "--driver", "jack", "--no-ui", "-q", "--map", map_path,
-                                 "--jack-connect", "none", "--channels", str(channels), *extra],
+                                 "--jack-connect", "none", "--channels", str(channels), *settings, *extra],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 env=dict(os.environ, **(env or {})))
     try:
@@ -90,7 +92,7 @@ def render(folder, map_path, events, channels, length, name="render"):
     midi, wav = os.path.join(folder, f"{name}.mid"), os.path.join(folder, f"{name}.wav")
     write_midi(midi, events, end=-(-length // PERIOD) * PERIOD)
     done = subprocess.run([BELLKEYS, "render", midi, "-o", wav, "--map", map_path, "--format", "f32", "--block", "64",
-                           "--channels", str(channels), "-q"], capture_output=True, text=True, timeout=60)
+                           "--channels", str(channels), "-q", "--no-config"], capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         raise RuntimeError(f"bellkeys render failed ({done.returncode}): {done.stderr.strip()}")
     return read_float_wav(wav)

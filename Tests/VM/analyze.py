@@ -413,6 +413,28 @@ def test_program(results):
     exit_status(results, "program")
 
 
+def test_service(results):
+    """The service's command (the unit's ExecStart, no terminal) with /etc/bellkeys/bellkeys.conf:
+    the settings read and said in the start-up report, and a keyboard's keys an octave up
+    (--transpose 12 there): C3, E3, G3 and C4 ring the bells C4, E4, G4 and C5."""
+    run = Run(os.path.join(results, "service"))
+    started(run, "service")
+    command = open(os.path.join(results, "service", "exec-start.txt")).read().strip()
+    said = re.search(r"settings from /etc/bellkeys/bellkeys.conf: (.*)", run.log)
+    check(said is not None and "--transpose 12" in said.group(1) and "--device plughw" in said.group(1),
+          f"service: `{command}` read /etc/bellkeys/bellkeys.conf: {said.group(0) if said else 'not said'}")
+    check("transposed up 12 semitones" in run.log, "service: the transposition is in the start-up report")
+    keys = run.note_ons()
+    check(len(keys) == 4, f"service: {len(keys)} keys played, 4 sent")
+    for ns, note, _ in keys:
+        found = run.find(ns, note)
+        bell = found[1] if found else None
+        check(found is not None and bell == note + 12 - 60 and found[2] > 0.999,
+              f"service: key {note} rings bell-{NAMES[bell] if bell is not None else 'none'} "
+              f"(bell-{NAMES[note + 12 - 60]} expected)")
+    exit_status(results, "service")
+
+
 # The bundled bells' goal live: under 50 MB resident. A live session locks its memory, which makes
 # the whole program resident (its 15 MB file among it), where a render reads only what it uses
 # (Tests/Package/run's goal for `demo -o`: 30 MB). Measured 2026-11-27: 45.4 MB amd64 (60.1 before

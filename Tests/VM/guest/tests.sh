@@ -166,6 +166,33 @@ test_program() {
     keyboard_out
 }
 
+# The service as systemd starts it: the unit's own ExecStart (its /usr/bin/bellkeys is
+# /bin/bellkeys here), no terminal, no home, everything else from /etc/bellkeys/bellkeys.conf (the
+# package's file, every line a comment, with lines added: the plain bells, the loopback card,
+# the VM's period, and a keyboard an octave low: --transpose 12). C3 rings the C4 bell.
+test_service() {
+    keyboard_in 1
+    mkdir -p /etc/bellkeys /out/service
+    { cat /bellkeys/bellkeys.conf; echo "--map $MAP"; echo "--device $DEVICE"; echo "--transpose 12"
+      [ "$PERIOD" = default ] || { echo "--period $PERIOD"; echo "--periods $PERIODS"; }; } > /etc/bellkeys/bellkeys.conf
+    exec_start=$(sed -n 's|^ExecStart=/usr/bin/bellkeys |/bin/bellkeys |p' /bellkeys/bellkeys.service)
+    echo "$exec_start" > /out/service/exec-start.txt
+    HOME=/nonexistent $exec_start < /dev/null > /out/service/bellkeys.log 2>&1 &
+    BELLKEYS_PID=$!
+    for i in $(seq 1 100); do
+        grep -q "MIDI input" /out/service/bellkeys.log 2>/dev/null && break
+        kill -0 $BELLKEYS_PID 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep 0.5
+    { note 300 48 100; off 400 48; note 900 52 100; off 1000 52; note 1500 55 100; off 1600 55
+      note 2100 60 100; off 2200 60; } > /tmp/s
+    probe service 3.5 --script /tmp/s
+    stop_bellkeys service
+    rm -r /etc/bellkeys
+    keyboard_out
+}
+
 # Resident memory at its peak (VmHWM, read before SIGTERM) with the bundled bells and with each
 # example map of bundled sounds, a 13-note phrase played on each; where the guest has FluidR3_GM
 # (Tests/VM/run puts it in, on either architecture, when this machine has it), also the General
