@@ -83,12 +83,14 @@ public struct PhraseLooper: Sendable {
                 return .discarded
             }
             // Notes still held, and the pedal still down, end with the phrase: each repeat
-            // starts from the state the first one did.
-            var down = Set<UInt8>(), pedal = false
+            // starts from the state the first one did. (A key is held per input kind: a MIDI
+            // keyboard's transposed key is let go of transposed, 128 + key.)
+            var down = Set<Int>(), pedal = false
             for event in phrase {
+                let input = event.transposable ? 128 : 0
                 switch MIDIMessage(event) {
-                case .noteOn(_, let note, let velocity) where velocity > 0: down.insert(note)
-                case .noteOn(_, let note, _), .noteOff(_, let note, _): down.remove(note)
+                case .noteOn(_, let note, let velocity) where velocity > 0: down.insert(input + Int(note))
+                case .noteOn(_, let note, _), .noteOff(_, let note, _): down.remove(input + Int(note))
                 case .controlChange(_, MIDIMessage.Controller.sustain, let value): pedal = value >= 64
                 case .controlChange, .pitchBend, .programChange, nil: break
                 }
@@ -103,8 +105,10 @@ public struct PhraseLooper: Sendable {
                     EngineEvent(frame: 0, status: Engine.setStatus, data1: loopChannel, data2: UInt8(startSets[first])),
                     at: 0)
             }
-            for note in down.sorted() {
-                phrase.append(MIDIMessage.noteOff(channel: loopChannel, note: note, velocity: 0).event(atFrame: length))
+            for key in down.sorted() {
+                phrase.append(
+                    MIDIMessage.noteOff(channel: loopChannel, note: UInt8(key & 127), velocity: 0)
+                        .event(atFrame: length, transposable: key >= 128))
             }
             if pedal {
                 phrase.append(

@@ -166,7 +166,8 @@ extension Engine {
     /// The note a note-on or note-off `event` plays: its key, moved by the transposition when it
     /// comes from a MIDI input (`EngineEvent.transposable`), except a key in the keyswitch range
     /// of the channel's set; a note-off moves by what its key's note-on moved by (`keyShifts`).
-    /// -1 when that is off the keyboard (beyond 0...127), and nothing sounds. Thread: render.
+    /// -1 when that is off the keyboard (beyond 0...127), or when a key that is no keyswitch
+    /// is moved into the keyswitch range (it must not switch): nothing sounds. Thread: render.
     /// Real-time safe.
     @_noLocks
     func soundingNote(of event: EngineEvent) -> Int {
@@ -178,7 +179,9 @@ extension Engine {
             let set = channels[channel].set
             // (locals: an operator's autoclosure over `sets` would retain self)
             let low = sets[set].keyswitchLow, high = sets[set].keyswitchHigh, transpose = configuration.transpose
-            shifted = note >= low && note <= high ? note : note + transpose
+            if note >= low && note <= high { return note }
+            shifted = note + transpose
+            if shifted >= low && shifted <= high { return -1 }
         } else {
             shifted = note + Int(keyShifts[128 * channel + note])
         }

@@ -66,14 +66,17 @@ public struct MIDIFile: Sendable {
         return converter.frame(atTick: tick)
     }
 
-    /// Every channel message as an engine event at its output frame (a MIDI input's:
-    /// `transposable`), and the frame of the end of the file; `startFrame` is the frame of tick 0.
-    public func scheduled(sampleRate: Int, startFrame: Int64 = 0) -> (events: [EngineEvent], endFrame: Int64) {
+    /// Every channel message as an engine event at its output frame (`transposable`: a MIDI
+    /// input's, as a file a user brings is; bellkeys' own demo tune is not), and the frame of the
+    /// end of the file; `startFrame` is the frame of tick 0.
+    public func scheduled(sampleRate: Int, startFrame: Int64 = 0, transposable: Bool = true) -> (
+        events: [EngineEvent], endFrame: Int64
+    ) {
         var converter = TickConverter(file: self, sampleRate: sampleRate)
         let events = self.events.map {
             EngineEvent(
                 frame: startFrame + converter.frame(atTick: $0.tick), status: $0.status, data1: $0.data1,
-                data2: $0.data2, transposable: true)
+                data2: $0.data2, transposable: transposable)
         }
         return (events, startFrame + converter.frame(atTick: endTick))
     }

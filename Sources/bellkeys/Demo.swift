@@ -59,7 +59,8 @@ struct Demo: ParsableCommand, LiveCommand {
                 try renderToFile(
                     tune, named: "the demo tune", loaded: loaded, voiceOptions: voiceOptions,
                     noteOptions: noteOptions, output: output, kind: file.kind,
-                    format: file.format, channels: outputOptions.channels, quiet: sessionOptions.quiet)
+                    format: file.format, channels: outputOptions.channels, quiet: sessionOptions.quiet,
+                    transposable: false)
                 return
             }
             let session = try LiveSession(settings: liveSettings)

@@ -153,7 +153,7 @@ final class LiveSession: LiveLoopDelegate {
         let transpose = engine.configuration.transpose
         if transpose != 0 {
             console.line(
-                "  MIDI keyboards and files transposed \(transpose > 0 ? "up" : "down") \(abs(transpose)) semitone\(abs(transpose) == 1 ? "" : "s") (keyswitches not)"
+                "  MIDI keyboards and files transposed \(transpositionWords(transpose)) (keyswitches not)"
             )
         }
         for note in notes { console.line("  " + note) }
@@ -234,7 +234,8 @@ final class LiveSession: LiveLoopDelegate {
             inputs: inputs, player: player, output: output, signals: signals,
             statusSeconds: keys == nil ? 0.25 : 0.04)
         if let tune = settings.tune {
-            let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate)
+            // (bellkeys' own tune: --transpose is for keyboards and the files a user brings)
+            let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate, transposable: false)
             player.startTune(
                 settings.notes.filter.apply(schedule.events), endFrame: schedule.endFrame,
                 arrival: monotonicNanoseconds())

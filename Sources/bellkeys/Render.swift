@@ -109,17 +109,18 @@ struct Render: ParsableCommand {
 /// reports it, with warnings on standard error (unless `quiet`: then errors only, and the
 /// warning that explains exit status 3). Shared by
 /// `render` and `demo -o`. Exits with status 3 when the file is written but no note struck a bell.
+/// `transposable`: --transpose moves the file's notes (false for the demo's own tune).
 func renderToFile(
     _ midi: MIDIFile, named input: String, loaded: LoadedInstrument, voiceOptions: VoiceOptions,
     noteOptions: NoteOptions, output: String, kind: OutputFileKind, format sampleFormat: OutputSampleFormat,
-    channels: Int, blockFrames: Int = 1_024, quiet: Bool
+    channels: Int, blockFrames: Int = 1_024, quiet: Bool, transposable: Bool = true
 ) throws {
     if !quiet { for warning in midi.warnings { printError("bellkeys: warning: \(warning)") } }
     // Offline there is no latency to keep low: long blocks amortise per-voice work.
     // Events still take effect at their exact frames.
     let engine = voiceOptions.makeEngine(loaded, notes: noteOptions, maxBlockFrames: blockFrames)
 
-    let schedule = midi.scheduled(sampleRate: loaded.sampleRate)
+    let schedule = midi.scheduled(sampleRate: loaded.sampleRate, transposable: transposable)
     let allEvents = schedule.events
     let events = noteOptions.filter.apply(allEvents)
     // A WAV file holds at most 4 GiB of audio; say so before rendering, not after.

@@ -44,6 +44,22 @@ import Testing
         #expect(e.lateEvents.load(ordering: .relaxed) == 0)
     }
 
+    /// A MIDI keyboard's key still held at the close is let go of as it was struck: transposed
+    /// (its note-off is a MIDI input's too), and the computer keyboard's key of the same number
+    /// apart from it.
+    @Test func aHeldTransposedKeyIsLetGoOfTransposed() {
+        var looper = PhraseLooper(minimumFrames: 1_000)
+        #expect(looper.toggle(atFrame: 0) == .started)
+        looper.record(EngineEvent.noteOn(frame: 100, note: 48, velocity: 100).fromMIDIInput)
+        looper.record(.noteOn(frame: 200, note: 48, velocity: 100))
+        looper.record(.noteOff(frame: 300, note: 48))
+        #expect(looper.toggle(atFrame: 5_000) == .closed(lengthFrames: 5_000, noteCount: 2))
+        #expect(
+            looper.phrase.last
+                == EngineEvent(frame: 5_000, status: 0x8F, data1: 48, data2: 0, transposable: true))
+        #expect(looper.phrase.filter { $0.status & 0xF0 == 0x80 }.count == 2)
+    }
+
     @Test func closingEmptyOrTooShortDiscardsAndClearForgets() {
         var looper = PhraseLooper(minimumFrames: 12_000)
         #expect(looper.toggle(atFrame: 0) == .started)

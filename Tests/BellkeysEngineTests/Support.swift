@@ -10,12 +10,3 @@ func expectClose(
 ) {
     #expect(abs(a - b) <= tolerance, "\(a) != \(b)", sourceLocation: sourceLocation)
 }
-
-extension EngineEvent {
-    /// The same event from a MIDI input (`transposable`), as `EngineEvent(midi:)` makes one.
-    var fromMIDIInput: EngineEvent {
-        var event = self
-        event.transposable = true
-        return event
-    }
-}

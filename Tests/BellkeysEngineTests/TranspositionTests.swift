@@ -55,6 +55,18 @@ import Testing
         #expect(e.ignoredNotes.load(ordering: .relaxed) == 0)
     }
 
+    /// A key that is no keyswitch, moved into the keyswitch range, is left out: it neither
+    /// switches nor sounds.
+    @Test func aKeyMovedOntoAKeyswitchIsLeftOut() {
+        let e = engine(transpose: -24)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(EngineEvent.noteOn(frame: 10, note: 60, velocity: 127).fromMIDIInput) // 36: a keyswitch
+        e.enqueue(EngineEvent.noteOff(frame: 20, note: 60).fromMIDIInput)
+        let out = render(e, 200)
+        #expect(out.allSatisfy { $0 == 1 }) // key 60 (not a MIDI input's) rings on, undamped
+        #expect(e.ignoredNotes.load(ordering: .relaxed) == 1)
+    }
+
     @Test func downwardsAndOffTheKeyboard() {
         let e = engine(transpose: -12)
         e.enqueue(EngineEvent.noteOn(frame: 0, note: 84, velocity: 127).fromMIDIInput) // sounds key 72

@@ -121,3 +121,12 @@ public func fourierTransform(_ re: inout [Double], _ im: inout [Double]) {
         length <<= 1
     }
 }
+
+extension EngineEvent {
+    /// The same event from a MIDI input (`transposable`), as `EngineEvent(midi:)` makes one.
+    public var fromMIDIInput: EngineEvent {
+        var event = self
+        event.transposable = true
+        return event
+    }
+}
