@@ -13,11 +13,12 @@ public struct SettingsLine: Sendable, Equatable {
         self.value = value
     }
 
-    /// The arguments the line stands for: `["--device", "hw:1"]`.
-    public var arguments: [String] { [option] + (value.map { [$0] } ?? []) }
+    /// The argument the line stands for: `--device=hw:1` (one word, so that a value that starts
+    /// with a dash is read as a value), or the flag.
+    public var arguments: [String] { [value.map { option + "=" + $0 } ?? option] }
 
     /// The line as it reads in a report: `--device hw:1`.
-    public var text: String { arguments.joined(separator: " ") }
+    public var text: String { option + (value.map { " " + $0 } ?? "") }
 }
 
 /// A settings file that cannot be read: the file, the line (0: the whole file), what is wrong
@@ -35,8 +36,9 @@ public struct SettingsFileError: Error, Equatable, CustomStringConvertible {
         self.fix = fix
     }
 
+    /// (An error that names lines of two files gives them in its message, and no file.)
     public var description: String {
-        (line > 0 ? "\(file) line \(line): " : "\(file): ") + message + "\n    fix: " + fix
+        (line > 0 ? "\(file) line \(line): " : file.isEmpty ? "" : "\(file): ") + message + "\n    fix: " + fix
     }
 }
 
@@ -44,7 +46,7 @@ public struct SettingsFileError: Error, Equatable, CustomStringConvertible {
 public let settingsFileLimit = 64 * 1024
 
 /// Reads a settings file: one option per line as typed on the command line (`--device hw:1`,
-/// `--no-ui`, or `--device=hw:1`), blank lines and comments (`#` to the end of the line, at its
+/// `--no-ui`, or `--device=hw:1`, spaces allowed around the =), blank lines and comments (`#` to the end of the line, at its
 /// start or after a space) skipped. A value is the rest of the line, spaces inside it kept; one
 /// pair of quotes around it ("..." or '...') is taken off, and inside them `#` is not a comment.
 /// It does not know the options: the command's parser judges them. Thread: any.
@@ -120,7 +122,8 @@ public func parseSettingsFile(_ bytes: [UInt8], file: String) throws(SettingsFil
                 fix: "an option is two dashes and its name, as `bellkeys play --help` lists them: --device")
         }
         let shown = nameEnd > 60 ? string(of: line.prefix(60)) + "…" : option
-        var rest = line[nameEnd...]
+        // (An = may have spaces around it: `--device = hw:1`, as other settings files write it.)
+        var rest = trimmed(line[nameEnd...])[...]
         let equals = rest.first == "="
         if equals { rest.removeFirst() }
         var value = trimmed(rest)[...]

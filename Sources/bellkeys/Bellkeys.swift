@@ -40,7 +40,9 @@ struct Bellkeys: ParsableCommand {
             try command.run()
         } catch {
             let code = exitCode(for: error)
-            if code == .success || settingsReport.used.isEmpty { exit(withError: error) }
+            if code == .success || settingsReport.used.isEmpty || message(for: error).isEmpty {
+                exit(withError: error)
+            }
             var text = fullMessage(for: error)
             while text.last == "\n" { text.removeLast() }
             printError(text)

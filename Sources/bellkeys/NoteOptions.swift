@@ -65,7 +65,7 @@ func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrume
 {
     let range = instrument.soundingRange.map { "\(noteName($0.lowerBound))..\(noteName($0.upperBound))" } ?? "none"
     let isMap = instrument.regions.isEmpty
-    let moved = transpose == 0 ? "" : ", moved \(transpose > 0 ? "up" : "down") \(abs(transpose)) by the transposition,"
+    let moved = transpose == 0 ? "" : ", moved \(transpositionWords(transpose)) by the transposition,"
     let what =
         source.map { "\(count) of the \(total) notes of \($0)\(moved) have" }
         ?? (transpose == 0 ? "a note played has" : "a note played (a MIDI keyboard's\(moved.dropLast())) has")
@@ -82,4 +82,10 @@ func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrume
                 ? "    fix: give the map a key for every note of the octave, or play those notes elsewhere"
                 : "    fix: the instrument plays no region for them even moved by octaves (a gap between its regions, a range under an octave, or velocities its regions leave out); play them elsewhere, or give it regions there")
     }
+}
+
+/// A transposition for a person: "up 12 semitones", "down 1 semitone". Shared by the start-up
+/// report and the unmapped notes' warning.
+func transpositionWords(_ semitones: Int) -> String {
+    "\(semitones > 0 ? "up" : "down") \(abs(semitones)) semitone\(abs(semitones) == 1 ? "" : "s")"
 }

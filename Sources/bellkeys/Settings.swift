@@ -84,23 +84,38 @@ struct SettingsReport {
         return lines
     }
 
-    /// For an error message: the settings it may come from (their option or value is in `message`).
+    /// For an error message: the settings it may come from (their option, or a value of 3
+    /// characters or more, is a whole word of `message`).
     func origins(of message: String) -> [String] {
         used.filter { entry in
-            message.contains(entry.line.option)
-                || (entry.line.value.map { $0.count >= 3 && message.contains($0) } ?? false)
+            names(message, entry.line.option)
+                || (entry.line.value.map { $0.count >= 3 && names(message, $0) } ?? false)
         }
         .map { "\($0.line.text) is set in \($0.file.shownPath) line \($0.line.line)" }
     }
 }
 
+/// Whether `text` has `word` as a whole word: not inside a longer name (`--channel` is not in
+/// "--channels", `room` not in "classroom").
+func names(_ text: String, _ word: String) -> Bool {
+    func isNamePart(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "-" || c == "_" }
+    for found in text.ranges(of: word) {
+        let before = found.lowerBound == text.startIndex ? nil : text[text.index(before: found.lowerBound)]
+        let after = found.upperBound == text.endIndex ? nil : text[found.upperBound]
+        let startsWord = (word.first.map { !isNamePart($0) } ?? true) || (before.map { !isNamePart($0) } ?? true)
+        if startsWord, after.map({ !isNamePart($0) }) ?? true { return true }
+    }
+    return false
+}
+
 /// This run's settings files (set once, by `Bellkeys.main`, before any command runs).
 nonisolated(unsafe) var settingsReport = SettingsReport()
 
-/// The settings files, in the order read: the system's, then the user's
-/// (`$XDG_CONFIG_HOME/bellkeys/bellkeys.conf`, else `~/.config/bellkeys/bellkeys.conf`).
+/// The settings files, in the order read: the system's (`BELLKEYS_SYSTEM_CONFIG`, else
+/// /etc/bellkeys/bellkeys.conf), then the user's (`$XDG_CONFIG_HOME/bellkeys/bellkeys.conf`, else
+/// `~/.config/bellkeys/bellkeys.conf`).
 func settingsPaths() -> [String] {
-    var paths = ["/etc/bellkeys/bellkeys.conf"]
+    var paths = [environmentValue("BELLKEYS_SYSTEM_CONFIG") ?? "/etc/bellkeys/bellkeys.conf"]
     if let config = environmentValue("XDG_CONFIG_HOME"), config.hasPrefix("/") {
         paths.append(config + "/bellkeys/bellkeys.conf")
     } else if let home = environmentValue("HOME"), home.hasPrefix("/") {
@@ -159,7 +174,7 @@ private let settingsCommands: [String: ParsableCommand.Type] = [
 
 /// The arguments to parse: `arguments` (the command line, without the program's name) with the
 /// settings files' options for its command put before its own, and what became of each setting.
-/// Every line must be an option `play` takes (checked line by line, then each file whole); a
+/// Every line must be an option `play` takes (the settings the files give, checked together); a
 /// command takes the lines it has options for. The user's file replaces the system's setting of
 /// an option, and the command line replaces both (a repeatable option's list whole). Help,
 /// --version, `list` and `help` read nothing; nor does --no-config.
@@ -184,20 +199,25 @@ func argumentsWithSettings(_ arguments: [String], paths: [String] = settingsPath
     }
     var files: [SettingsFileRead] = []
     for path in paths { if let file = try readSettingsFile(path) { files.append(file) } }
-    for file in files { try checkSettings(file) }
-    let onCommandLine = Set(
-        rest.compactMap { argument -> String? in
-            guard argument.hasPrefix("--") else { return nil }
-            return String(argument.prefix { $0 != "=" })
-        })
+    // What each file sets that a later one does not: play's settings before its command line,
+    // checked together (the user's --web-port may build on /etc's --web).
+    let kept = files.indices.map { f in
+        files[f].lines.map { line in !files[(f + 1)...].contains { $0.lines.contains { $0.option == line.option } } }
+    }
+    try checkSettings(
+        files.indices.flatMap { f in
+            files[f].lines.indices.filter { kept[f][$0] }.map { (files[f], files[f].lines[$0]) }
+        }
+    )
+    let onCommandLine = optionsGiven(rest)
     var fates: [[SettingFate]] = []
     var given: [String] = []
     for (f, file) in files.enumerated() {
-        let later = files[(f + 1)...]
         fates.append(
-            file.lines.map { line in
+            file.lines.enumerated().map { k, line in
                 if onCommandLine.contains(line.option) { return .replaced(by: "the command line's \(line.option)") }
-                if let user = later.first(where: { $0.lines.contains { $0.option == line.option } }) {
+                if !kept[f][k] {
+                    let user = files[(f + 1)...].last { $0.lines.contains { $0.option == line.option } }!
                     return .replaced(by: user.shownPath + "'s")
                 }
                 if commandName != "play", !takes(command, line) { return .notTaken(command: commandName) }
@@ -210,12 +230,27 @@ func argumentsWithSettings(_ arguments: [String], paths: [String] = settingsPath
     return ([commandName] + given + rest, report)
 }
 
-/// Checks that every line of `file` is an option `play` takes, with a value it takes, and that
-/// the file's lines go together (the file is parsed whole, as `play`'s options: --web-port
-/// needs --web on another line). An error names the lines its message names, else the line
-/// that fails alone with it.
-private func checkSettings(_ file: SettingsFileRead) throws(SettingsFileError) {
-    for line in file.lines where ["--no-config", "--help", "--version"].contains(line.option) {
+/// The long names of the options `arguments` give (a short one as its long name), up to a `--`.
+private func optionsGiven(_ arguments: [String]) -> Set<String> {
+    let short: [Character: String] = ["q": "--quiet", "v": "--verbose", "o": "--output", "h": "--help"]
+    var names = Set<String>()
+    for argument in arguments {
+        if argument == "--" { break }
+        if argument.hasPrefix("--") {
+            names.insert(String(argument.prefix { $0 != "=" }))
+        } else if argument.hasPrefix("-"), argument.count > 1 {
+            for letter in argument.dropFirst() { if let name = short[letter] { names.insert(name) } }
+        }
+    }
+    return names
+}
+
+/// Checks that every setting in `settings` (each with its file) is an option `play` takes, with
+/// a value it takes, and that they go together (parsed as one list of `play`'s options:
+/// --web-port needs --web, perhaps in the other file). An error names the lines its message
+/// names, else the line that fails alone with it.
+private func checkSettings(_ settings: [(file: SettingsFileRead, line: SettingsLine)]) throws(SettingsFileError) {
+    for (file, line) in settings where ["--no-config", "--help", "--version"].contains(line.option) {
         throw SettingsFileError(
             file: file.shownPath, line: line.line, message: "\(line.option) is not a setting",
             fix: line.option == "--no-config"
@@ -224,41 +259,43 @@ private func checkSettings(_ file: SettingsFileRead) throws(SettingsFileError) {
     }
     let message: String
     do {
-        _ = try Play.parse(file.lines.flatMap(\.arguments))
+        _ = try Play.parse(settings.flatMap(\.line.arguments))
         return
     } catch {
         message = parserMessage(error)
     }
     // (Not the parser's suggestion: "Did you mean '--device'?" names a line that is right.)
     let blamed = message.split(separator: "Did you mean", maxSplits: 1).first.map(String.init) ?? message
-    var named = file.lines.filter { line in
-        blamed.contains(line.option + " ") || blamed.contains(line.option + "'") || blamed.hasSuffix(line.option)
-            || blamed.contains(line.option + ";") || blamed.contains(line.option + ",")
-    }
+    var named = settings.filter { names(blamed, $0.line.option) }
     if named.isEmpty {
-        named = file.lines.filter { line in
+        named = settings.filter { setting in
             do {
-                _ = try Play.parse(line.arguments)
+                _ = try Play.parse(setting.line.arguments)
                 return false
             } catch {
                 return parserMessage(error) == message
             }
         }.prefix(1).map { $0 }
     }
+    let why =
+        "(a setting is an option of `bellkeys play --help` as typed on the command line, one per line), or start bellkeys with --no-config"
     if named.count == 1 {
+        let (file, line) = named[0]
         throw SettingsFileError(
-            file: file.shownPath, line: named[0].line, message: "\(named[0].text): " + message,
-            fix:
-                "correct line \(named[0].line) or delete it (a setting is an option of `bellkeys play --help` as typed on the command line, one per line), or start bellkeys with --no-config"
-        )
+            file: file.shownPath, line: line.line, message: "\(line.text): " + message,
+            fix: "correct line \(line.line) or delete it \(why)")
     }
+    if named.isEmpty {
+        let files = Set(settings.map(\.file.shownPath)).sorted()
+        throw SettingsFileError(
+            file: files.joined(separator: " and "), line: 0, message: message, fix: "correct the settings \(why)")
+    }
+    let oneFile = Set(named.map(\.file.shownPath)).count == 1
+    let places = named.map { oneFile ? String($0.line.line) : "\($0.file.shownPath) line \($0.line.line)" }
     throw SettingsFileError(
-        file: file.shownPath, line: 0,
-        message: (named.isEmpty ? "" : "lines " + named.map { String($0.line) }.joined(separator: " and ") + ": ")
-            + message,
-        fix: named.isEmpty
-            ? "correct the file (a setting is an option of `bellkeys play --help` as typed on the command line, one per line), or start bellkeys with --no-config"
-            : "change or delete one of those lines, or start bellkeys with --no-config")
+        file: oneFile ? named[0].file.shownPath : "", line: 0,
+        message: (oneFile ? "lines " : "") + places.joined(separator: " and ") + ": " + message,
+        fix: "change or delete one of those lines, or start bellkeys with --no-config")
 }
 
 /// Whether `command` has the option of `line` (which `play` takes: its value is good): the line

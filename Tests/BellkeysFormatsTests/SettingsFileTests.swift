@@ -28,6 +28,7 @@ import Testing
             --web-tune '/srv/tunes/a #1.mid'
             --connect Keystation 61 MIDI 1
             --transpose -12
+            --device = hw:2
             """)
         #expect(
             lines == [
@@ -39,8 +40,10 @@ import Testing
                 SettingsLine(line: 8, option: "--web-tune", value: "/srv/tunes/a #1.mid"),
                 SettingsLine(line: 9, option: "--connect", value: "Keystation 61 MIDI 1"),
                 SettingsLine(line: 10, option: "--transpose", value: "-12"),
+                SettingsLine(line: 11, option: "--device", value: "hw:2"),
             ])
-        #expect(lines[3].arguments == ["--map", "/home/teacher/My Bells/map.json"])
+        #expect(lines[3].arguments == ["--map=/home/teacher/My Bells/map.json"])
+        #expect(lines[2].arguments == ["--no-ui"])
         #expect(try read("").isEmpty)
         #expect(try read("# nothing set\n\n   \n").isEmpty)
         #expect(try read("--map \"\"") == [SettingsLine(line: 1, option: "--map", value: "")])

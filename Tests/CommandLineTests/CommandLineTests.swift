@@ -21,7 +21,8 @@ struct Run {
 
 /// Runs bellkeys from a temporary folder (so nothing depends on the working directory), with
 /// --no-config after a command that reads the settings files (unless `settings`: then they are
-/// read, and the test names them through XDG_CONFIG_HOME in `environment`).
+/// read, the test naming the user's through XDG_CONFIG_HOME in `environment`, and the system's,
+/// unless `environment` names one, is a file that is not there: not this machine's /etc).
 func bellkeys(
     _ arguments: [String], in folder: String? = nil, environment extra: [String: String] = [:], settings: Bool = false
 ) throws -> Run {
@@ -34,6 +35,9 @@ func bellkeys(
     process.currentDirectoryURL = URL(fileURLWithPath: folder ?? NSTemporaryDirectory())
     var environment = ProcessInfo.processInfo.environment
     environment.removeValue(forKey: "BELLKEYS_SAMPLES")
+    if settings, extra["BELLKEYS_SYSTEM_CONFIG"] == nil {
+        environment["BELLKEYS_SYSTEM_CONFIG"] = "/nonexistent/bellkeys-test/bellkeys.conf"
+    }
     environment.merge(extra) { $1 }
     process.environment = environment
     let out = Pipe(), err = Pipe()
