@@ -24,12 +24,15 @@ public func settingsFileViolations(_ bytes: [UInt8]) -> [String] {
                 broken.append("value on more than one line: \(value.debugDescription)")
             }
         }
-        // Written out again (each value quoted), the file reads the same.
-        let quotable = lines.allSatisfy { !($0.value ?? "").contains("\"") || !($0.value ?? "").contains("'") }
+        // Written out again (each value quoted), the file reads the same. (Quotes are looked for
+        // among the scalars, as the reader reads them: a quote with a combining mark after it is
+        // one Character, and `contains("\"")` would not see it.)
+        func has(_ value: String?, _ quote: Unicode.Scalar) -> Bool { (value ?? "").unicodeScalars.contains(quote) }
+        let quotable = lines.allSatisfy { !has($0.value, "\"") || !has($0.value, "'") }
         if quotable {
             let text = lines.map { line in
                 guard let value = line.value else { return line.option }
-                let quote = value.contains("\"") ? "'" : "\""
+                let quote = has(value, "\"") ? "'" : "\""
                 return line.option + " " + quote + value + quote
             }.joined(separator: "\n")
             do {
