@@ -41,26 +41,32 @@ let package = Package(
         // through ALSA.
         .target(name: "CJack", linkerSettings: [.linkedLibrary("dl")]),
 
+        // The instrument model that the readers build and the engine plays: instruments, keys
+        // and regions, sets, the sample bank, the events the engine takes, the channel filter,
+        // the room a map chooses. Pure Swift: no Foundation, no C, no I/O, no threads.
+        .target(name: "BellkeysModel"),
         // Everything the render thread runs (RT), and the lock-free hand-overs it shares with
         // the control thread. Pure Swift: no Foundation, no C.
-        .target(name: "BellkeysEngine", dependencies: ["BellkeysWideMix"]),
+        .target(name: "BellkeysEngine", dependencies: ["BellkeysModel", "BellkeysWideMix"]),
         // The mixing loop again, compiled for AVX2 (see wideMixSettings above). Pure Swift.
         .target(name: "BellkeysWideMix", swiftSettings: wideMixSettings),
         // The control thread's logic, which every live input plays through: the player, arrival
         // stamps, held notes, the phrase loop, MIDI messages. Pure Swift, no I/O.
-        .target(name: "BellkeysControl", dependencies: ["BellkeysEngine"]),
+        .target(name: "BellkeysControl", dependencies: ["BellkeysModel", "BellkeysEngine"]),
         // The computer keyboard and the on-screen piano: key decoding, layout, drawing. Pure Swift.
         .target(name: "BellkeysTerminal"),
-        // File formats (map JSON, Standard MIDI Files). Pure Swift, no Foundation, no C, no I/O.
-        .target(name: "BellkeysFormats", dependencies: ["BellkeysEngine"]),
+        // File formats (map JSON, SFZ, SoundFont, Standard MIDI Files, settings files), read into
+        // the model. Pure Swift, no Foundation, no C, no I/O.
+        .target(name: "BellkeysFormats", dependencies: ["BellkeysModel"]),
         // The classroom: what pupils' browsers may say, and the limits on them.
-        .target(name: "BellkeysClassroom", dependencies: ["BellkeysFormats"]),
+        .target(name: "BellkeysClassroom", dependencies: ["BellkeysModel", "BellkeysFormats"]),
         // The only code that talks to C libraries and the file system.
         .target(
             name: "BellkeysIO",
             dependencies: [
-                "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom", "CSndFile", "CSampleRate",
-                "CALSA",
+                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom",
+                "CSndFile",
+                "CSampleRate", "CALSA",
                 "CLinux", "CJack", "CQREncode",
             ]),
         // The live session's inputs (MIDI keyboards through the sequencer, JACK MIDI, the computer
@@ -69,14 +75,15 @@ let package = Package(
         .target(
             name: "BellkeysLive",
             dependencies: [
-                "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal", "BellkeysClassroom",
-                "BellkeysIO",
+                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal",
+                "BellkeysClassroom", "BellkeysIO",
             ]),
         // The command line: parse, wire, report.
         .executableTarget(
             name: "bellkeys",
             dependencies: [
-                "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO", "BellkeysTerminal",
+                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO",
+                "BellkeysTerminal",
                 "BellkeysClassroom", "BellkeysLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -87,17 +94,18 @@ let package = Package(
 
         // Mixing throughput of the engine alone. Run: swift run -c release engine-throughput
         .executableTarget(
-            name: "engine-throughput", dependencies: ["BellkeysEngine", "BellkeysIO"],
+            name: "engine-throughput", dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysIO"],
             path: "Benchmarks/EngineThroughput"),
         // The reverb's cost, loud and on a decaying tail. Run: swift run -c release reverb-cost
         .executableTarget(
-            name: "reverb-cost", dependencies: ["BellkeysEngine", "BellkeysIO"],
+            name: "reverb-cost", dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysIO"],
             path: "Benchmarks/ReverbCost"),
 
         // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
         // per file format. Built without libFuzzer, a target replays the files it is given.
         .target(
-            name: "FuzzChecks", dependencies: ["BellkeysEngine", "BellkeysFormats", "BellkeysClassroom", "CFuzzer"],
+            name: "FuzzChecks",
+            dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysFormats", "BellkeysClassroom", "CFuzzer"],
             path: "Tests/Fuzz/Checks"),
         .systemLibrary(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
         .executableTarget(name: "fuzz-midi-file", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/MIDIFile"),
@@ -111,30 +119,32 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         // Test-only: engines over synthetic samples, for the engine's and the control side's tests.
         .target(
-            name: "EngineTestSupport", dependencies: ["BellkeysEngine", "BellkeysControl"],
+            name: "EngineTestSupport", dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysControl"],
             path: "Tests/EngineTestSupport"),
         .testTarget(
             name: "BellkeysEngineTests",
-            dependencies: ["BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter"]),
+            dependencies: [
+                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "EngineTestSupport", "AllocationCounter",
+            ]),
         .testTarget(
-            name: "BellkeysControlTests", dependencies: ["BellkeysControl", "BellkeysEngine", "EngineTestSupport"]),
-        .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "FuzzChecks"]),
+            name: "BellkeysControlTests",
+            dependencies: ["BellkeysControl", "BellkeysModel", "BellkeysEngine", "EngineTestSupport"]),
+        .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "BellkeysModel", "FuzzChecks"]),
         .testTarget(
             name: "BellkeysClassroomTests",
-            dependencies: ["BellkeysClassroom", "BellkeysEngine", "BellkeysFormats", "BellkeysIO"]),
+            dependencies: ["BellkeysClassroom", "BellkeysModel", "BellkeysFormats", "BellkeysIO"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(
             name: "BellkeysIOTests",
             dependencies: [
-                "BellkeysIO", "BellkeysControl", "BellkeysFormats", "AllocationCounter", "EngineTestSupport",
-                "FuzzChecks", "CSndFile",
+                "BellkeysIO", "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats",
+                "AllocationCounter", "EngineTestSupport", "FuzzChecks", "CSndFile",
             ]),
         .testTarget(
             name: "BellkeysLiveTests",
             dependencies: [
-                "BellkeysLive", "BellkeysControl", "BellkeysEngine", "BellkeysIO", "BellkeysTerminal",
-                "BellkeysClassroom",
-                "EngineTestSupport",
+                "BellkeysLive", "BellkeysModel", "BellkeysControl", "BellkeysEngine", "BellkeysIO", "BellkeysTerminal",
+                "BellkeysClassroom", "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(

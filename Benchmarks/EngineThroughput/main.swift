@@ -13,6 +13,7 @@
 // thread would, and prints CPU time and voices per core in real time = voices × audio s / CPU s.
 import BellkeysEngine
 import BellkeysIO
+import BellkeysModel
 import Glibc
 
 let arguments = CommandLine.arguments

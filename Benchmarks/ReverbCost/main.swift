@@ -8,6 +8,7 @@
 // under the same strikes, and the ratio decaying / loud of the reverb's own share.
 import BellkeysEngine
 import BellkeysIO
+import BellkeysModel
 import Glibc
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 10 : 10

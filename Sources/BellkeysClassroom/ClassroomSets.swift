@@ -1,5 +1,5 @@
-import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 
 // The bells a classroom rings, from the instrument the phones' channel plays: with a map of
 // several sets, one list for each set, and the teacher chooses among them. Thread: any.

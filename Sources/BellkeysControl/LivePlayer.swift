@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 
 /// What every live input plays through: a MIDI keyboard, the computer keyboard, a tune. It
 /// stamps each message's arrival onto the output's frame clock, tracks what each source holds

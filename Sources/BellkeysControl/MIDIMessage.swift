@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 
 /// A MIDI channel message, the form every live input hands to `LivePlayer`: the control side
 /// matches on these cases instead of decoding status bytes. Channels are 0...15 and data bytes

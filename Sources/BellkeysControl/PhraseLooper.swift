@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 
 /// A phrase looper, like a loop pedal: `toggle` starts recording what is played, `toggle`
 /// again closes the loop, and the phrase then repeats until `clear`.

@@ -1,3 +1,4 @@
+import BellkeysModel
 import Synchronization
 
 /// The polyphonic bell mixer.
@@ -268,7 +269,9 @@ public final class Engine: @unchecked Sendable {
         heldKeyCounts.initialize(repeating: 0, count: 16)
         pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
         pitchScratch.initialize(repeating: 0, count: 2 * configuration.maxBlockFrames)
-        precondition(seamPadding == samplePadding && seamFrames >= 2 * InterpolationKernels.maximumTaps + 64)
+        precondition(
+            seamPadding == samplePadding && samplePadding == InterpolationKernels.maximumTaps / 2
+                && seamFrames >= 2 * InterpolationKernels.maximumTaps + 64)
         seamScratch = .allocate(capacity: seamCapacity)
         seamScratch.initialize(repeating: 0, count: seamCapacity)
         hasPannedKeys = anyOffCentre

@@ -1,3 +1,5 @@
+import BellkeysModel
+
 /// Settings fixed for the life of an `Engine`.
 public struct EngineConfiguration: Sendable {
     /// Output frames per second.

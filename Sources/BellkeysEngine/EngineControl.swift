@@ -1,3 +1,4 @@
+import BellkeysModel
 import Synchronization
 
 // The engine's control side: what the control thread (and a JACK callback, for `playNow`)

@@ -1,3 +1,5 @@
+import BellkeysModel
+
 // Tables `Engine.init` builds from the sets, on the control thread: which regions a note may
 // start in each set, and which rooms the engine holds.
 

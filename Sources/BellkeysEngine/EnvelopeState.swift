@@ -1,3 +1,5 @@
+import BellkeysModel
+
 // The amplitude envelope on the render thread: a voice's gain as a chain of linear pieces
 // (`Ramp`s). Delay, attack and hold are one piece each; decay and release, linear in decibels,
 // are pieces of `pieceFrames` frames whose ends lie exactly on the curve, counted from the

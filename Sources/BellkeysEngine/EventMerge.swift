@@ -1,3 +1,4 @@
+import BellkeysModel
 import Synchronization
 
 // How `render` walks the live, scheduled and render-thread queues and applies each event at its frame.

@@ -1,3 +1,4 @@
+import BellkeysModel
 import Synchronization
 
 /// A bounded single-producer, single-consumer queue of `EngineEvent`s. Lock-free and

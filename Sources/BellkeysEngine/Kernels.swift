@@ -1,3 +1,5 @@
+import BellkeysModel
+
 /// One interpolation kernel as the render thread reads it: `rows` phases of `taps`
 /// coefficients, each row followed by its difference to the next phase (so a phase between two
 /// rows is `c + w × d`).

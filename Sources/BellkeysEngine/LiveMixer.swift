@@ -1,3 +1,4 @@
+import BellkeysModel
 import Synchronization
 
 /// What the render thread runs for a sound device: one period at a time, the current engine

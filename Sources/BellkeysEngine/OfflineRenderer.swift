@@ -1,3 +1,5 @@
+import BellkeysModel
+
 /// Renders a whole performance as fast as possible, through the same queue and `render` that
 /// the live path uses. Thread: one thread does everything (it is producer and renderer).
 ///

@@ -14,10 +14,6 @@ enum VoiceLoop: UInt8 {
     func `is`(_ other: VoiceLoop) -> Bool { rawValue == other.rawValue }
 }
 
-/// Frames of zeros before and after every sample in the bank, so a kernel's taps never leave
-/// its memory: half the widest kernel.
-let samplePadding = InterpolationKernels.maximumTaps / 2
-
 /// Frames of a loop's seam copied out at once (`seamWindow`): twice the widest kernel (256
 /// taps) and 256 more; zeros before them, as many as `samplePadding`; and the values the
 /// buffer holds, stereo at most. (Computed, not stored: the render thread may not start a

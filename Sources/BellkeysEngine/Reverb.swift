@@ -1,3 +1,5 @@
+import BellkeysModel
+
 // The reverb (a feedback delay network): its memory and layout, its design from a preset at init,
 // and `process`, which runs each chunk through the input chain (ReverbInputChain.swift) and the
 // network (ReverbNetwork.swift); the gate, the fade and `clear`.
@@ -231,3 +233,17 @@ struct Reverb {
 
 /// 10^x without Foundation (control thread).
 func exp10(_ x: Double) -> Double { exp2(x * 3.321_928_094_887_362_4) }
+
+extension ReverbPreset {
+    /// Decay time (RT60, seconds) at low frequencies, the decay at high frequencies as a share
+    /// of it, the delay before the first reflection (seconds), and the size of the network's
+    /// delays against a hall's.
+    var design: (seconds: Double, highShare: Double, predelay: Double, size: Double) {
+        switch self {
+        case .off: return (0, 1, 0, 1)
+        case .room: return (0.7, 0.55, 0.008, 0.55)
+        case .hall: return (2.0, 0.5, 0.022, 1.0)
+        case .church: return (4.5, 0.45, 0.035, 1.6)
+        }
+    }
+}

@@ -1,4 +1,4 @@
-import BellkeysEngine
+import BellkeysModel
 
 /// A problem reading a Standard MIDI File.
 public struct MIDIFileError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import BellkeysEngine
+import BellkeysModel
 
 // Reading a Standard MIDI File: the chunks, the tracks, their events and their errors.
 

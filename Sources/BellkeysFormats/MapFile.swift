@@ -1,4 +1,4 @@
-import BellkeysEngine
+import BellkeysModel
 
 let topFields = [
     "comment", "masterVolumeDecibels", "velocityCurve", "polyphony",

@@ -1,4 +1,4 @@
-import BellkeysEngine
+import BellkeysModel
 
 // What a map file holds once read (MapFile.swift reads it), and its errors.
 

@@ -1,4 +1,4 @@
-import BellkeysEngine
+import BellkeysModel
 
 // A map of several sets (`"sets": [...]`), read by the same checker as a map of one instrument:
 // each set is a map's fields of its own, or a file, with a name and the program that chooses it.

@@ -1,4 +1,4 @@
-import BellkeysEngine
+import BellkeysModel
 import Glibc
 
 /// One (preset zone, instrument zone) pair of a preset: a sample, the keys and velocities both

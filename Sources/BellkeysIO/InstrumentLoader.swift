@@ -1,5 +1,6 @@
 import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 import CSndFile
 
 /// A map file with its samples decoded, resampled and quantised: ready to play.

@@ -1,5 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
+import BellkeysModel
 import CJack
 import Glibc
 import Synchronization

@@ -1,5 +1,6 @@
 import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 import CSndFile
 import Glibc
 

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import Glibc
 
 /// One sample file to load, and how (see `loadSample`).

@@ -1,5 +1,6 @@
 import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 
 /// One set of a map of several, loaded: what chooses it and what it plays (its samples are in
 /// the map's one bank).

@@ -1,5 +1,6 @@
 import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 import CSndFile
 
 /// A sample as the bank stores it: a sample header's frames (ended early by `endOffset`, 0 or

@@ -1,6 +1,7 @@
 import BellkeysControl
 import BellkeysEngine
 import BellkeysIO
+import BellkeysModel
 import Glibc
 
 /// MIDI keyboards through the ALSA sequencer, as a live input: which ports to connect (every

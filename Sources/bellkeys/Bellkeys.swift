@@ -2,6 +2,7 @@ import ArgumentParser
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import BellkeysModel
 import Glibc
 
 @main

@@ -3,6 +3,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import BellkeysModel
 import Glibc
 
 struct Check: ParsableCommand {

@@ -3,6 +3,7 @@ import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
 import BellkeysLive
+import BellkeysModel
 import BellkeysTerminal
 import Glibc
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 
 /// Which notes are played, shared by every command that plays (play, demo, render): the same
 /// words and the same rules for a live keyboard and a file.

@@ -2,6 +2,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysIO
 import BellkeysLive
+import BellkeysModel
 
 /// The sound output drivers bellkeys knows, and the one place that chooses among them
 /// (`--driver`): the only code that names a driver's type. A new driver is a class that

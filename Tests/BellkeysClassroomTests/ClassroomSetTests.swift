@@ -1,5 +1,5 @@
 import BellkeysClassroom
-import BellkeysEngine
+import BellkeysModel
 import Testing
 
 /// The classroom's bells from each set's instrument, and the teacher changing the set.

@@ -1,5 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
+import BellkeysModel
 import EngineTestSupport
 import Testing
 

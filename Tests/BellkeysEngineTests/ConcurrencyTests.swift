@@ -1,5 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
+import BellkeysModel
 import Glibc
 import Synchronization
 import Testing

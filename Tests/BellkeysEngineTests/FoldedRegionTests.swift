@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import Testing
 
 /// `unmappedNotes: fold` for an instrument of regions (an SFZ file's, a SoundFont preset's): a

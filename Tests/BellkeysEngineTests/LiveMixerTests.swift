@@ -1,5 +1,6 @@
 import AllocationCounter
 import BellkeysEngine
+import BellkeysModel
 import Testing
 
 /// The render thread's period: the engine's mix in the device's format, and map reloads.

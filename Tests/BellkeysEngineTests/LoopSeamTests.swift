@@ -1,3 +1,4 @@
+import BellkeysModel
 import Glibc
 import Testing
 

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import EngineTestSupport
 import Foundation
 import Testing

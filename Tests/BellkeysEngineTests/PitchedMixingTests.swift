@@ -1,5 +1,6 @@
 import AllocationCounter
 import BellkeysEngine
+import BellkeysModel
 import Glibc
 import Testing
 

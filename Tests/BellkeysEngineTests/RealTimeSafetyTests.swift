@@ -1,5 +1,6 @@
 import AllocationCounter
 import BellkeysEngine
+import BellkeysModel
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import Testing
 
 /// The engine renders a left and a right channel. Keys are centred unless their gains say

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import Testing
 
 /// `EngineConfiguration.transpose`: the notes of MIDI inputs (`EngineEvent.transposable`) move,

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
-import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 import Foundation
 import FuzzChecks
 import Testing

@@ -1,6 +1,7 @@
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import BellkeysModel
 import EngineTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BellkeysEngine
 import BellkeysIO
+import BellkeysModel
 import CSndFile
 import Foundation
 import Testing

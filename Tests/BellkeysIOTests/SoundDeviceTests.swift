@@ -2,6 +2,7 @@ import AllocationCounter
 import BellkeysControl
 import BellkeysEngine
 import BellkeysIO
+import BellkeysModel
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import AllocationCounter
 import BellkeysEngine
 import BellkeysIO
+import BellkeysModel
 import EngineTestSupport
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysIO
 import BellkeysLive
+import BellkeysModel
 import EngineTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysIO
 import BellkeysLive
+import BellkeysModel
 import EngineTestSupport
 import Glibc
 

@@ -1,6 +1,7 @@
 import BellkeysControl
 import BellkeysEngine
 import BellkeysLive
+import BellkeysModel
 import BellkeysTerminal
 import EngineTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysModel
 import Glibc
 
 // Engines over synthetic samples, shared by the engine's and the control side's tests.

@@ -1,5 +1,6 @@
 import BellkeysEngine
 import BellkeysFormats
+import BellkeysModel
 
 // What must hold of a map file, however malformed (the map-file fuzz target's checks).
 

@@ -49,20 +49,3 @@ public struct InstrumentSets: Sendable {
     /// Thread: control.
     public var startingInstrument: Instrument { sets[startingSets[0]].instrument }
 }
-
-/// A set as the render thread keeps it (`Engine.sets`).
-struct SetSlot {
-    var program: Int
-    /// -1: any bank.
-    var bank: Int
-    /// The keyswitch range (empty: none) and the switch in force (-1: none).
-    var keyswitchLow: Int
-    var keyswitchHigh: Int
-    var currentKeyswitch: Int
-    /// `Instrument.followsPitchBend`, `restrikeReleases`, `chokesWithinChannel`.
-    var followsPitchBend: Bool
-    var restrikeReleases: Bool
-    var chokesWithinChannel: Bool
-    /// The room its next voices ring in (`Engine.rooms`).
-    var room: Int
-}

@@ -71,6 +71,7 @@ public struct EngineEvent: Sendable, Equatable {
 
     /// The MIDI channel (0...15) the event acts on: a channel message's, or for the set event
     /// (`Engine.setStatus`) the channel in its first data byte. Thread: any.
+    @inlinable
     public var channel: UInt8 {
         @_noLocks get { status == 0xF5 ? data1 & 0x0F : status & 0x0F } // 0xF5: Engine.setStatus
     }
@@ -78,6 +79,7 @@ public struct EngineEvent: Sendable, Equatable {
     /// Whether the event strikes a bell (a note-on with a velocity). Everything else (note-offs,
     /// velocity-0 note-ons, controllers) also goes to the engine of a map being replaced while
     /// its bells ring out, so that they are damped and pedalled as played. Thread: any.
+    @inlinable
     public var strikes: Bool {
         @_noLocks get { status & 0xF0 == 0x90 && data2 != 0 }
     }

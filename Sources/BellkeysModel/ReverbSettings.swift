@@ -1,5 +1,6 @@
-// The reverb as a map and a teacher choose it: the presets (a room, a hall, a church) with
-// their design figures, and the settings an instrument carries (a preset and a mix).
+// The reverb as a map and a teacher choose it: the presets (a room, a hall, a church), and the
+// settings an instrument carries (a preset and a mix). Their design figures are the engine's
+// (Reverb.swift).
 
 /// The room the bells ring in, as a teacher names it.
 public enum ReverbPreset: String, Sendable, CaseIterable {
@@ -11,18 +12,6 @@ public enum ReverbPreset: String, Sendable, CaseIterable {
     case hall
     /// A stone church: the long ring of a tower's bells.
     case church
-
-    /// Decay time (RT60, seconds) at low frequencies, the decay at high frequencies as a share
-    /// of it, the delay before the first reflection (seconds), and the size of the network's
-    /// delays against a hall's.
-    var design: (seconds: Double, highShare: Double, predelay: Double, size: Double) {
-        switch self {
-        case .off: return (0, 1, 0, 1)
-        case .room: return (0.7, 0.55, 0.008, 0.55)
-        case .hall: return (2.0, 0.5, 0.022, 1.0)
-        case .church: return (4.5, 0.45, 0.035, 1.6)
-        }
-    }
 }
 
 /// The reverb of an instrument: which room, and how loud its sound is against the bells'.

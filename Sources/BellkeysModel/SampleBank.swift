@@ -1,3 +1,8 @@
+/// Frames of zeros before and after every sample in the bank, so a kernel's taps never leave
+/// its memory: half the widest kernel (BellkeysEngine's `InterpolationKernels.maximumTaps`;
+/// `Engine.init` checks that they agree).
+package let samplePadding = 128
+
 /// The decoded bell samples, stored once for all voices.
 ///
 /// Frames are kept as `Int16` with one power-of-two scale per sample: a voice reads half the
@@ -141,7 +146,7 @@ public final class SampleBank {
     public var byteCount: Int { buffers.reduce(0) { $0 + $1.count * MemoryLayout<Int16>.size } }
 
     /// First frame of sample `index` (for the engine's key table).
-    func frames(of index: Int) -> UnsafePointer<Int16> { UnsafePointer(buffers[index].baseAddress!) }
+    package func frames(of index: Int) -> UnsafePointer<Int16> { UnsafePointer(buffers[index].baseAddress!) }
 
     /// The smallest power of two `s` with `peak / s <= 32767`, so the peak uses 15 bits.
     static func powerOfTwoScale(peak: Float) -> Float {

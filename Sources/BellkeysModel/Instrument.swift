@@ -223,6 +223,14 @@ func sineCosine(_ x: Double) -> (sine: Double, cosine: Double) {
     return (sine, cosine)
 }
 
+/// `exp2` for BellkeysEngine, under a name Glibc's `exp2` does not share (a package-wide
+/// `exp2` would be one more candidate beside libm's wherever Glibc is imported).
+package func exactExp2(_ x: Double) -> Double { exp2(x) }
+
+/// `sineCosine` for BellkeysEngine. Thread: any. Real-time safe.
+@_noLocks
+package func exactSineCosine(_ x: Double) -> (sine: Double, cosine: Double) { sineCosine(x) }
+
 /// The coefficient c of the two one-pole low-passes in a row (y += c (x - y), 12 dB an octave)
 /// of a strike at `velocity` on a bell of MIDI note `note`, with `amount` 0 to 1 of velocity
 /// timbre: the cutoff is the bell's pitch times 2^(7 - amount × (7 - 6 v/127)): with amount 1,
