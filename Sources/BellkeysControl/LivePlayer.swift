@@ -49,14 +49,6 @@ public final class LivePlayer {
     private var lastQueuedFrame: Int64 = -1
     private var rendersAtLastQueue = 0
 
-    /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
-    public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
-        (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127),
-        (MIDIMessage.Controller.sustain, 0),
-        (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
-        (0, 0), (32, 0), // bank select, for the program change replayed after them
-    ]
-
     /// - Parameters:
     ///   - periodFrames: the output's period; a live event is placed one period after the frame
     ///     of its arrival (see `FrameClock`).

@@ -87,3 +87,13 @@ public enum MIDIMessage: Hashable, Sendable {
         public static let allNotesOff: UInt8 = 123
     }
 }
+
+extension LivePlayer {
+    /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
+    public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
+        (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127),
+        (MIDIMessage.Controller.sustain, 0),
+        (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
+        (0, 0), (32, 0), // bank select, for the program change replayed after them
+    ]
+}

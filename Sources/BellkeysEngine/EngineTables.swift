@@ -309,3 +309,49 @@ extension Engine {
         return (distinct, setRooms, mixes)
     }
 }
+
+extension Engine {
+    /// Frees every table and buffer the engine allocated (its deinit). Thread: control.
+    func releaseStorage() {
+        regions.deallocate()
+        sets.deallocate()
+        candidateStarts.deallocate()
+        candidates.deallocate()
+        releaseCandidateStarts.deallocate()
+        releaseCandidates.deallocate()
+        sequenceCounters.deallocate()
+        controllerRangeNumbers.deallocate()
+        controllerRangeLows.deallocate()
+        controllerRangeHighs.deallocate()
+        controllerValues.deallocate()
+        noteVelocities.deallocate()
+        noteSets.deallocate()
+        keyShifts.deallocate()
+        heldKeyCounts.deallocate()
+        noteDamps.deallocate()
+        noteChokes.deallocate()
+        soundsAs.deallocate()
+        increments.deallocate()
+        incrementKernels.deallocate()
+        pitchScratch.deallocate()
+        seamScratch.deallocate()
+        silence.deallocate()
+        noteVoiceCounts.deallocate()
+        velocityGains.deallocate()
+        controllerGains.deallocate()
+        panTable.deallocate()
+        timbreTable.deallocate()
+        for r in 0..<roomCount { rooms[r].deallocate() }
+        rooms.deallocate()
+        roomIsWet.deallocate()
+        sendBuses.deallocate()
+        voices.deallocate()
+        pitchedVoices.deallocate()
+        active.deallocate()
+        free.deallocate()
+        channels.deallocate()
+        buses.deallocate()
+        sideBuses.deallocate()
+        segmentRight.deallocate()
+    }
+}

@@ -122,4 +122,15 @@ extension LiveSession {
         web.link.handOver(sets, generation: web.setsGeneration)
         web.notes = Self.allNotes(sets)
     }
+
+    /// The closing line's classroom counters, or nothing without `--web`.
+    func classroomCounts(devicesAtEnd: Int) -> String {
+        guard let web, let s = classroomServer else { return "" }
+        let c = web.classroom.counters
+        return "; classroom: strikes \(web.strikes), devices \(devicesAtEnd) at the end"
+            + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
+            + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
+            + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"
+            + ", closed to make room \(s.connectionsGaveWay.load(ordering: .relaxed))"
+    }
 }

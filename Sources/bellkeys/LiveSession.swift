@@ -388,16 +388,6 @@ final class LiveSession: LiveLoopDelegate {
         return status
     }
 
-    /// The closing line's classroom counters, or nothing without `--web`.
-    func classroomCounts(devicesAtEnd: Int) -> String {
-        guard let web, let s = classroomServer else { return "" }
-        let c = web.classroom.counters
-        return "; classroom: strikes \(web.strikes), devices \(devicesAtEnd) at the end"
-            + ", over the strike limit \(c.rateLimited), wrong codes \(c.wrongCodes), closed malformed \(s.malformedClosed.load(ordering: .relaxed))"
-            + ", closed flooding \(s.floodClosed.load(ordering: .relaxed)), connections refused \(s.connectionsRefused.load(ordering: .relaxed))"
-            + ", lost on the way \(web.link.droppedToControl.load(ordering: .relaxed))"
-            + ", closed to make room \(s.connectionsGaveWay.load(ordering: .relaxed))"
-    }
 }
 
 extension String {
