@@ -1,3 +1,5 @@
+import BellkeysModel
+
 // The opcodes bellkeys reads in <global>, <master>, <group> and <region>, with each value's
 // type and range, and the readers of numbers, notes and words. Ranges are sfizz's
 // (Defaults.cpp); a value outside one is an error, except where sfizz clamps (loop_start,
@@ -58,12 +60,12 @@ extension SFZInstrumentBuilder {
         case "ampeg_sustain": return assign(\.region.ampegSustain, number(op, 0...100, unit: "percent"))
         case "amp_veltrack": return assign(\.region.ampVeltrack, number(op, -100...100, unit: "percent"))
         case "offset": return assign(\.region.offset, integer(op, frameRange, unit: "frames"))
-        case "loop_mode", "loopmode": return assignOptional(\.region.loopMode, word(op, SFZLoopMode.self))
+        case "loop_mode", "loopmode": return assignOptional(\.region.loopMode, word(op, LoopMode.self))
         case "loop_start", "loopstart":
             return assignOptional(\.region.loopStart, integer(op, frameRange, unit: "frames", clampsAbove: true))
         case "loop_end", "loopend":
             return assignOptional(\.region.loopEnd, integer(op, frameRange, unit: "frames", clampsAbove: true))
-        case "fil_type": return assign(\.region.filterType, word(op, SFZFilterType.self))
+        case "fil_type": return assign(\.region.filterType, word(op, FilterKind.self))
         case "cutoff": return assignOptional(\.region.cutoff, number(op, 0...20_000, unit: "Hz"))
         case "resonance": return assign(\.region.resonance, number(op, 0...96, unit: "dB"))
         case "fil_veltrack": return assign(\.region.filVeltrack, number(op, -12_000...12_000, unit: "cents"))

@@ -1,16 +1,10 @@
+import BellkeysModel
+
 // What an SFZ file describes, resolved: one plain value per <region>, every opcode inherited
 // and typed, with the defaults of the SFZ spec and sfizz (Defaults.cpp).
 
-/// `loop_mode` (alias `loopmode`).
-public enum SFZLoopMode: String, Sendable, CaseIterable {
-    case noLoop = "no_loop", oneShot = "one_shot", continuous = "loop_continuous", sustain = "loop_sustain"
-}
-
 /// `trigger`: what starts the region.
 public enum SFZTrigger: String, Sendable, CaseIterable { case attack, release, first, legato }
-
-/// `fil_type`: the filters bellkeys plays (one and two pole low-pass).
-public enum SFZFilterType: String, Sendable, CaseIterable { case lowPass1 = "lpf_1p", lowPass2 = "lpf_2p" }
 
 /// `off_mode`: how a voice stopped by `off_by` ends (fast: a 5 ms fade; normal: its release;
 /// time: a fade over `off_time`).
@@ -65,11 +59,11 @@ public struct SFZRegion: Sendable, Equatable {
     /// `offset`, frames (0...2147483647).
     public var offset = 0
     /// `loop_mode`; nil when not given (the loader decides from the sample file's loop).
-    public var loopMode: SFZLoopMode? = nil
+    public var loopMode: LoopMode? = nil
     /// `loop_start`, `loop_end` (aliases `loopstart`, `loopend`), frames, the end inclusive.
     public var loopStart: Int? = nil, loopEnd: Int? = nil
     /// `fil_type`.
-    public var filterType: SFZFilterType = .lowPass2
+    public var filterType: FilterKind = .lowPass2
     /// `cutoff`, Hz (0...20000); nil: no filter.
     public var cutoff: Double? = nil
     /// `resonance`, dB (0...96).

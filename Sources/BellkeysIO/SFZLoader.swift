@@ -124,14 +124,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         }
         let frames = bank.frameCount(of: sample.index)
         region.offset = max(0, min(sfz.offset, frames - 1))
-        let mode = sfz.loopMode ?? (sample.loop != nil ? .continuous : .noLoop)
-        region.loopMode =
-            switch mode {
-            case .noLoop: .noLoop
-            case .oneShot: .oneShot
-            case .continuous: .continuous
-            case .sustain: .sustain
-            }
+        region.loopMode = sfz.loopMode ?? (sample.loop != nil ? .continuous : .noLoop)
         region.loopStart = sfz.loopStart ?? sample.loop?.lowerBound ?? 0
         region.loopEnd = sfz.loopEnd ?? sample.loop?.upperBound ?? frames - 1
         switch sfz.trigger {
@@ -157,7 +150,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         region.keyswitch = sfz.swLast
         region.controllerRanges = sfz.ccRanges
         if let cutoff = sfz.cutoff {
-            region.filter = sfz.filterType == .lowPass1 ? .lowPass1 : .lowPass2
+            region.filter = sfz.filterType
             region.cutoff = cutoff
             region.resonance = sfz.resonance
             region.filterVelocityCents = sfz.filVeltrack

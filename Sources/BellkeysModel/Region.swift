@@ -1,4 +1,5 @@
-/// How a region's sample repeats.
+/// How a region's sample repeats: SFZ's `loop_mode` words, and what a SoundFont's
+/// `sampleModes` become.
 public enum LoopMode: String, Sendable, CaseIterable {
     /// Plays once to its end; note-off starts the release.
     case noLoop = "no_loop"
@@ -161,7 +162,8 @@ public enum HeldKeysCondition: Sendable {
     case any, first, legato
 }
 
-/// A region's low-pass filter.
+/// A region's low-pass filter: SFZ's `fil_type` words for the two bellkeys plays (a SoundFont's
+/// filter is the two-pole one).
 public enum FilterKind: String, Sendable, CaseIterable {
     /// One pole: 6 dB an octave (y += c (x − y)).
     case lowPass1 = "lpf_1p"
