@@ -26,10 +26,10 @@ guard let plainMap = findPlainMap() else {
 }
 let loaded = try loadInstrument(mapPath: plainMap)
 var instrument = loaded.instrument
-instrument.keys = instrument.keys.map {
-    var k = $0
-    k.noteOff = .ring
-    return k
+instrument.regions = instrument.regions.map {
+    var bell = $0
+    bell.noteOff = .ring
+    return bell
 }
 let rate = loaded.sampleRate
 let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
@@ -48,16 +48,17 @@ if let transposed {
             bank.append(left: left, right: right)
         }
     }
-    for (i, key) in instrument.keys.enumerated() {
-        var region = Region(sampleIndex: key.sampleIndex)
-        region.keyRange = key.note...key.note
+    for (i, bell) in instrument.bells.enumerated() {
+        let note = bell.keyRange.lowerBound
+        var region = Region(sampleIndex: bell.sampleIndex)
+        region.keyRange = note...note
         region.velocityRange = 0...127
         let shift = [-5, -3, -1, 1, 2, 4, 6, -4, -2, 3, 5, -5, 1][i % 13]
-        region.pitchKeycenter = key.note - shift
+        region.pitchKeycenter = note - shift
         regions.append(region)
     }
-    instrument.keys = []
     instrument.regions = regions
+    instrument.bellCount = 0
 }
 var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
 configuration.interpolation = transposed ?? .standard

@@ -33,10 +33,10 @@ func measure(_ preset: ReverbPreset) -> (loud: Double, decay: Double, decaySecon
     var instrument = loaded.instrument
     instrument.reverb = ReverbSettings(preset: preset, mix: 0.3)
     // Damped at note-off (over 50 ms), so the bells can be stopped without emptying the room.
-    instrument.keys = instrument.keys.map {
-        var k = $0
-        k.noteOff = .damp(releaseSeconds: 0.05)
-        return k
+    instrument.regions = instrument.regions.map {
+        var bell = $0
+        bell.noteOff = .damp(releaseSeconds: 0.05)
+        return bell
     }
     var configuration = EngineConfiguration(sampleRate: rate, polyphony: 128)
     configuration.maxBlockFrames = block

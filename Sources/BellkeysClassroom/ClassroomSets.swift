@@ -22,23 +22,24 @@ extension ClassroomBell {
     public static let maximumPerSet = 13
 
     /// The bells `instrument` gives the classroom. A map's keys are its bells (every key it
-    /// maps, damped where the key damps). An instrument of regions (an SFZ
+    /// maps, damped where the key damps: `Instrument.bells`). An instrument of regions (an SFZ
     /// file, a SoundFont preset) sounds more keys than phones can hold: its bells are the 13
     /// keys of the octave C to C that sounds the most of them, the nearest C4 among equals (C4..C5
     /// for most instruments, C5..C6 for a glockenspiel of G4..C7), each key that a strike alone
     /// sounds (not one behind a keyswitch other than the default, a controller or a held key); a
     /// bell damps when a region that sounds it stops on release (not a one-shot).
     public static func bells(of instrument: Instrument) -> [ClassroomBell] {
-        if !instrument.keys.isEmpty {
-            return instrument.keys.sorted { $0.note < $1.note }.map { key in
+        if !instrument.bells.isEmpty {
+            return instrument.bells.sorted { $0.keyRange.lowerBound < $1.keyRange.lowerBound }.map { bell in
+                let note = bell.keyRange.lowerBound
                 let damps: Bool
-                if case .damp = key.noteOff { damps = true } else { damps = false }
-                return ClassroomBell(note: key.note, name: noteName(key.note), damps: damps)
+                if case .damp = bell.noteOff { damps = true } else { damps = false }
+                return ClassroomBell(note: note, name: noteName(note), damps: damps)
             }
         }
         // The regions a phone's strike sounds: those that need no keyswitch but the instrument's
         // default, no controller away from its starting value, and no other key held.
-        let playable = instrument.regions.filter { region in
+        let playable = instrument.regions.dropFirst(instrument.bellCount).filter { region in
             (region.keyswitch == nil || region.keyswitch == instrument.defaultKeyswitch) && region.heldKeys != .legato
                 && region.controllerRanges.allSatisfy { $0.value.contains(instrument.controllerDefaults[$0.key] ?? 0) }
         }

@@ -45,8 +45,7 @@ struct RegionTable {
 }
 
 extension Engine {
-    /// Every set's regions in one table, set after set (each instrument's mapped keys first, as
-    /// `Region(key:)` makes them, then its own regions), the set of each, and each set's first.
+    /// Every set's regions in one table, set after set, the set of each, and each set's first.
     /// The sets but channel 1's starting set have their volume against that set's (the master
     /// volume) in their regions' gains. Thread: control.
     static func combinedRegions(_ setList: InstrumentSets) -> (regions: [Region], setOfRegion: [Int], setBases: [Int]) {
@@ -55,7 +54,7 @@ extension Engine {
         var allRegions: [Region] = [], setOfRegion: [Int] = [], setBases: [Int] = []
         for (k, set) in setList.sets.enumerated() {
             setBases.append(allRegions.count)
-            var own = set.instrument.keys.map(Region.init(key:)) + set.instrument.regions
+            var own = set.instrument.regions
             if k != reference, set.instrument.masterVolumeDecibels != master {
                 let gain = linearGain(decibels: set.instrument.masterVolumeDecibels - master)
                 for i in own.indices { own[i].gain *= gain }
@@ -196,13 +195,12 @@ extension Engine {
             rangeLows: rangeLows, rangeHighs: rangeHighs, damps: allDamps)
     }
 
-    /// Candidates, set by set: a mapped key's region for its note (or the note it folds to),
-    /// and every region of the instrument's own whose key range holds the note; those that a
+    /// Candidates, set by set: every region whose key range holds the note, those that a
     /// note-off starts (release samples) apart. A set that folds unmapped notes gives a note
-    /// with no candidates those of the note it folds to (by octaves into the set's range, as
-    /// `Instrument.keyIndexForEveryNote` folds keys), and `soundsAs` names that note, at whose
-    /// pitch its regions then play. `setBases`: each set's first region in the
-    /// engine's table; `damps`, `chokes`: per region of that table. Thread: control.
+    /// it does not sound the candidates of the note it folds to
+    /// (`Instrument.soundingNoteForEveryNote`), and `soundsAs` names that note, at whose pitch
+    /// its regions then play. `setBases`: each set's first region in the engine's table;
+    /// `damps`, `chokes`: per region of that table. Thread: control.
     static func candidateTables(_ setList: InstrumentSets, setBases: [Int], damps: [Bool], chokes: [Bool])
         -> CandidateTables
     {
@@ -210,13 +208,9 @@ extension Engine {
         var lists = [[Int32]](repeating: [], count: 128 * setCount)
         var releaseLists = [[Int32]](repeating: [], count: 128 * setCount)
         for (k, set) in setList.sets.enumerated() {
-            let own = set.instrument, base = setBases[k]
-            for (note, index) in own.keyIndexForEveryNote().enumerated() {
-                if let index { lists[128 * k + note].append(Int32(base + index)) }
-            }
-            for (r, region) in own.regions.enumerated() {
+            for (r, region) in set.instrument.regions.enumerated() {
                 for note in region.keyRange where (0...127).contains(note) {
-                    let index = Int32(base + own.keys.count + r)
+                    let index = Int32(setBases[k] + r)
                     if region.triggersOnRelease {
                         releaseLists[128 * k + note].append(index)
                     } else {
@@ -228,13 +222,8 @@ extension Engine {
         let soundsAs = UnsafeMutablePointer<UInt8>.allocate(capacity: 128 * setCount)
         for i in 0..<(128 * setCount) { soundsAs[i] = UInt8(i % 128) }
         for (k, set) in setList.sets.enumerated() where set.instrument.unmappedNotes == .fold {
-            let sounding = (0..<128).filter { !lists[128 * k + $0].isEmpty }
-            guard let low = sounding.first, let high = sounding.last else { continue }
-            for note in 0..<128 where lists[128 * k + note].isEmpty && (note < low || note > high) {
-                var folded = note
-                while folded < low { folded += 12 }
-                while folded > high { folded -= 12 }
-                guard folded >= low, !lists[128 * k + folded].isEmpty else { continue }
+            for (note, sounding) in set.instrument.soundingNoteForEveryNote().enumerated() {
+                guard let folded = sounding, folded != note else { continue }
                 lists[128 * k + note] = lists[128 * k + folded]
                 releaseLists[128 * k + note] = releaseLists[128 * k + folded]
                 soundsAs[128 * k + note] = UInt8(folded)

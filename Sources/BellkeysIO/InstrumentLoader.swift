@@ -47,8 +47,8 @@ public struct LoadedInstrument: @unchecked Sendable {
         let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
         if hasRegions {
             // The samples its regions play (a set's bank holds the other sets' too).
-            let samples = Set(instrument.regions.map(\.sampleIndex) + instrument.keys.map(\.sampleIndex)).count
-            let regions = instrument.regions.count
+            let samples = Set(instrument.regions.map(\.sampleIndex)).count
+            let regions = instrument.regions.count - instrument.bellCount
             return "\(regions) region\(regions == 1 ? "" : "s"), \(samples) sample\(samples == 1 ? "" : "s")" + range
         }
         return "\(map.keys.count) bells" + range
@@ -56,9 +56,8 @@ public struct LoadedInstrument: @unchecked Sendable {
 
     /// The lowest and highest key that sounds.
     public var playableRange: ClosedRange<Int>? {
-        let keys = map.keys.map(\.note)
-        let lows = keys + instrument.regions.map(\.keyRange.lowerBound)
-        let highs = keys + instrument.regions.map(\.keyRange.upperBound)
+        let lows = instrument.regions.map(\.keyRange.lowerBound)
+        let highs = instrument.regions.map(\.keyRange.upperBound)
         guard let low = lows.min(), let high = highs.max() else { return nil }
         return max(0, low)...min(127, high)
     }
@@ -235,7 +234,7 @@ func loadMap(
 
     var instrument = map.instrument(sampleIndexForKey: sampleIndexForKey)
     if let base {
-        instrument.regions = base.instrument.regions
+        instrument.regions += base.instrument.regions
         instrument.keyswitchRange = base.instrument.keyswitchRange
         instrument.defaultKeyswitch = base.instrument.defaultKeyswitch
         instrument.controllerDefaults = base.instrument.controllerDefaults

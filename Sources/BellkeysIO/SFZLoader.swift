@@ -163,7 +163,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         regions.append(region)
     }
 
-    var instrument = Instrument(keys: [])
+    var instrument = Instrument()
     instrument.regions = regions
     instrument.controllerDefaults = description.controllerDefaults
     instrument.followsPitchBend = map?.pitchBend ?? true

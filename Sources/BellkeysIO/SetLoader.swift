@@ -95,9 +95,6 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
             // (Nothing to move.)
         } else if let bank {
             indices = bank.absorb(part.bank, reusing: files.map { $0.flatMap { indexOfFile[$0] } })
-            for i in instrument.keys.indices {
-                instrument.keys[i].sampleIndex = indices[instrument.keys[i].sampleIndex]
-            }
             for i in instrument.regions.indices {
                 instrument.regions[i].sampleIndex = indices[instrument.regions[i].sampleIndex]
             }

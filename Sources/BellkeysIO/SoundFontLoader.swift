@@ -296,7 +296,7 @@ func loadSoundFontInstrument(
         }
         regions += made
     }
-    var instrument = Instrument(keys: [])
+    var instrument = Instrument()
     instrument.regions = regions
     instrument.followsPitchBend = map?.pitchBend ?? true
     // CC10 pans the channel, by the law FluidSynth's default pan modulator has.

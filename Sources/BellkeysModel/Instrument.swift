@@ -35,7 +35,8 @@ public enum UnmappedNotes: String, Sendable, CaseIterable {
     case fold
 }
 
-/// One mapped key, as the engine needs it.
+/// One key of a map: a bell, its own sample at its own pitch. An instrument holds it as a
+/// region (`Region(key:)`).
 public struct KeySettings: Sendable, Equatable {
     /// MIDI note number 0...127.
     public var note: Int
@@ -65,14 +66,18 @@ public struct KeySettings: Sendable, Equatable {
     }
 }
 
-/// The playable instrument: mapped keys and global playing settings.
+/// The playable instrument: a table of regions and global playing settings. Every source
+/// compiles to it: a map's keys (each a region of one key, `Region(key:)`), an SFZ file's
+/// regions, a SoundFont preset's zones, or both a map's keys and the instrument it names.
 /// Thread: built on the control thread; the engine copies it into its own tables.
 public struct Instrument: Sendable {
-    /// Mapped keys: each plays its own sample at its own pitch (a map's keys).
-    public var keys: [KeySettings]
-    /// Regions beyond the keys: samples over key and velocity ranges at any pitch (an SFZ
-    /// instrument's). A note starts every region (and key) that matches it.
-    public var regions: [Region] = []
+    /// Its regions: samples over key and velocity ranges at any pitch. A note starts every
+    /// region that matches it; the regions the map's keys became come first (`bellCount`).
+    public var regions: [Region]
+    /// How many of `regions`, from the first, are a map's keys: bells, each one region of one key
+    /// playing its sample at its own pitch (`Region(key:)`), in the map's order. `check`, the
+    /// start-up line and the classroom call them bells; the engine plays them as any region.
+    public var bellCount = 0
     /// Keys that switch articulations (`Region.keyswitch`) instead of sounding, and the switch
     /// in force before any is struck.
     public var keyswitchRange: ClosedRange<Int>?
@@ -107,38 +112,60 @@ public struct Instrument: Sendable {
     public var chokesWithinChannel = false
 
     public init(
-        keys: [KeySettings], velocityCurve: VelocityCurve = .square,
+        regions: [Region] = [], velocityCurve: VelocityCurve = .square,
         unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
         reverb: ReverbSettings = ReverbSettings(preset: .off)
     ) {
-        self.keys = keys
+        self.regions = regions
         self.velocityCurve = velocityCurve
         self.unmappedNotes = unmappedNotes
         self.masterVolumeDecibels = masterVolumeDecibels
         self.reverb = reverb
     }
 
-    /// The lowest and highest note that sounds: its keys' and its regions' (not the release
-    /// samples', nor the keyswitches'), or nil when nothing sounds. Thread: any.
+    /// An instrument of bells: each key a region of its own (`Region(key:)`).
+    public init(
+        keys: [KeySettings], velocityCurve: VelocityCurve = .square,
+        unmappedNotes: UnmappedNotes = .ignore, masterVolumeDecibels: Double = 0,
+        reverb: ReverbSettings = ReverbSettings(preset: .off)
+    ) {
+        self.init(
+            regions: keys.map(Region.init(key:)), velocityCurve: velocityCurve, unmappedNotes: unmappedNotes,
+            masterVolumeDecibels: masterVolumeDecibels, reverb: reverb)
+        bellCount = keys.count
+    }
+
+    /// The regions a map's keys became (see `bellCount`).
+    public var bells: ArraySlice<Region> { regions.prefix(bellCount) }
+
+    /// The lowest and highest note that sounds: its regions' (not the release samples', nor
+    /// the keyswitches'), or nil when nothing sounds. Thread: any.
     public var soundingRange: ClosedRange<Int>? {
-        let ranges = keys.map { $0.note...$0.note } + regions.filter { !$0.triggersOnRelease }.map(\.keyRange)
+        let ranges = regions.filter { !$0.triggersOnRelease }.map(\.keyRange)
         let notes = ranges.map { max(0, $0.lowerBound)...min(127, $0.upperBound) }.filter { !$0.isEmpty }
         guard let low = notes.map(\.lowerBound).min(), let high = notes.map(\.upperBound).max() else { return nil }
         return low...high
     }
 
-    /// For each MIDI note 0...127: the index into `keys` that it plays, or nil.
-    public func keyIndexForEveryNote() -> [Int?] {
-        var table = [Int?](repeating: nil, count: 128)
-        for (i, key) in keys.enumerated() where (0...127).contains(key.note) { table[key.note] = i }
-        guard unmappedNotes == .fold, let low = keys.map(\.note).min(),
-            let high = keys.map(\.note).max()
+    /// For each MIDI note 0...127, the note whose regions it plays: itself when a region (not
+    /// a release sample) holds it; else, when the instrument folds unmapped notes and the note
+    /// lies outside the range it sounds, the note it lands on moved by octaves into that range,
+    /// if a region holds that one; else nil (the note sounds no region but release samples of
+    /// its own). The engine's note tables are made from it (a folded note plays the regions of
+    /// the note it lands on, at that note's pitch). Thread: any.
+    public func soundingNoteForEveryNote() -> [Int?] {
+        var sounds = [Bool](repeating: false, count: 128)
+        for region in regions where !region.triggersOnRelease {
+            for note in region.keyRange where (0...127).contains(note) { sounds[note] = true }
+        }
+        var table: [Int?] = (0..<128).map { sounds[$0] ? $0 : nil }
+        guard unmappedNotes == .fold, let low = sounds.firstIndex(of: true), let high = sounds.lastIndex(of: true)
         else { return table }
-        for note in 0...127 where table[note] == nil {
+        for note in 0..<128 where !sounds[note] && (note < low || note > high) {
             var folded = note
             while folded < low { folded += 12 }
             while folded > high { folded -= 12 }
-            if folded >= low, let index = table[folded] { table[note] = index }
+            if folded >= low, sounds[folded] { table[note] = folded }
         }
         return table
     }

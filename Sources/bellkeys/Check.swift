@@ -75,7 +75,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
         "  " + pad("key", 5) + pad("midi", 5) + pad("tag", 4) + pad("gain", 9) + pad("note-off", 16)
             + pad("choke", 6) + pad("pan", 6) + pad("length", 8) + "sample")
     for (i, key) in map.keys.enumerated() {
-        let sampleIndex = loaded.instrument.keys[i].sampleIndex
+        let sampleIndex = loaded.instrument.bells[i].sampleIndex
         let seconds = Double(loaded.bank.frameCounts[sampleIndex]) / Double(loaded.sampleRate)
         let noteOff = noteOffText(key.noteOff)
         var notes: [String] = []
@@ -91,7 +91,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
                 + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"))
     }
     let mapped = Set(map.keys.map(\.note))
-    let folded = loaded.instrument.keyIndexForEveryNote().enumerated().filter {
+    let folded = loaded.instrument.soundingNoteForEveryNote().enumerated().filter {
         $0.element != nil && !mapped.contains($0.offset)
     }
     if !folded.isEmpty {
@@ -115,7 +115,7 @@ func describeRegions(_ loaded: LoadedInstrument) -> String {
         "  " + pad("keys", 10) + pad("vel", 8) + pad("centre", 7) + pad("tune", 6) + pad("volume", 9) + pad("pan", 6)
             + pad("attack/release", 16) + pad("loop", 17) + pad("length", 8) + "sample")
     let paths = Dictionary(uniqueKeysWithValues: loaded.samplePaths.enumerated().map { ($0.offset, $0.element) })
-    for region in loaded.instrument.regions {
+    for region in loaded.instrument.regions.dropFirst(loaded.instrument.bellCount) {
         let keys = "\(noteName(region.keyRange.lowerBound))-\(noteName(region.keyRange.upperBound))"
         let velocities = "\(region.velocityRange.lowerBound)-\(region.velocityRange.upperBound)"
         let envelope = region.envelope.map { "\(secondsText($0.attack))/\(secondsText($0.release)) s" } ?? "-"
@@ -181,9 +181,9 @@ func soundText(_ instrument: Instrument) -> String {
     let room =
         reverb.preset == .off || reverb.mix <= 0
         ? "room: off (dry)" : "room: \(reverb.preset.rawValue), mix \(formatNumber(reverb.mix))"
-    let pans =
-        instrument.keys.map { panPosition(left: $0.leftGain, right: $0.rightGain) }
-        + instrument.regions.map(\.pan)
+    let pans = instrument.regions.map { region in
+        region.sideGains.map { panPosition(left: $0.x, right: $0.y) } ?? region.pan
+    }
     let placed =
         pans.allSatisfy { $0 == 0 }
         ? "pan: centred" : "pan: \(panText(pans.min() ?? 0)) to \(panText(pans.max() ?? 0))"
@@ -222,23 +222,24 @@ func describeKeysAndRegions(_ instrument: Instrument, _ loaded: LoadedInstrument
     let rate = Double(loaded.sampleRate)
     func length(_ index: Int) -> String { secondsText(Double(loaded.bank.frameCount(of: index)) / rate) + " s" }
     func path(_ index: Int) -> String { index < loaded.samplePaths.count ? loaded.samplePaths[index] : "?" }
-    if !instrument.keys.isEmpty {
+    if !instrument.bells.isEmpty {
         lines.append(
             pad("key", 5) + pad("midi", 5) + pad("gain", 9) + pad("note-off", 16) + pad("choke", 6) + pad("pan", 6)
                 + pad("length", 8) + "sample")
-        for key in instrument.keys {
-            let noteOff = noteOffText(key.noteOff)
+        for bell in instrument.bells {
+            let note = bell.keyRange.lowerBound, noteOff = noteOffText(bell.noteOff)
+            let (left, right) = bell.sideGains.map { ($0.x, $0.y) } ?? (1, 1)
             lines.append(
-                pad(noteName(key.note), 5) + pad("\(key.note)", 5)
-                    + pad(decibelsText(20 * log10(Double(max(key.gain, 1e-10)))), 9) + pad(noteOff, 16)
-                    + pad(key.chokeGroup == 0 ? "-" : "\(key.chokeGroup)", 6)
-                    + pad(panText(panPosition(left: key.leftGain, right: key.rightGain)), 6)
-                    + pad(length(key.sampleIndex), 8) + path(key.sampleIndex))
+                pad(noteName(note), 5) + pad("\(note)", 5)
+                    + pad(decibelsText(20 * log10(Double(max(bell.gain, 1e-10)))), 9) + pad(noteOff, 16)
+                    + pad(bell.group == 0 ? "-" : "\(bell.group)", 6)
+                    + pad(panText(panPosition(left: left, right: right)), 6)
+                    + pad(length(bell.sampleIndex), 8) + path(bell.sampleIndex))
         }
     }
-    if !instrument.regions.isEmpty {
+    if instrument.regions.count > instrument.bellCount {
         lines.append(pad("keys", 10) + pad("vel", 8) + pad("centre", 7) + pad("pan", 6) + pad("length", 8) + "sample")
-        for region in instrument.regions {
+        for region in instrument.regions.dropFirst(instrument.bellCount) {
             lines.append(
                 pad("\(noteName(region.keyRange.lowerBound))-\(noteName(region.keyRange.upperBound))", 10)
                     + pad("\(region.velocityRange.lowerBound)-\(region.velocityRange.upperBound)", 8)

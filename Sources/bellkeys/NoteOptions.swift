@@ -65,7 +65,7 @@ func unmappedNotesText(_ count: Int, of total: Int, in source: String?, instrume
     -> String
 {
     let range = instrument.soundingRange.map { "\(noteName($0.lowerBound))..\(noteName($0.upperBound))" } ?? "none"
-    let isMap = instrument.regions.isEmpty
+    let isMap = instrument.bellCount == instrument.regions.count
     let moved = transpose == 0 ? "" : ", moved \(transpositionWords(transpose)) by the transposition,"
     let what =
         source.map { "\(count) of the \(total) notes of \($0)\(moved) have" }

@@ -62,4 +62,23 @@ import Testing
                 .soundingRange == 60...69)
         #expect(Instrument(keys: []).soundingRange == nil)
     }
+
+    /// One rule for every instrument: a map's bells beside an instrument's regions fold as one
+    /// range (the lowest note anything sounds to the highest), a note inside it that nothing
+    /// sounds is left out, and a note outside lands where a bell or a region sounds it.
+    @Test func bellsAndRegionsFoldAsOneRange() {
+        var instrument = Instrument(
+            keys: [KeySettings(note: 84, sampleIndex: 0), KeySettings(note: 86, sampleIndex: 0)], unmappedNotes: .fold)
+        var region = Region(sampleIndex: 0)
+        region.keyRange = 48...72
+        instrument.regions.append(region)
+        let table = instrument.soundingNoteForEveryNote()
+        #expect(table[30] == 54 && table[40] == 52) // below: onto the region
+        #expect(table[110] == 86 && table[108] == 84) // above: onto a bell
+        #expect(table[76] == nil && table[80] == nil) // inside, between them: nothing
+        #expect(table[90] == nil && table[100] == nil) // lands on 78 and 76: nothing there
+        #expect(table[60] == 60 && table[84] == 84)
+        instrument.unmappedNotes = .ignore
+        #expect(instrument.soundingNoteForEveryNote()[30] == nil)
+    }
 }

@@ -120,16 +120,16 @@ import Testing
     }
 
     @Test func foldPlaysUnmappedNotesOctavesAway() {
-        let instrument = Instrument(
-            keys: [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 72, sampleIndex: 1)],
-            unmappedNotes: .fold)
-        let table = instrument.keyIndexForEveryNote()
-        #expect(table[48] == 0) // C3 -> C4
-        #expect(table[84] == 1) // C6 -> C5 (72 is mapped)
+        let keys = [KeySettings(note: 60, sampleIndex: 0), KeySettings(note: 72, sampleIndex: 1)]
+        let table = Instrument(keys: keys, unmappedNotes: .fold).soundingNoteForEveryNote()
+        #expect(table[48] == 60) // C3 -> C4
+        #expect(table[84] == 72) // C6 -> C5 (72 is mapped)
         #expect(table[61] == nil) // C#4 folds onto itself: unmapped
+        #expect(table[60] == 60 && table[72] == 72)
+        #expect(Instrument(keys: keys).soundingNoteForEveryNote()[48] == nil)
         let e = makeEngine(
             samples: [constant(0.5, 10), constant(0.25, 10)],
-            keys: instrument.keys, unmapped: .fold)
+            keys: keys, unmapped: .fold)
         e.enqueue(.noteOn(frame: 0, note: 36, velocity: 127))
         #expect(render(e, 10)[0] == 0.5)
     }

@@ -64,11 +64,11 @@ import Testing
             #"{"keys": [{"note": "C4", "sample": "a.wav", "pan": -0.6}, {"note": "D4", "sample": "b.wav", "pan": 0}, {"note": "E4", "sample": "c.wav"}, {"note": "F4", "sample": "d.wav", "pan": 1}]}"#
         )
         #expect(map.keys.map(\.pan) == [-0.6, 0, 0, 1])
-        let keys = map.instrument(sampleIndexForKey: [0, 1, 2, 3]).keys
-        #expect((keys[0].leftGain, keys[0].rightGain) == panGains(-0.6))
-        #expect(keys[0].leftGain > keys[0].rightGain)
-        #expect(keys[1].leftGain == 1 && keys[1].rightGain == 1 && keys[2].leftGain == 1 && keys[2].rightGain == 1)
-        #expect(keys[3].leftGain == 0)
+        let bells = map.instrument(sampleIndexForKey: [0, 1, 2, 3]).bells.map { $0.sideGains! }
+        #expect((bells[0].x, bells[0].y) == panGains(-0.6))
+        #expect(bells[0].x > bells[0].y)
+        #expect(bells[1] == SIMD2(1, 1) && bells[2] == SIMD2(1, 1))
+        #expect(bells[3].x == 0)
         let wide = problem(#"{"keys": [{"note": "C4", "sample": "a.wav", "pan": 1.5}]}"#)
         #expect(wide?.path == "keys[0].pan" && wide?.message == "1.5 is out of range")
         #expect(wide?.fix == "use a number from -1 to 1")

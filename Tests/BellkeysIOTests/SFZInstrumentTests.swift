@@ -128,12 +128,13 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
             to: folder + "/map.json")
         let loaded = try loadInstrument(mapPath: folder + "/map.json")
         #expect(loaded.map.quality == .best)
-        #expect(loaded.instrument.regions.count == 1 && loaded.instrument.keys.count == 1)
-        let region = loaded.instrument.regions[0]
+        // The map's key first (a bell), then the SFZ file's region.
+        #expect(loaded.instrument.regions.count == 2 && loaded.instrument.bellCount == 1)
+        let region = loaded.instrument.regions[1]
         #expect(region.envelope?.release == 4)
         #expect(region.velocityGains?[64] == VelocityCurve.linear.gain(velocity: 64))
         #expect(!loaded.instrument.followsPitchBend)
-        #expect(loaded.bank.count == 2 && loaded.instrument.keys[0].sampleIndex == 1)
+        #expect(loaded.bank.count == 2 && loaded.instrument.bells[0].sampleIndex == 1)
         // Without the fields, the file's own values (and pitch bend, on for an instrument).
         write(#"{"instrument": "inst.sfz"}"#, to: folder + "/plain.json")
         let plain = try loadInstrument(mapPath: folder + "/plain.json")

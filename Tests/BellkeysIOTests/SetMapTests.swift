@@ -39,7 +39,7 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
             """, to: folder + "/sets.json")
         let loaded = try loadInstrument(mapPath: folder + "/sets.json")
         #expect(loaded.sets.map(\.name) == ["A", "B"] && loaded.bank.count == 2)
-        #expect(loaded.sets[1].instrument.keys[0].sampleIndex == 1)
+        #expect(loaded.sets[1].instrument.bells[0].sampleIndex == 1)
         let sets = loaded.instrumentSets
         #expect(sets.followsProgramChange && sets.startingSets[1] == 1 && sets.startingSets[0] == 0)
         var config = EngineConfiguration(sampleRate: loaded.sampleRate)
@@ -78,7 +78,7 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
         #expect(
             loaded.bank.count == 2 && loaded.samplePaths.map { $0.split(separator: "/").last! } == ["a.wav", "b.wav"])
         #expect(loaded.fileSampleRates.count == 2 && loaded.fadedEnds.count == 2)
-        #expect(loaded.sets.map { $0.instrument.keys.map(\.sampleIndex) } == [[0, 1], [1, 0], [1]])
+        #expect(loaded.sets.map { $0.instrument.bells.map(\.sampleIndex) } == [[0, 1], [1, 0], [1]])
         var config = EngineConfiguration(sampleRate: loaded.sampleRate)
         config.limiterThreshold = 1
         let engine = Engine(bank: loaded.bank, sets: loaded.instrumentSets, configuration: config)
@@ -158,6 +158,6 @@ private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
         #expect(loaded.sets.map(\.program) == [0, 1, 2])
         let tower = try loadInstrument(mapPath: samplesFolder + "/examples/tower-ring.json")
         #expect(loaded.sets[1].instrument.reverb == tower.instrument.reverb)
-        #expect(loaded.sets[1].instrument.keys.count == tower.instrument.keys.count)
+        #expect(loaded.sets[1].instrument.bellCount == tower.instrument.bellCount)
     }
 }

@@ -21,10 +21,10 @@ struct WideMixing {
             configuration.maxBlockFrames = block
             configuration.wideMixing = wide
             var instrument = loaded.instrument
-            instrument.keys = instrument.keys.map {
-                var k = $0
-                k.noteOff = .ring
-                return k
+            instrument.regions = instrument.regions.map {
+                var bell = $0
+                bell.noteOff = .ring
+                return bell
             }
             let engine = Engine(bank: loaded.bank, instrument: instrument, configuration: configuration)
             #expect(engine.wideMixing == wide)
