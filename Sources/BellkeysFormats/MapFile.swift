@@ -13,13 +13,13 @@ private let keyFields = [
 /// Parses and validates a map file. Checks everything that can be checked without reading
 /// the sample files; problems are collected, not stopped at the first.
 /// - Parameter file: the name to use in messages (the path as the user gave it).
-public func parseMapFile(_ bytes: [UInt8], file: String) throws(MapFileError) -> MapFile {
+public func parseMapFile(_ bytes: [UInt8], file: String) throws(InstrumentError) -> MapFile {
     let root: JSONNode
     do {
         root = try parseJSON(bytes)
     } catch {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: file, line: error.line, column: error.column, path: "",
                 message: "not valid JSON: \(error.message)",
                 fix: "correct the JSON syntax at that position (man 5 bellkeys-map, or docs/map.md, has a full example)"
@@ -28,13 +28,13 @@ public func parseMapFile(_ bytes: [UInt8], file: String) throws(MapFileError) ->
     }
     var checker = MapChecker(file: file)
     let map = checker.check(root)
-    if !checker.problems.isEmpty { throw MapFileError(checker.problems) }
+    if !checker.problems.isEmpty { throw InstrumentError(checker.problems) }
     return map!
 }
 
 struct MapChecker {
     let file: String
-    var problems: [MapProblem] = []
+    var problems: [InstrumentProblem] = []
     /// The JSON path of the object being checked (`sets[2]` for a set's own fields; empty for
     /// the map's top level), put before every problem's path.
     var prefix = ""
@@ -42,7 +42,7 @@ struct MapChecker {
     mutating func problem(_ node: JSONNode?, _ path: String, _ message: String, fix: String) {
         let full = prefix.isEmpty ? path : (path.isEmpty ? prefix : prefix + "." + path)
         problems.append(
-            MapProblem(
+            InstrumentProblem(
                 file: file, line: node?.line, column: node?.column, path: full,
                 message: message, fix: fix))
     }

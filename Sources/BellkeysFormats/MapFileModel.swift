@@ -1,43 +1,6 @@
 import BellkeysModel
 
-// What a map file holds once read (MapFile.swift reads it), and its errors.
-
-/// One problem in a map file, pointing at the value that causes it.
-public struct MapProblem: Error, Sendable, CustomStringConvertible {
-    /// The map file as the user named it.
-    public var file: String
-    /// Position of the offending value (nil when the problem is the file as a whole).
-    public var line: Int?
-    public var column: Int?
-    /// JSON path of the offending value, like `keys[2].sample`.
-    public var path: String
-    /// What is wrong, naming the value.
-    public var message: String
-    /// How to fix it.
-    public var fix: String
-
-    public init(file: String, line: Int?, column: Int?, path: String, message: String, fix: String) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.path = path
-        self.message = message
-        self.fix = fix
-    }
-
-    public var description: String {
-        var place = file
-        if let line, let column { place += ":\(line):\(column)" }
-        return "\(place): \(path.isEmpty ? "" : path + ": ")\(message)\n    fix: \(fix)"
-    }
-}
-
-/// Every problem found in a map file (at least one).
-public struct MapFileError: Error, Sendable, CustomStringConvertible {
-    public var problems: [MapProblem]
-    public init(_ problems: [MapProblem]) { self.problems = problems }
-    public var description: String { problems.map(\.description).joined(separator: "\n") }
-}
+// What a map file holds once read (MapFile.swift reads it).
 
 /// A key of the map file, with the sample path still unresolved.
 public struct MapKey: Sendable {

@@ -13,15 +13,15 @@
 ///   where #include and the samples are found.
 public func parseSFZ(
     _ bytes: [UInt8], file: String, read: (String) throws -> [UInt8]
-) throws(MapFileError) -> SFZInstrumentDescription {
+) throws(InstrumentError) -> SFZInstrumentDescription {
     let syntax = try readSFZStatements(bytes, file: file, read: read)
     var builder = SFZInstrumentBuilder()
     for statement in syntax.statements { builder.take(statement) }
     builder.endRegion()
-    if !builder.problems.isEmpty { throw MapFileError(builder.problems) }
+    if !builder.problems.isEmpty { throw InstrumentError(builder.problems) }
     guard !builder.regions.isEmpty else {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: file, line: nil, column: nil, path: "", message: "the file has no <region>",
                 fix: "add a region: <region> sample=FILE.wav lokey=60 hikey=62 pitch_keycenter=61")
         ])
@@ -68,12 +68,12 @@ struct SFZInstrumentBuilder {
     var regions: [SFZRegion] = []
     var warnings: [SFZWarning] = []
     var warned: Set<String> = []
-    var problems: [MapProblem] = []
+    var problems: [InstrumentProblem] = []
     var controllerDefaults: [Int: Int] = [:]
 
     mutating func problem(_ at: SFZLocation, _ path: String, _ message: String, fix: String) {
         problems.append(
-            MapProblem(file: at.file, line: at.line, column: at.column, path: path, message: message, fix: fix))
+            InstrumentProblem(file: at.file, line: at.line, column: at.column, path: path, message: message, fix: fix))
     }
 
     /// Warns once for each `key` (an opcode's name, or a header's `<name>`).

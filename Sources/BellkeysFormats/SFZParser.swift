@@ -50,7 +50,7 @@ let sfzMaximumExpandedLength = 8_192
 /// path relative to the top file's folder). Thread: any.
 func readSFZStatements(
     _ bytes: [UInt8], file: String, read: (String) throws -> [UInt8]
-) throws(MapFileError) -> SFZSyntax {
+) throws(InstrumentError) -> SFZSyntax {
     let slash = file.lastIndex(of: "/")
     var reader = SFZStatementReader(
         folder: slash.map { String(file[...$0]) } ?? "",
@@ -90,15 +90,16 @@ private struct SFZStatementReader {
         self.includeStack = includeStack
     }
 
-    func fail(_ source: SFZSourceText, _ index: Int, _ path: String, _ message: String, fix: String) -> MapFileError {
+    func fail(_ source: SFZSourceText, _ index: Int, _ path: String, _ message: String, fix: String) -> InstrumentError
+    {
         let at = source.location(index)
-        return MapFileError([
-            MapProblem(file: at.file, line: at.line, column: at.column, path: path, message: message, fix: fix)
+        return InstrumentError([
+            InstrumentProblem(file: at.file, line: at.line, column: at.column, path: path, message: message, fix: fix)
         ])
     }
 
     /// Refuses a range holding a byte that is not UTF-8.
-    func requireUTF8(_ source: SFZSourceText, _ range: Range<Int>, _ path: String) throws(MapFileError) {
+    func requireUTF8(_ source: SFZSourceText, _ range: Range<Int>, _ path: String) throws(InstrumentError) {
         guard let bad = source.firstInvalid(in: range) else { return }
         let byte = String(source.scalars[bad].value, radix: 16, uppercase: true)
         throw fail(source, bad, path, "byte 0x\(byte) is not UTF-8", fix: "save the file as UTF-8")
@@ -106,7 +107,7 @@ private struct SFZStatementReader {
 
     mutating func parse(
         _ source: SFZSourceText, depth: Int, read: (String) throws -> [UInt8]
-    ) throws(MapFileError) {
+    ) throws(InstrumentError) {
         let s = source.scalars
         var i = 0
         while i < s.count {
@@ -128,7 +129,7 @@ private struct SFZStatementReader {
         }
     }
 
-    func blockCommentEnd(_ source: SFZSourceText, _ start: Int) throws(MapFileError) -> Int {
+    func blockCommentEnd(_ source: SFZSourceText, _ start: Int) throws(InstrumentError) -> Int {
         let s = source.scalars
         var i = start + 2
         while i + 1 < s.count {
@@ -138,7 +139,7 @@ private struct SFZStatementReader {
         throw fail(source, start, "", "this /* comment is never closed", fix: "close it with */")
     }
 
-    mutating func header(_ source: SFZSourceText, _ start: Int) throws(MapFileError) -> Int {
+    mutating func header(_ source: SFZSourceText, _ start: Int) throws(InstrumentError) -> Int {
         let s = source.scalars
         var end = start + 1
         while end < s.count && s[end] != ">" && s[end] != "\n" && s[end] != "\r" { end += 1 }
@@ -155,7 +156,7 @@ private struct SFZStatementReader {
         return end + 1
     }
 
-    mutating func opcode(_ source: SFZSourceText, _ start: Int) throws(MapFileError) -> Int {
+    mutating func opcode(_ source: SFZSourceText, _ start: Int) throws(InstrumentError) -> Int {
         let s = source.scalars
         var nameEnd = start
         while nameEnd < s.count && (isSFZNameCharacter(s[nameEnd]) || s[nameEnd] == "$") { nameEnd += 1 }
@@ -231,7 +232,7 @@ private struct SFZStatementReader {
 
     mutating func directive(
         _ source: SFZSourceText, _ start: Int, depth: Int, read: (String) throws -> [UInt8]
-    ) throws(MapFileError) -> Int {
+    ) throws(InstrumentError) -> Int {
         let s = source.scalars
         var i = start + 1
         while i < s.count && isSFZNameCharacter(s[i]) { i += 1 }
@@ -291,7 +292,7 @@ private struct SFZStatementReader {
 
     mutating func include(
         _ path: String, from source: SFZSourceText, at start: Int, depth: Int, read: (String) throws -> [UInt8]
-    ) throws(MapFileError) {
+    ) throws(InstrumentError) {
         if includeStack.contains(path) {
             throw fail(
                 source, start, "",
@@ -328,7 +329,7 @@ private struct SFZStatementReader {
     /// name is the shortest run of name characters after `$` that is defined (`$KEYS` is `$KEY`
     /// and `S` when `$KEY` is defined); a `$` before no name character stays. Definitions are
     /// expanded when defined, so the result is not read again.
-    func expand(_ source: SFZSourceText, _ range: Range<Int>, path: String) throws(MapFileError) -> String {
+    func expand(_ source: SFZSourceText, _ range: Range<Int>, path: String) throws(InstrumentError) -> String {
         let s = source.scalars
         guard s[range].contains("$") else { return source.text(range) }
         var out = String.UnicodeScalarView()

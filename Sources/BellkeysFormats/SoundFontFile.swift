@@ -2,15 +2,15 @@
 
 /// Reads a SoundFont's structure (not its sample data). A broken or truncated file is an error
 /// that names the file, the chunk, the byte and the fix.
-public func parseSoundFont(_ bytes: SoundFontBytes, file: String) throws(MapFileError) -> SoundFont {
+public func parseSoundFont(_ bytes: SoundFontBytes, file: String) throws(InstrumentError) -> SoundFont {
     var reader = SoundFontReader(bytes: bytes, file: file)
     do {
         return try reader.read()
     } catch {
-        throw MapFileError([
-            MapProblem(
-                file: file, line: nil, column: nil, path: error.chunk,
-                message: "at byte \(error.offset): \(error.message)", fix: error.fix)
+        throw InstrumentError([
+            InstrumentProblem(
+                file: file, line: nil, column: nil, byte: error.offset, path: error.chunk, message: error.message,
+                fix: error.fix)
         ])
     }
 }

@@ -73,14 +73,14 @@ public struct LoadedInstrument: @unchecked Sendable {
 /// All problems are reported together. `preset` (else the map's `bank` and `program`) chooses
 /// a SoundFont's preset. Thread: control.
 public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, preset: PresetChoice? = nil)
-    throws(MapFileError) -> LoadedInstrument
+    throws(InstrumentError) -> LoadedInstrument
 {
     try loadInstrument(mapPath: mapPath, sampleRate: requested, preset: preset, shared: nil)
 }
 
 /// `loadInstrument`, a map's keys loaded into a map of sets' bank (`shared`; see `loadMap`).
 func loadInstrument(mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, shared: SharedKeySamples?)
-    throws(MapFileError) -> LoadedInstrument
+    throws(InstrumentError) -> LoadedInstrument
 {
     let start = monotonicSeconds()
     if mapPath.lowercased().hasSuffix(".sfz") {
@@ -95,17 +95,17 @@ func loadInstrument(mapPath: String, sampleRate requested: Int?, preset: PresetC
     do {
         bytes = try readFile(mapPath, limit: 4 << 20, what: "map file")
     } catch {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: mapPath, line: nil, column: nil, path: "",
                 message: "cannot read the map file: \(error.message)", fix: error.fix)
         ])
     }
-    if let problem = notAMap(bytes, path: mapPath) { throw MapFileError([problem]) }
+    if let problem = notAMap(bytes, path: mapPath) { throw InstrumentError([problem]) }
     let map = try parseMapFile(bytes, file: mapPath)
     if let preset, map.soundFont == nil {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: mapPath, line: nil, column: nil, path: "",
                 message:
                     "--program \(preset.name ?? String(preset.program)) (bank \(preset.bank)) chooses a SoundFont's preset, and the map names no SoundFont",
@@ -119,10 +119,10 @@ func loadInstrument(mapPath: String, sampleRate requested: Int?, preset: PresetC
 /// What `--map` was given when it is no map, SFZ file or SoundFont but a file of another kind
 /// (a MIDI file, a sound, a text that is not JSON), said as such with what `--map` takes; nil
 /// for anything that may be a JSON map (its own parser judges it). Thread: any.
-func notAMap(_ bytes: [UInt8], path: String) -> MapProblem? {
+func notAMap(_ bytes: [UInt8], path: String) -> InstrumentProblem? {
     let takes = "--map takes a map (JSON, see man 5 bellkeys-map), an SFZ instrument (.sfz) or a SoundFont (.sf2, .sf3)"
-    func problem(_ what: String, _ fix: String) -> MapProblem {
-        MapProblem(file: path, line: nil, column: nil, path: "", message: what, fix: fix)
+    func problem(_ what: String, _ fix: String) -> InstrumentProblem {
+        InstrumentProblem(file: path, line: nil, column: nil, path: "", message: what, fix: fix)
     }
     let name = path.split(separator: "/").last.map(String.init) ?? path
     switch FileContent(bytes) {
@@ -167,12 +167,12 @@ final class SharedKeySamples {
 func loadMap(
     _ map: MapFile, mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, start: Double,
     shared: SharedKeySamples? = nil
-) throws(MapFileError) -> LoadedInstrument {
+) throws(InstrumentError) -> LoadedInstrument {
     let folder = directoryName(mapPath)
 
     // A map that names an instrument (an SFZ file or a SoundFont's preset): its regions
     // first, the map's keys beside them. `field`'s file, found beside the map.
-    func named(_ file: String, field: String) throws(MapFileError) -> String {
+    func named(_ file: String, field: String) throws(InstrumentError) -> String {
         try findNamedFile(
             file, folder: folder, mapPath: mapPath, line: map.instrumentLine, column: map.instrumentColumn,
             path: map.jsonPath.isEmpty ? field : map.jsonPath + "." + field)
@@ -211,7 +211,7 @@ func loadMap(
         firstKey.append(key)
     }
     var paths: [String] = base?.samplePaths ?? [], loaded: [LoadedSample] = []
-    var problems: [MapProblem] = []
+    var problems: [InstrumentProblem] = []
     for (k, result) in loadSamples(requests, into: bank).enumerated() {
         switch result {
         case .success(let sample):
@@ -223,14 +223,14 @@ func loadMap(
             let key = firstKey[k], path = requests[k].path
             let shown = path == key.sample ? "\"\(key.sample)\"" : "\"\(key.sample)\" (\(path))"
             problems.append(
-                MapProblem(
+                InstrumentProblem(
                     file: mapPath, line: key.sampleLine, column: key.sampleColumn,
                     path: key.path + ".sample", message: "\(shown): \(error.message)",
                     fix: error.fix))
         }
     }
     let sampleIndexForKey = keyPaths.map { indexForPath[$0]! }
-    if !problems.isEmpty { throw MapFileError(problems) }
+    if !problems.isEmpty { throw InstrumentError(problems) }
 
     var instrument = map.instrument(sampleIndexForKey: sampleIndexForKey)
     if let base {

@@ -12,15 +12,15 @@ import Glibc
 /// the release is `releaseSeconds`), `releaseSeconds`, `velocityCurve` (crossfades kept) and
 /// `pitchBend`. Thread: control.
 func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, overriding map: MapFile? = nil)
-    throws(MapFileError) -> LoadedInstrument
+    throws(InstrumentError) -> LoadedInstrument
 {
     let folder = directoryName(path)
     let bytes: [UInt8]
     do {
         bytes = try readFile(path, limit: 4 << 20, what: "SFZ file")
     } catch {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: path, line: nil, column: nil, path: "",
                 message: "cannot read the SFZ file: \(error.message)", fix: error.fix)
         ])
@@ -30,7 +30,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         return try readFile(found, limit: 4 << 20, what: "included SFZ file")
     }
 
-    var problems: [MapProblem] = []
+    var problems: [InstrumentProblem] = []
     var warnings = description.warnings.map(\.description)
     func warnOnce(_ location: SFZLocation, _ message: String) {
         let line = "\(location): \(message)"
@@ -46,7 +46,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         } else {
             pathForRegion.append(nil)
             problems.append(
-                MapProblem(
+                InstrumentProblem(
                     file: region.sampleLocation.file, line: region.sampleLocation.line,
                     column: region.sampleLocation.column, path: "sample",
                     message: "\"\(region.sample)\" (\(wanted)): no such file",
@@ -55,7 +55,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
                 ))
         }
     }
-    if !problems.isEmpty { throw MapFileError(problems) }
+    if !problems.isEmpty { throw InstrumentError(problems) }
     let paths = pathForRegion.map { $0! }
 
     let rate = requested ?? firstSampleRate(paths) ?? 48_000
@@ -81,13 +81,13 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         case .failure(let error):
             let region = firstRegion[k]
             problems.append(
-                MapProblem(
+                InstrumentProblem(
                     file: region.sampleLocation.file, line: region.sampleLocation.line,
                     column: region.sampleLocation.column, path: "sample",
                     message: "\"\(region.sample)\" (\(requests[k].path)): \(error.message)", fix: error.fix))
         }
     }
-    if !problems.isEmpty { throw MapFileError(problems) }
+    if !problems.isEmpty { throw InstrumentError(problems) }
 
     var regions: [Region] = []
     var switches: [Int] = [], switchLow: Int?, switchHigh: Int?, defaultSwitch: Int?

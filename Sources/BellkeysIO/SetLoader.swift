@@ -60,11 +60,11 @@ extension LoadedInstrument {
 /// instrument, an SFZ file or a SoundFont, whose preset is the set's). Problems of every set
 /// are reported together. Thread: control.
 func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start: Double)
-    throws(MapFileError) -> LoadedInstrument
+    throws(InstrumentError) -> LoadedInstrument
 {
     let folder = directoryName(mapPath)
     var rate = requested
-    var problems: [MapProblem] = []
+    var problems: [InstrumentProblem] = []
     // One bank: a sample file that two sets play (the bundled bells as handbells and as a
     // tower) is kept once. A set of keys loads into it (`SharedKeySamples`), decoding only the
     // files no set of keys before it loaded; an SFZ instrument or a SoundFont loads into its own
@@ -123,7 +123,7 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                 instrument: instrument, contentsText: part.contentsText, preset: part.preset))
     }
     for set in map.sets {
-        do throws(MapFileError) {
+        do throws(InstrumentError) {
             var loaded: LoadedInstrument
             if let file = set.file {
                 let found = try findNamedFile(
@@ -133,8 +133,8 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
                 // A map of sets is refused before anything of it loads (a map naming itself, or
                 // two naming each other, would load for ever).
                 if preset == nil, !found.lowercased().hasSuffix(".sfz"), isMapOfSets(found) {
-                    throw MapFileError([
-                        MapProblem(
+                    throw InstrumentError([
+                        InstrumentProblem(
                             file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
                             message: "\"\(file)\" is a map of sets itself",
                             fix:
@@ -153,10 +153,10 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
             problems += error.problems
         }
     }
-    if !problems.isEmpty { throw MapFileError(foldingRepeats(problems)) }
+    if !problems.isEmpty { throw InstrumentError(foldingRepeats(problems)) }
     if rooms.count > Engine.maximumRooms {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: mapPath, line: nil, column: nil, path: "sets",
                 message:
                     "the sets ring in \(rooms.count) different rooms (reverb and reverbMix), more than the \(Engine.maximumRooms) bellkeys holds at once",
@@ -173,11 +173,11 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
 
 /// Problems alike but for where they stand (five sets naming one SoundFont that is not
 /// installed) as one, at the first place, naming the others: the fix is said once.
-func foldingRepeats(_ problems: [MapProblem]) -> [MapProblem] {
-    var folded: [MapProblem] = [], others: [[String]] = []
+func foldingRepeats(_ problems: [InstrumentProblem]) -> [InstrumentProblem] {
+    var folded: [InstrumentProblem] = [], others: [[String]] = []
     for problem in problems {
         if let i = folded.firstIndex(where: {
-            $0.file == problem.file && $0.message == problem.message && $0.fix == problem.fix
+            $0.file == problem.file && $0.byte == problem.byte && $0.message == problem.message && $0.fix == problem.fix
         }) {
             others[i].append(problem.path + (problem.line.map { " (line \($0))" } ?? ""))
         } else {
@@ -203,12 +203,12 @@ let soundFontPackages = [
 /// The file a map names (`file`, relative to the map's `folder`), found in any case; else
 /// the problem at `line`, `column` and JSON `path` of `mapPath`, with the fix.
 func findNamedFile(_ file: String, folder: String, mapPath: String, line: Int, column: Int, path field: String)
-    throws(MapFileError) -> String
+    throws(InstrumentError) -> String
 {
     let path = resolve(file, from: folder)
     guard let found = findCaseInsensitively(path) else {
-        throw MapFileError([
-            MapProblem(
+        throw InstrumentError([
+            InstrumentProblem(
                 file: mapPath, line: line, column: column, path: field,
                 message: "\"\(file)\" (\(path)): no such file", fix: missingFileFix(path))
         ])

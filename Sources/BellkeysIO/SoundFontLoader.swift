@@ -72,15 +72,15 @@ final class SoundFontFile {
     let descriptor: Int32
     let font: SoundFont
 
-    init(path: String) throws(MapFileError) {
+    init(path: String) throws(InstrumentError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
             let message = fd >= 0 ? "it is a folder" : String(cString: strerror(errno))
             if fd >= 0 { close(fd) }
-            throw MapFileError([
-                MapProblem(
+            throw InstrumentError([
+                InstrumentProblem(
                     file: path, line: nil, column: nil, path: "", message: "cannot read the SoundFont: \(message)",
                     fix: "check the path (it is taken relative to the current folder) and that the file is readable")
             ])
@@ -117,7 +117,7 @@ private func readBytes(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
 }
 
 /// The presets of a SoundFont, sorted by bank and program, for `check`.
-public func soundFontPresets(path: String) throws(MapFileError) -> (name: String, presets: [SoundFontPreset]) {
+public func soundFontPresets(path: String) throws(InstrumentError) -> (name: String, presets: [SoundFontPreset]) {
     let file = try SoundFontFile(path: path)
     return (file.font.name, file.font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) })
 }
@@ -130,11 +130,13 @@ public func soundFontPresets(path: String) throws(MapFileError) -> (name: String
 func loadSoundFontInstrument(
     path: String, preset choice: PresetChoice?, sampleRate requested: Int?, start: Double,
     overriding map: MapFile? = nil
-) throws(MapFileError) -> LoadedInstrument {
+) throws(InstrumentError) -> LoadedInstrument {
     let file = try SoundFontFile(path: path)
     let font = file.font
-    func problem(_ chunk: String, _ message: String, _ fix: String) -> MapFileError {
-        MapFileError([MapProblem(file: path, line: nil, column: nil, path: chunk, message: message, fix: fix)])
+    func problem(_ chunk: String, byte: Int? = nil, _ message: String, _ fix: String) -> InstrumentError {
+        InstrumentError([
+            InstrumentProblem(file: path, line: nil, column: nil, byte: byte, path: chunk, message: message, fix: fix)
+        ])
     }
     let sorted = font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     let found: SoundFontPreset?
@@ -194,8 +196,8 @@ func loadSoundFontInstrument(
         let limit = compressed ? font.sampleData.count : smplWords
         guard header.start < header.end, header.end <= limit, compressed || header.end - header.start >= 2 else {
             throw problem(
-                "pdta/shdr",
-                "at byte \(font.sampleHeadersOffset + 46 * zone.sample): sample \"\(header.name)\" (number \(zone.sample)) spans \(header.start)..<\(header.end), "
+                "pdta/shdr", byte: font.sampleHeadersOffset + 46 * zone.sample,
+                "sample \"\(header.name)\" (number \(zone.sample)) spans \(header.start)..<\(header.end), "
                     + "outside the \(limit) \(compressed ? "bytes" : "words") of sample data",
                 "the font is damaged: get it again from where it came")
         }
@@ -257,8 +259,8 @@ func loadSoundFontInstrument(
             // Ogg streams decode to about ten times their size; a damaged one could claim far more.
             if bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
                 throw problem(
-                    "sdta/smpl",
-                    "at byte \(font.sampleData.lowerBound + header.start): preset \(preset.bank):\(preset.program) "
+                    "sdta/smpl", byte: font.sampleData.lowerBound + header.start,
+                    "preset \(preset.bank):\(preset.program) "
                         + "\(preset.name)'s compressed samples decode to more than \(bank.byteCount >> 20) MiB",
                     "the font is damaged: get it again from where it came")
             }
@@ -269,8 +271,8 @@ func loadSoundFontInstrument(
         bankIndex[stored] = (index, firstWord, bank.frameCount(of: index))
         if header.sampleRate <= 0 {
             throw problem(
-                "pdta/shdr",
-                "at byte \(font.sampleHeadersOffset + 46 * stored.header + 36): sample \"\(header.name)\" has a rate of 0 Hz",
+                "pdta/shdr", byte: font.sampleHeadersOffset + 46 * stored.header + 36,
+                "sample \"\(header.name)\" has a rate of 0 Hz",
                 "the font is damaged: get it again from where it came")
         }
         paths.append("\(path)#\(header.name)" + (stored.right.map { "+" + font.samples[$0].name } ?? ""))

@@ -65,7 +65,7 @@ func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFo
 /// Stores a 16-bit sample, or a stereo pair interleaved (with their `sm24` low bytes, when the
 /// font has them), in the bank. 16-bit words go in as they are; 24-bit ones are kept to 16 bits
 /// below their own peak (a pair's, for both sides).
-func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBank) throws(MapFileError) -> Int {
+func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBank) throws(InstrumentError) -> Int {
     let font = file.font
     let headers = [stored.header] + (stored.right.map { [$0] } ?? [])
     let first = font.samples[stored.header]
@@ -75,11 +75,10 @@ func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBa
     for index in headers {
         let header = font.samples[index]
         guard let words = file.read(offset: font.sampleData.lowerBound + 2 * header.start, length: 2 * frames) else {
-            throw MapFileError([
-                MapProblem(
-                    file: file.path, line: nil, column: nil, path: "sdta/smpl",
-                    message:
-                        "at byte \(font.sampleData.lowerBound + 2 * header.start): cannot read sample \"\(header.name)\"",
+            throw InstrumentError([
+                InstrumentProblem(
+                    file: file.path, line: nil, column: nil, byte: font.sampleData.lowerBound + 2 * header.start,
+                    path: "sdta/smpl", message: "cannot read sample \"\(header.name)\"",
                     fix: "the file is cut short: copy or download it again")
             ])
         }
@@ -116,14 +115,14 @@ let maximumDecodedFrames = 600 * 48_000
 
 /// Decodes an SF3 sample (an Ogg Vorbis stream inside `smpl`) through libsndfile and stores it.
 func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, endOffset: Int, into bank: SampleBank)
-    throws(MapFileError) -> Int
+    throws(InstrumentError) -> Int
 {
     let font = file.font
-    func failure(_ message: String) -> MapFileError {
-        MapFileError([
-            MapProblem(
-                file: file.path, line: nil, column: nil, path: "sdta/smpl",
-                message: "at byte \(font.sampleData.lowerBound + header.start): sample \"\(header.name)\": \(message)",
+    func failure(_ message: String) -> InstrumentError {
+        InstrumentError([
+            InstrumentProblem(
+                file: file.path, line: nil, column: nil, byte: font.sampleData.lowerBound + header.start,
+                path: "sdta/smpl", message: "sample \"\(header.name)\": \(message)",
                 fix: "the font is damaged: get it again from where it came")
         ])
     }

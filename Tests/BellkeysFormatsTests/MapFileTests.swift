@@ -3,10 +3,12 @@ import BellkeysModel
 import Testing
 
 @Suite struct MapFileParsing {
-    func parse(_ text: String) throws(MapFileError) -> MapFile { try parseMapFile(Array(text.utf8), file: "tags.json") }
+    func parse(_ text: String) throws(InstrumentError) -> MapFile {
+        try parseMapFile(Array(text.utf8), file: "tags.json")
+    }
 
     /// The first problem of a map that must fail.
-    func problem(_ text: String) -> MapProblem? {
+    func problem(_ text: String) -> InstrumentProblem? {
         do {
             _ = try parse(text)
             return nil

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SFZSyntaxReading {
     /// The first problem of a file that must fail.
-    func problem(_ text: String, files: [String: String] = [:]) throws -> MapProblem {
+    func problem(_ text: String, files: [String: String] = [:]) throws -> InstrumentProblem {
         let problems = sfzProblems(text, files: files)
         try #require(problems.count == 1, "\(problems)")
         return problems[0]
@@ -84,7 +84,7 @@ import Testing
         let comment = Array("// caf".utf8) + [0xE9] + Array("\n<region> sample=a.wav".utf8)
         #expect(try parseSFZ(comment, file: "a.sfz") { _ in [] }.regions.count == 1)
         let value = Array("<region>\n sample=caf".utf8) + [0xE9, 0xFF] + Array(".wav".utf8)
-        #expect(throws: MapFileError.self) { try parseSFZ(value, file: "a.sfz") { _ in [] } }
+        #expect(throws: InstrumentError.self) { try parseSFZ(value, file: "a.sfz") { _ in [] } }
         do {
             _ = try parseSFZ(value, file: "a.sfz") { _ in [] }
         } catch {

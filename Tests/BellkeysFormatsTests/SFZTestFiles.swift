@@ -243,7 +243,7 @@ let vcslShaped = """
 /// Reads `text` as `file`; #include reads from `files`.
 func parseSFZText(
     _ text: String, file: String = "bells.sfz", files: [String: String] = [:]
-) throws(MapFileError) -> SFZInstrumentDescription {
+) throws(InstrumentError) -> SFZInstrumentDescription {
     try parseSFZ(Array(text.utf8), file: file) { path in
         guard let included = files[path] else { throw NoSuchFile() }
         return Array(included.utf8)
@@ -255,7 +255,7 @@ struct NoSuchFile: Error, CustomStringConvertible {
 }
 
 /// The problems of a file that must fail (empty if it was accepted).
-func sfzProblems(_ text: String, file: String = "bells.sfz", files: [String: String] = [:]) -> [MapProblem] {
+func sfzProblems(_ text: String, file: String = "bells.sfz", files: [String: String] = [:]) -> [InstrumentProblem] {
     do {
         _ = try parseSFZText(text, file: file, files: files)
         return []

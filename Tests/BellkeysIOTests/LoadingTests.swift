@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 @Suite struct Loading {
-    func problems(map: String, in folder: String) -> [MapProblem] {
+    func problems(map: String, in folder: String) -> [InstrumentProblem] {
         let path = folder + "/map.json"
         write(map, to: path)
         do {

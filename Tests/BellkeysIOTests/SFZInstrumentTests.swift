@@ -148,7 +148,8 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         #expect {
             try loadInstrument(mapPath: folder + "/gone.json")
         } throws: { error in
-            (error as? MapFileError)?.description.contains(folder + "/gone.json:2:17: instrument: \"gone.sfz\"") == true
+            (error as? InstrumentError)?.description.contains(folder + "/gone.json:2:17: instrument: \"gone.sfz\"")
+                == true
         }
     }
 
@@ -251,7 +252,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         #expect {
             try loadInstrument(mapPath: folder + "/x.sfz")
         } throws: { error in
-            let text = (error as? MapFileError)?.description ?? ""
+            let text = (error as? InstrumentError)?.description ?? ""
             return text.contains(folder + "/x.sfz:3:8") && text.contains("nowhere/bell.wav")
                 && text.contains("no such file")
         }

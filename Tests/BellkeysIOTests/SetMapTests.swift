@@ -15,7 +15,7 @@ private func setFolder() throws -> String {
     return folder
 }
 
-private func loadProblems(_ map: String, in folder: String) -> [MapProblem] {
+private func loadProblems(_ map: String, in folder: String) -> [InstrumentProblem] {
     write(map, to: folder + "/sets.json")
     do {
         _ = try loadInstrument(mapPath: folder + "/sets.json")

@@ -266,7 +266,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         #expect {
             try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 9))
         } throws: { error in
-            let text = (error as? MapFileError)?.description ?? ""
+            let text = (error as? InstrumentError)?.description ?? ""
             return text.contains("no preset at bank 0, program 9")
                 && text.contains("bank 0 has 0 Sine, 1 Pair, 2 Unused")
         }
@@ -282,12 +282,12 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         #expect(loaded.instrument.regions.count == 1)
         #expect(!loaded.instrument.followsPitchBend)
         write(#"{"soundfont": "test.sf2", "instrument": "x.sfz"}"#, to: folder + "/both.json")
-        #expect(throws: MapFileError.self) { try loadInstrument(mapPath: folder + "/both.json") }
+        #expect(throws: InstrumentError.self) { try loadInstrument(mapPath: folder + "/both.json") }
         write(#"{"program": 3, "keys": []}"#, to: folder + "/alone.json")
         #expect {
             try loadInstrument(mapPath: folder + "/alone.json")
         } throws: { error in
-            (error as? MapFileError)?.description.contains("program chooses a SoundFont's preset") == true
+            (error as? InstrumentError)?.description.contains("program chooses a SoundFont's preset") == true
         }
     }
 

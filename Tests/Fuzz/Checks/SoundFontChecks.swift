@@ -16,11 +16,15 @@ public func soundFontViolations(_ bytes: [UInt8]) -> [String] {
         for problem in error.problems {
             if problem.file != soundFontInputName { broken.append("an error names \(problem.file)") }
             if problem.path.isEmpty { broken.append("an error names no chunk: \(problem.message)") }
-            let words = problem.message.split(separator: " ")
-            if words.count < 3 || words[0] != "at" || words[1] != "byte" {
+            if let byte = problem.byte {
+                if !(0...bytes.count).contains(byte) {
+                    broken.append("an error names byte \(byte), outside the \(bytes.count) bytes")
+                }
+                if !problem.description.contains(": at byte \(byte): ") {
+                    broken.append("an error does not say its byte: \(problem.description)")
+                }
+            } else {
                 broken.append("an error names no byte: \(problem.message)")
-            } else if let byte = Int(words[2].dropLast()), !(0...bytes.count).contains(byte) {
-                broken.append("an error names byte \(byte), outside the \(bytes.count) bytes")
             }
             if problem.fix.isEmpty { broken.append("an error gives no fix") }
         }
