@@ -29,7 +29,7 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var requestedPreset: PresetChoice?
     /// The sets of a map of several (empty for one instrument), every one loaded into `bank`;
     /// `instrument` is then the first set's.
-    public var sets: [LoadedSet] = []
+    public var sets: [InstrumentSet] = []
     /// The set every channel starts on (`--set`), in place of the map's starting sets.
     public var startingSet: Int?
 
@@ -44,23 +44,11 @@ public struct LoadedInstrument: @unchecked Sendable {
         if !sets.isEmpty {
             return "\(sets.count) sets (" + sets.map { "\($0.program) \($0.name)" }.joined(separator: ", ") + ")"
         }
-        let range = playableRange.map { " (\(noteName($0.lowerBound))..\(noteName($0.upperBound)))" } ?? ""
-        if hasRegions {
-            // The samples its regions play (a set's bank holds the other sets' too).
-            let samples = Set(instrument.regions.map(\.sampleIndex)).count
-            let regions = instrument.regions.count - instrument.bellCount
-            return "\(regions) region\(regions == 1 ? "" : "s"), \(samples) sample\(samples == 1 ? "" : "s")" + range
-        }
-        return "\(map.keys.count) bells" + range
+        return instrument.contentsText
     }
 
     /// The lowest and highest key that sounds.
-    public var playableRange: ClosedRange<Int>? {
-        let lows = instrument.regions.map(\.keyRange.lowerBound)
-        let highs = instrument.regions.map(\.keyRange.upperBound)
-        guard let low = lows.min(), let high = highs.max() else { return nil }
-        return max(0, low)...min(127, high)
-    }
+    public var playableRange: ClosedRange<Int>? { instrument.playableRange }
 
     /// Whether any sample was resampled to `sampleRate`.
     public var resampled: Bool { fileSampleRates.contains { $0 != sampleRate } }

@@ -2,21 +2,6 @@ import BellkeysEngine
 import BellkeysFormats
 import BellkeysModel
 
-/// One set of a map of several, loaded: what chooses it and what it plays (its samples are in
-/// the map's one bank).
-public struct LoadedSet: Sendable {
-    public var name: String
-    public var program: Int
-    public var bank: Int?
-    /// MIDI channels 0...15 that start on it.
-    public var channels: [Int]
-    public var instrument: Instrument
-    /// What it holds, as `LoadedInstrument.contentsText` says it ("13 bells (C4..C5)").
-    public var contentsText: String
-    /// The SoundFont preset it plays, as "bank:program name", if it plays one.
-    public var preset: String?
-}
-
 extension LoadedInstrument {
     /// What an engine plays: the sets (each channel starting on the set the map gives it, or
     /// every channel on `startingSet` when it is chosen), or the one instrument, which ignores
@@ -27,11 +12,7 @@ extension LoadedInstrument {
         if startingSet == nil {
             for (k, set) in sets.enumerated() { for channel in set.channels { starting[channel] = k } }
         }
-        return InstrumentSets(
-            sets: sets.map {
-                InstrumentSet(name: $0.name, program: $0.program, bank: $0.bank, instrument: $0.instrument)
-            },
-            startingSet: startingSet ?? 0, startingSets: starting)
+        return InstrumentSets(sets: sets, startingSet: startingSet ?? 0, startingSets: starting)
     }
 
     /// The master volume an engine of it starts at: the instrument's, or channel 1's starting
@@ -73,7 +54,7 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     // a zone's offsets may have cut a copy of one.)
     var bank: SampleBank?
     var shared: SharedKeySamples?
-    var loadedSets: [LoadedSet] = [], rooms: [ReverbSettings] = []
+    var loadedSets: [InstrumentSet] = [], rooms: [ReverbSettings] = []
     var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
     var indexOfFile: [String: Int] = [:]
     func merge(_ set: MapSet, _ part: LoadedInstrument) {
@@ -118,9 +99,9 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
         let room = own.preset == .off || own.mix <= 0 ? ReverbSettings.off : own
         if !rooms.contains(room) { rooms.append(room) }
         loadedSets.append(
-            LoadedSet(
+            InstrumentSet(
                 name: set.name, program: set.program, bank: set.bank, channels: set.channels,
-                instrument: instrument, contentsText: part.contentsText, preset: part.preset))
+                instrument: instrument, preset: part.preset))
     }
     for set in map.sets {
         do throws(InstrumentError) {

@@ -1,18 +1,30 @@
-/// One set of bells in a map of several: an instrument, the program number (and bank) that
-/// chooses it, and its name. Thread: built on the control thread; the engine copies it.
+/// One set of bells in a map of several, from the file to the engine: an instrument, the
+/// program number (and bank) that chooses it, its name, the channels that start on it, and the
+/// SoundFont preset it plays, if it plays one. Thread: built on the control thread; the engine
+/// copies it.
 public struct InstrumentSet: Sendable {
     public var name: String
     /// The MIDI program number that chooses the set, 0...127 (as sent on the wire).
     public var program: Int
     /// The bank (CC0 × 128 + CC32, 0...16383) a program change must come with; nil: any bank.
     public var bank: Int?
+    /// MIDI channels 0...15 that the map starts on it (`InstrumentSets.init(sets:startingSet:)`
+    /// starts every other channel on the first set).
+    public var channels: [Int]
     public var instrument: Instrument
+    /// The SoundFont preset it plays, as "bank:program name" (nil: it plays none).
+    public var preset: String?
 
-    public init(name: String, program: Int, bank: Int? = nil, instrument: Instrument) {
+    public init(
+        name: String, program: Int, bank: Int? = nil, channels: [Int] = [], instrument: Instrument,
+        preset: String? = nil
+    ) {
         self.name = name
         self.program = program
         self.bank = bank
+        self.channels = channels
         self.instrument = instrument
+        self.preset = preset
     }
 }
 

@@ -158,7 +158,8 @@ func describeSets(_ loaded: LoadedInstrument) -> String {
         lines.append(
             "  " + pad("\(set.program)", 9) + pad(set.bank.map(String.init) ?? "any", 6)
                 + pad(channels.isEmpty ? "-" : channels, 10)
-                + pad(room, 8) + pad(set.name, 16) + set.contentsText + (set.preset.map { ", preset \($0)" } ?? ""))
+                + pad(room, 8) + pad(set.name, 16) + set.instrument.contentsText
+                + (set.preset.map { ", preset \($0)" } ?? ""))
     }
     lines.append("  how each set sounds:")
     for set in loaded.sets { lines.append("    \(set.name): " + soundText(set.instrument)) }
@@ -168,7 +169,7 @@ func describeSets(_ loaded: LoadedInstrument) -> String {
     }
     if let chosen = loaded.startingSet {
         let set = loaded.sets[chosen]
-        lines.append("set \(set.name) (--set: every channel starts on it): \(set.contentsText)")
+        lines.append("set \(set.name) (--set: every channel starts on it): \(set.instrument.contentsText)")
         lines += describeKeysAndRegions(set.instrument, loaded).map { "  " + $0 }
     }
     return lines.joined(separator: "\n")

@@ -32,7 +32,7 @@ extension LiveSession {
         let set = loaded.sets[index]
         player.chooseSet(
             program: set.program, bank: loaded.bankChoosing(set: index), channel: channel, arrival: arrival)
-        console.line("set: \(set.name) (\(index + 1) of \(loaded.sets.count))\(by): \(set.contentsText)")
+        console.line("set: \(set.name) (\(index + 1) of \(loaded.sets.count))\(by): \(set.instrument.contentsText)")
     }
 
     /// The room the status line shows and `r` moves on from: the room asked for, or, while the
