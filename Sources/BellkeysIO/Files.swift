@@ -1,14 +1,5 @@
+import BellkeysFormats
 import Glibc
-
-/// A failed operation on a file, with the C library's message and a fix.
-public struct FileError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var operation: String
-    public var message: String
-    public var fix: String
-
-    public var description: String { "\(path): cannot \(operation): \(message)\n    fix: \(fix)" }
-}
 
 /// The message of a C `errno`.
 func errnoMessage(_ code: Int32) -> String { String(cString: strerror(code)) }
@@ -52,18 +43,6 @@ public func readFile(_ path: String, limit: Int = 64 << 20, what: String = "file
                 fix: "check that this is the right file")
         }
     }
-}
-
-/// The folder part of a path ("." when there is none).
-public func directoryName(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-/// `relative` taken from folder `base`, unless it is absolute.
-public func resolve(_ relative: String, from base: String) -> String {
-    if relative.hasPrefix("/") || base == "." { return relative }
-    return base.hasSuffix("/") ? base + relative : base + "/" + relative
 }
 
 /// Whether a regular file exists at `path`.
@@ -153,4 +132,12 @@ public func residentMemory() -> (current: Int, peak: Int) {
         if parts[0] == "VmHWM:" { peak = kb * 1024 }
     }
     return (current, peak)
+}
+
+extension FileFinder {
+    /// The file system: names matched ignoring case (`findCaseInsensitively`), files read whole
+    /// (`readFile`). Thread: control.
+    public static let disk = FileFinder(
+        find: { findCaseInsensitively($0) },
+        read: { path, limit, what throws(FileError) in try readFile(path, limit: limit, what: what) })
 }

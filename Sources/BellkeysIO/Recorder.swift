@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysFormats
 import CSndFile
 import Glibc
 import Synchronization

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysFormats
 import BellkeysModel
 import CSndFile
 import Glibc

@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysFormats
 import BellkeysModel
 import CSampleRate
 import CSndFile
@@ -19,12 +20,6 @@ public struct LoadedSample: Sendable {
     public var rootKey: Int?
     /// The file's first loop, first and last frame (both played), at the bank's rate, if it has one.
     public var loop: ClosedRange<Int>?
-}
-
-/// Why a sample file could not be used: the libsndfile or libsamplerate message and a fix.
-public struct SampleError: Error, Sendable {
-    public var message: String
-    public var fix: String
 }
 
 /// Decodes a sound file in any format libsndfile reads (WAV, AIFF, FLAC, Ogg Vorbis, ...) into

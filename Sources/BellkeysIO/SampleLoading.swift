@@ -1,19 +1,7 @@
 import BellkeysEngine
+import BellkeysFormats
 import BellkeysModel
 import Glibc
-
-/// One sample file to load, and how (see `loadSample`).
-public struct SampleRequest: Sendable {
-    public var path: String
-    public var keepStereo: Bool
-    public var mayLoop: Bool
-
-    public init(path: String, keepStereo: Bool = false, mayLoop: Bool = false) {
-        self.path = path
-        self.keepStereo = keepStereo
-        self.mayLoop = mayLoop
-    }
-}
 
 /// Threads that decode sample files side by side: up to 2, one per processor. Each holds one
 /// decoded file until the bank takes it, so each adds at most a file's stored size to the peak

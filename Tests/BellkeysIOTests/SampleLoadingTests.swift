@@ -1,4 +1,5 @@
 import BellkeysEngine
+import BellkeysFormats
 import BellkeysIO
 import BellkeysModel
 import CSndFile

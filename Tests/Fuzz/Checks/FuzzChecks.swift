@@ -309,6 +309,44 @@ public func sfzFileViolations(_ bytes: [UInt8]) -> [String] {
             broken.append("cc\(n) \(range) in \(r.location)")
         }
     }
+    return broken + sfzCompileViolations(bytes, parsed: sfz)
+}
+
+/// The compile step over an SFZ file that parses (`parsed`), every sample it names there: it
+/// compiles, asks for each file once, and makes a region of each of the file's, playing a
+/// sample it asked for from a frame inside it, for samples of 1 frame and of 1,000 with a loop.
+func sfzCompileViolations(_ bytes: [UInt8], parsed: SFZInstrumentDescription) -> [String] {
+    // Under another name than the parse's: an #include resolves to "compiled/NAME", never to
+    // it unless NAME is "input", which the parse refused (not .sfz).
+    let top = "compiled/input"
+    let files = FileFinder(find: { $0 }) { path, _, what throws(FileError) in
+        if path == top { return bytes }
+        guard path.hasSuffix(".sfz") else {
+            throw FileError(path: path, operation: "open the \(what)", message: "refused", fix: "none")
+        }
+        return sfzIncludedFile
+    }
+    let compiled: CompiledSFZ
+    do {
+        compiled = try compileSFZ(path: top, files: files)
+    } catch {
+        return ["it parses but does not compile: \(error)"]
+    }
+    var broken: [String] = []
+    if Set(compiled.samples.map(\.path)).count != compiled.samples.count { broken.append("a file asked for twice") }
+    for frames in [1, 1_000] {
+        let facts = compiled.samples.indices.map {
+            SampleFacts(index: $0, frameCount: frames, rootKey: 61, loop: frames > 1 ? 10...(frames - 10) : nil)
+        }
+        let regions = compiled.instrument(facts: facts, overriding: nil).instrument.regions
+        if regions.count != parsed.regions.count {
+            broken.append("\(parsed.regions.count) regions made \(regions.count)")
+        }
+        for region in regions
+        where !compiled.samples.indices.contains(region.sampleIndex) || !(0..<frames).contains(region.offset) {
+            broken.append("a region plays sample \(region.sampleIndex) from frame \(region.offset) of \(frames)")
+        }
+    }
     return broken
 }
 
