@@ -3,65 +3,6 @@ import BellkeysFormats
 import BellkeysModel
 import CSndFile
 
-/// A sample as the bank stores it: a sample header's frames (ended early by `endOffset`, 0 or
-/// less), and for a stereo pair played as one voice, the right side's header.
-struct StoredSample: Hashable {
-    var header: Int
-    var endOffset: Int
-    var right: Int?
-}
-
-/// The zones with each stereo pair made one zone of a stereo sample: two zones that differ only
-/// in their sample and pan, one hard left and one hard right, over samples that match in
-/// length, loop, rate, root key and correction. One voice then plays both sides exactly as the
-/// two voices would (FluidSynth plays each side as a voice of its own). The sample headers'
-/// links are preferred but not needed: FluidR3_GM's pairs, for one, leave them 0. Compressed
-/// (SF3) samples stay two voices.
-func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFont) -> [(
-    SoundFontVoiceZone, StoredSample
-)] {
-    func sameExceptSideAndPan(_ a: SoundFontVoiceZone, _ b: SoundFontVoiceZone) -> Bool {
-        var x = a.generators, y = b.generators
-        x[SoundFontGenerator.pan.rawValue] = 0
-        y[SoundFontGenerator.pan.rawValue] = 0
-        return x == y && a.keyRange == b.keyRange && a.velocityRange == b.velocityRange && a.modulators == b.modulators
-    }
-    func matching(_ l: SoundFontSample, _ r: SoundFontSample) -> Bool {
-        l.end - l.start == r.end - r.start && l.loopStart - l.start == r.loopStart - r.start
-            && l.loopEnd - l.start == r.loopEnd - r.start && l.sampleRate == r.sampleRate
-            && l.originalPitch == r.originalPitch && l.pitchCorrection == r.pitchCorrection
-    }
-    var result: [(SoundFontVoiceZone, StoredSample)] = []
-    var taken = Set<Int>()
-    // (Pairs are looked for among a few thousand zones at most: the search is quadratic.)
-    let searches = zones.count <= 4_096
-    for (i, (zone, stored)) in zones.enumerated() where !taken.contains(i) {
-        let header = font.samples[zone.sample]
-        guard searches, !(font.isCompressed && header.isCompressed), zone[.pan] <= -500 || zone[.pan] >= 500 else {
-            result.append((zone, stored))
-            continue
-        }
-        let isLeft = zone[.pan] <= -500
-        let candidates = zones.indices.filter { j in
-            let (other, otherStored) = zones[j]
-            return j != i && !taken.contains(j) && other.sample != zone.sample
-                && !(font.isCompressed && font.samples[other.sample].isCompressed)
-                && (isLeft ? other[.pan] >= 500 : other[.pan] <= -500) && otherStored.endOffset == stored.endOffset
-                && sameExceptSideAndPan(zone, other) && matching(header, font.samples[other.sample])
-        }
-        let partner = candidates.first { zones[$0].0.sample == header.link } ?? candidates.first
-        guard let j = partner else {
-            result.append((zone, stored))
-            continue
-        }
-        taken.insert(i)
-        taken.insert(j)
-        let (left, right) = isLeft ? (zone, zones[j].0) : (zones[j].0, zone)
-        result.append((left, StoredSample(header: left.sample, endOffset: stored.endOffset, right: right.sample)))
-    }
-    return result
-}
-
 /// Stores a 16-bit sample, or a stereo pair interleaved (with their `sm24` low bytes, when the
 /// font has them), in the bank. 16-bit words go in as they are; 24-bit ones are kept to 16 bits
 /// below their own peak (a pair's, for both sides).

@@ -68,6 +68,23 @@ public func soundFontViolations(_ bytes: [UInt8]) -> [String] {
                 if !region.cutoff.isFinite || region.cutoff <= 0 { broken.append("\(place): cutoff \(region.cutoff)") }
             }
         }
+        // The compile step: the preset compiles or is refused with a problem of this font, asks
+        // for each sample once, and its regions play samples it asked for.
+        do {
+            let compiled = try compileSoundFont(
+                path: soundFontInputName, font: font, preset: PresetChoice(bank: preset.bank, program: preset.program),
+                sampleRate: nil)
+            if Set(compiled.samples).count != compiled.samples.count { broken.append("a sample stored twice") }
+            let places = compiled.samples.indices.map { StoredPlace(index: $0, firstWord: 0, frameCount: 2) }
+            let regions = compiled.instrument(places: places, overriding: nil).regions
+            if regions.contains(where: { !compiled.samples.indices.contains($0.sampleIndex) }) {
+                broken.append("preset \(preset.bank):\(preset.program): a region plays a sample not stored")
+            }
+        } catch {
+            if error.problems.contains(where: { $0.file != soundFontInputName || $0.fix.isEmpty }) {
+                broken.append("preset \(preset.bank):\(preset.program) refused without its file or a fix")
+            }
+        }
     }
     return broken
 }
