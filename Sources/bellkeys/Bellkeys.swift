@@ -9,7 +9,8 @@ import Glibc
 struct Bellkeys: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bellkeys",
-        abstract: "Church bells from a MIDI keyboard: 13 bells, C4 to C5, mapped by a JSON file.",
+        abstract:
+            "Church bells and handbells from a MIDI keyboard, the computer keyboard or a classroom of phones: the bundled bells, a map, an SFZ instrument or a SoundFont preset.",
         discussion: """
             Without --map, bellkeys plays its bundled bells: /usr/share/bellkeys/tags.json when \
             installed (found beside the executable, as ../share/bellkeys/tags.json), or Samples/tags.json \
