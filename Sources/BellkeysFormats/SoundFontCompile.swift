@@ -117,18 +117,14 @@ public struct StoredPlace: Sendable, Equatable {
     }
 }
 
-/// Chooses the preset of the parsed `font` (at `path`) that `choice` names (nil: bank 0
-/// program 0, else the font's first), reads its zones and the samples they play (each once; a
-/// zone that ends a sample early gets its own copy; stereo pairs stored as one), and the rate to
-/// play at: `requested`, else the first sample's if a sound card plays it. Generators and
-/// modulators bellkeys leaves out are listed once each in `warnings`. Thread: any.
-public func compileSoundFont(path: String, font: SoundFont, preset choice: PresetChoice?, sampleRate requested: Int?)
-    throws(InstrumentError) -> CompiledSoundFont
+/// The preset of `font` (at `path`) that `choice` names (nil: bank 0 program 0, else the font's
+/// first), or the problem that says why none, with the presets to choose from. Thread: any.
+func chosenPreset(_ choice: PresetChoice?, in font: SoundFont, path: String) throws(InstrumentError)
+    -> SoundFontPreset
 {
-    func problem(_ chunk: String, byte: Int? = nil, _ message: String, _ fix: String) -> InstrumentError {
-        InstrumentError([
-            InstrumentProblem(file: path, line: nil, column: nil, byte: byte, path: chunk, message: message, fix: fix)
-        ])
+    func problem(_ chunk: String, _ message: String, _ fix: String) -> InstrumentError {
+        InstrumentError([InstrumentProblem(file: path, line: nil, column: nil, path: chunk, message: message, fix: fix)]
+        )
     }
     let sorted = font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     let found: SoundFontPreset?
@@ -161,6 +157,23 @@ public func compileSoundFont(path: String, font: SoundFont, preset choice: Prese
             "choose one the font has (bellkeys check --map \(path) lists them"
                 + (near.isEmpty ? "" : "; bank \(choice.bank) has " + near.joined(separator: ", ")) + ")")
     }
+    return preset
+}
+
+/// Chooses the preset of the parsed `font` (at `path`) that `choice` names (nil: bank 0
+/// program 0, else the font's first), reads its zones and the samples they play (each once; a
+/// zone that ends a sample early gets its own copy; stereo pairs stored as one), and the rate to
+/// play at: `requested`, else the first sample's if a sound card plays it. Generators and
+/// modulators bellkeys leaves out are listed once each in `warnings`. Thread: any.
+public func compileSoundFont(path: String, font: SoundFont, preset choice: PresetChoice?, sampleRate requested: Int?)
+    throws(InstrumentError) -> CompiledSoundFont
+{
+    func problem(_ chunk: String, byte: Int? = nil, _ message: String, _ fix: String) -> InstrumentError {
+        InstrumentError([
+            InstrumentProblem(file: path, line: nil, column: nil, byte: byte, path: chunk, message: message, fix: fix)
+        ])
+    }
+    let preset = try chosenPreset(choice, in: font, path: path)
 
     var warnings: [String] = []
     func warnOnce(_ message: String) {
