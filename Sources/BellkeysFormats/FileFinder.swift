@@ -1,7 +1,7 @@
 // How the compile step reaches the files an instrument names, and the two plain values of file
 // handling that every reader shares: a failed file operation and a path taken from a folder.
 
-/// A failed operation on a file, with the C library's message and a fix.
+/// A failed operation on a file, with the C library's message and a fix. Thread: any.
 public struct FileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var operation: String
@@ -77,6 +77,7 @@ public struct FileFinder: Sendable {
 
 /// A sample file an instrument plays, as its loader asks for it: stereo kept (an SFZ file's) or
 /// mixed down (a map's key), and whether a region may loop it (its end is then not faded).
+/// Thread: any.
 public struct SampleRequest: Sendable, Equatable {
     public var path: String
     public var keepStereo: Bool
@@ -91,7 +92,7 @@ public struct SampleRequest: Sendable, Equatable {
 
 /// What the regions of a sample take from it once it is stored: its index in the bank, its
 /// length there (frames at the bank's rate), and the file's root key and first loop (at the
-/// bank's rate), if it gives them.
+/// bank's rate), if it gives them. Thread: any.
 public struct SampleFacts: Sendable, Equatable {
     public var index: Int
     public var frameCount: Int
@@ -107,6 +108,7 @@ public struct SampleFacts: Sendable, Equatable {
 }
 
 /// Why a sample file could not be used: the libsndfile or libsamplerate message and a fix.
+/// Thread: any.
 public struct SampleError: Error, Sendable {
     public var message: String
     public var fix: String

@@ -4,7 +4,7 @@
 /// One problem in an instrument's files, pointing at what causes it: the file, and in it the
 /// line and column (a map, an SFZ file) or the byte (a SoundFont), and the value's path (a JSON
 /// path like `keys[2].sample`, an SFZ opcode, a SoundFont's chunk like `pdta/shdr`); what is
-/// wrong, and how to fix it.
+/// wrong, and how to fix it. Thread: any.
 public struct InstrumentProblem: Error, Sendable, CustomStringConvertible {
     /// The file as the user named it (or as the file naming it gave it).
     public var file: String
@@ -41,7 +41,7 @@ public struct InstrumentProblem: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Every problem found in an instrument's files (at least one).
+/// Every problem found in an instrument's files (at least one). Thread: any.
 public struct InstrumentError: Error, Sendable, CustomStringConvertible {
     public var problems: [InstrumentProblem]
     public init(_ problems: [InstrumentProblem]) { self.problems = problems }

@@ -6,7 +6,7 @@ import BellkeysModel
 
 /// Which preset of a SoundFont to play: `bank` and `program` (0 to 127, as sent on the wire).
 /// Or by `name`: case-insensitive, the whole name or a prefix only one preset has (in `bank`,
-/// or in any bank when `bankIsGiven` is false).
+/// or in any bank when `bankIsGiven` is false). Thread: any.
 public struct PresetChoice: Sendable, Equatable {
     public var bank: Int
     public var program: Int
@@ -54,7 +54,7 @@ public struct PresetChoice: Sendable, Equatable {
     }
 }
 
-/// Why a preset's name chose none: the message, and the presets to list with it.
+/// Why a preset's name chose none: the message, and the presets to list with it. Thread: any.
 public struct PresetNameProblem: Error, Sendable {
     public var message: String
     public var matches: [SoundFontPreset]
@@ -67,7 +67,7 @@ public func isSoundFontPath(_ path: String) -> Bool {
 }
 
 /// A SoundFont preset chosen and its zones read: what to store, and the regions to make once the
-/// samples are stored (`instrument(stored:overriding:)`). Thread: any.
+/// samples are stored (`instrument(places:overriding:)`). Thread: any.
 public struct CompiledSoundFont: Sendable {
     /// The font file as the user named it.
     public var path: String
@@ -105,6 +105,7 @@ public struct CompiledSoundFont: Sendable {
 
 /// Where a stored sample of a SoundFont is in the bank: its index, the sample word its frame 0
 /// was (a header's start for 16-bit data, 0 for a decoded SF3 sample) and its length.
+/// Thread: any.
 public struct StoredPlace: Sendable, Equatable {
     public var index: Int
     public var firstWord: Int
@@ -301,7 +302,7 @@ extension CompiledSoundFont {
 }
 
 /// A sample as the bank stores it: a sample header's frames (ended early by `endOffset`, 0 or
-/// less), and for a stereo pair played as one voice, the right side's header.
+/// less), and for a stereo pair played as one voice, the right side's header. Thread: any.
 public struct StoredSample: Hashable, Sendable {
     public var header: Int
     public var endOffset: Int

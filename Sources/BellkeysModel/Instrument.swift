@@ -26,12 +26,13 @@ public enum VelocityCurve: String, Sendable, CaseIterable {
     }
 }
 
-/// What happens to notes that the map does not name.
+/// What happens to notes that the instrument does not sound.
 public enum UnmappedNotes: String, Sendable, CaseIterable {
     /// They are ignored (and counted).
     case ignore
-    /// They are moved by octaves into the mapped range and play that key, if it is mapped,
-    /// so a full-size keyboard plays bells on every key.
+    /// They are moved by octaves into the range the instrument sounds (its keys and regions
+    /// together) and play what sounds there, if anything does, so a full-size keyboard plays
+    /// bells on every key (`Instrument.soundingNoteForEveryNote`).
     case fold
 }
 
@@ -77,6 +78,7 @@ public struct Instrument: Sendable {
     /// How many of `regions`, from the first, are a map's keys: bells, each one region of one key
     /// playing its sample at its own pitch (`Region(key:)`), in the map's order. `check`, the
     /// start-up line and the classroom call them bells; the engine plays them as any region.
+    /// Thread: control (read by any).
     public var bellCount = 0
     /// Keys that switch articulations (`Region.keyswitch`) instead of sounding, and the switch
     /// in force before any is struck.
@@ -135,7 +137,7 @@ public struct Instrument: Sendable {
         bellCount = keys.count
     }
 
-    /// The regions a map's keys became (see `bellCount`).
+    /// The regions a map's keys became (see `bellCount`). Thread: any.
     public var bells: ArraySlice<Region> { regions.prefix(bellCount) }
 
     /// The lowest and highest note that sounds: its regions' (not the release samples', nor

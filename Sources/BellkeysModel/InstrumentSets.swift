@@ -8,8 +8,9 @@ public struct InstrumentSet: Sendable {
     public var program: Int
     /// The bank (CC0 × 128 + CC32, 0...16383) a program change must come with; nil: any bank.
     public var bank: Int?
-    /// MIDI channels 0...15 that the map starts on it (`InstrumentSets.init(sets:startingSet:)`
-    /// starts every other channel on the first set).
+    /// MIDI channels 0...15 that the map starts on it (the loader gives them to
+    /// `InstrumentSets.init(sets:startingSet:startingSets:)`, which starts every other channel
+    /// on the starting set).
     public var channels: [Int]
     public var instrument: Instrument
     /// The SoundFont preset it plays, as "bank:program name" (nil: it plays none).

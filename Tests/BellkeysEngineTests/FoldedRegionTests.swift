@@ -81,4 +81,30 @@ import Testing
         instrument.unmappedNotes = .ignore
         #expect(instrument.soundingNoteForEveryNote()[30] == nil)
     }
+
+    /// The same in the engine: beside a bell at C6, a note far below a region over C3..C5
+    /// plays the region where it lands (A1 on A3), at that note's pitch, exactly as that note
+    /// does; without folding it is left out.
+    @Test func aNoteBelowBellsAndRegionsPlaysTheRegionWhereItLands() {
+        func play(_ note: Int, _ unmapped: UnmappedNotes) -> (out: [Float], ignored: Int) {
+            let sine = loopedSine(cycles: 1_000, frames: 48_000)
+            let bank = SampleBank(samples: [sine, sine], sampleRate: 48_000)
+            var instrument = Instrument(keys: [KeySettings(note: 84, sampleIndex: 0)], unmappedNotes: unmapped)
+            var region = Region(sampleIndex: 1)
+            region.keyRange = 48...72
+            region.pitchKeycenter = 60
+            instrument.regions.append(region)
+            var config = EngineConfiguration(sampleRate: 48_000)
+            config.limiterThreshold = 100
+            let e = Engine(bank: bank, instrument: instrument, configuration: config)
+            e.enqueue(.noteOn(frame: 100, note: note, velocity: 100))
+            let out = render(e, 4_000)
+            return (out, e.ignoredNotes.load(ordering: .relaxed))
+        }
+        let landed = play(57, .ignore), moved = play(33, .fold)
+        #expect(moved.ignored == 0 && moved.out == landed.out)
+        #expect(power(Array(moved.out[200..<4_000])) > 0.01)
+        let left = play(33, .ignore)
+        #expect(left.ignored == 1 && left.out.allSatisfy { $0 == 0 })
+    }
 }

@@ -159,5 +159,8 @@ private func loadProblems(_ map: String, in folder: String) -> [InstrumentProble
         let tower = try loadInstrument(mapPath: samplesFolder + "/examples/tower-ring.json")
         #expect(loaded.sets[1].instrument.reverb == tower.instrument.reverb)
         #expect(loaded.sets[1].instrument.bellCount == tower.instrument.bellCount)
+        // Its range is its first set's (the handbells, C4..C5): the piano and the status line
+        // read it. (Until the keys became regions it had none: its top level names no keys.)
+        #expect(loaded.playableRange == 60...72 && loaded.contentsText.hasPrefix("3 sets (0 Handbells"))
     }
 }
