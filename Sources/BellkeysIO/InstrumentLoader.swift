@@ -1,7 +1,6 @@
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysModel
-import CSndFile
 
 /// A map file with its samples decoded, resampled and quantised: ready to play.
 public struct LoadedInstrument: @unchecked Sendable {
@@ -180,15 +179,14 @@ func loadMap(
     }
 
     let sharing = base == nil ? shared : nil
+    let keyPaths = map.keys.map { resolve($0.sample, from: folder) }
     let rate =
-        base?.sampleRate ?? sharing?.bank.sampleRate ?? requested ?? firstSampleRate(map: map, folder: folder)
-        ?? 48_000
+        base?.sampleRate ?? sharing?.bank.sampleRate ?? requested ?? firstSampleRate(keyPaths) ?? 48_000
     let bank = base?.bank ?? sharing?.bank ?? SampleBank(sampleRate: rate)
     // Each file once, in the order the keys name them (not one the shared bank holds); decoded
     // side by side, stored in order.
     var requests: [SampleRequest] = [], firstKey: [MapKey] = []
     var indexForPath: [String: Int] = [:]
-    let keyPaths = map.keys.map { resolve($0.sample, from: folder) }
     for (key, path) in zip(map.keys, keyPaths) where indexForPath[path] == nil {
         if let held = sharing?.files[path] {
             indexForPath[path] = held
@@ -237,16 +235,4 @@ func loadMap(
         fadedEnds: (base?.fadedEnds ?? []) + loaded.map(\.fadedEnd),
         loadSeconds: monotonicSeconds() - start, sfz: base?.sfz, warnings: base?.warnings ?? [], preset: base?.preset,
         requestedPreset: preset)
-}
-
-/// The rate of the first sample file that opens (the bank's rate when none is asked for).
-private func firstSampleRate(map: MapFile, folder: String) -> Int? {
-    for key in map.keys {
-        var info = SF_INFO()
-        if let file = sf_open(resolve(key.sample, from: folder), Int32(SFM_READ), &info) {
-            sf_close(file)
-            if info.samplerate > 0 { return Int(info.samplerate) }
-        }
-    }
-    return nil
 }

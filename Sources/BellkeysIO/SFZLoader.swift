@@ -34,8 +34,9 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
         loadSeconds: monotonicSeconds() - start, sfz: compiled.description, warnings: warnings)
 }
 
-/// The rate of the first of `paths` that opens.
-private func firstSampleRate(_ paths: [String]) -> Int? {
+/// The rate of the first of `paths` that opens (a bank's rate when none is asked for: an SFZ
+/// file's samples, a map's keys). Thread: control.
+func firstSampleRate(_ paths: [String]) -> Int? {
     for path in paths {
         var info = SF_INFO()
         if let file = sf_open(path, Int32(SFM_READ), &info) {
