@@ -97,9 +97,7 @@ public struct CompiledSoundFont: Sendable {
 
     /// A problem of the font at `chunk` (and `byte`).
     public func problem(_ chunk: String, byte: Int? = nil, _ message: String, _ fix: String) -> InstrumentError {
-        InstrumentError([
-            InstrumentProblem(file: path, line: nil, column: nil, byte: byte, path: chunk, message: message, fix: fix)
-        ])
+        soundFontProblem(path, chunk, byte: byte, message, fix)
     }
 }
 
@@ -118,14 +116,23 @@ public struct StoredPlace: Sendable, Equatable {
     }
 }
 
+/// A problem of the SoundFont at `path`, at `chunk` (and `byte`): the one maker of the compile
+/// step's and the loader's problems. Thread: any.
+func soundFontProblem(_ path: String, _ chunk: String, byte: Int? = nil, _ message: String, _ fix: String)
+    -> InstrumentError
+{
+    InstrumentError([
+        InstrumentProblem(file: path, line: nil, column: nil, byte: byte, path: chunk, message: message, fix: fix)
+    ])
+}
+
 /// The preset of `font` (at `path`) that `choice` names (nil: bank 0 program 0, else the font's
 /// first), or the problem that says why none, with the presets to choose from. Thread: any.
 func chosenPreset(_ choice: PresetChoice?, in font: SoundFont, path: String) throws(InstrumentError)
     -> SoundFontPreset
 {
     func problem(_ chunk: String, _ message: String, _ fix: String) -> InstrumentError {
-        InstrumentError([InstrumentProblem(file: path, line: nil, column: nil, path: chunk, message: message, fix: fix)]
-        )
+        soundFontProblem(path, chunk, message, fix)
     }
     let sorted = font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     let found: SoundFontPreset?
@@ -170,9 +177,7 @@ public func compileSoundFont(path: String, font: SoundFont, preset choice: Prese
     throws(InstrumentError) -> CompiledSoundFont
 {
     func problem(_ chunk: String, byte: Int? = nil, _ message: String, _ fix: String) -> InstrumentError {
-        InstrumentError([
-            InstrumentProblem(file: path, line: nil, column: nil, byte: byte, path: chunk, message: message, fix: fix)
-        ])
+        soundFontProblem(path, chunk, byte: byte, message, fix)
     }
     let preset = try chosenPreset(choice, in: font, path: path)
 
