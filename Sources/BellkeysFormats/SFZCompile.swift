@@ -110,6 +110,7 @@ extension CompiledSFZ {
         }
         var regions: [Region] = []
         var switches: [Int] = [], switchLow: Int?, switchHigh: Int?, defaultSwitch: Int?
+        var switchLocation: SFZLocation?
         for (r, sfz) in description.regions.enumerated() {
             let sample = facts[sampleOfRegion[r]]
             guard sfz.loKey <= sfz.hiKey, sfz.loVel <= sfz.hiVel else {
@@ -120,13 +121,24 @@ extension CompiledSFZ {
             if let last = sfz.swLast { switches.append(last) }
             if let low = sfz.swLoKey { switchLow = min(switchLow ?? low, low) }
             if let high = sfz.swHiKey { switchHigh = max(switchHigh ?? high, high) }
+            if sfz.swLast != nil || sfz.swLoKey != nil || sfz.swHiKey != nil { switchLocation = sfz.location }
             if defaultSwitch == nil { defaultSwitch = sfz.swDefault }
         }
         var instrument = Instrument(regions: regions)
         instrument.controllerDefaults = description.controllerDefaults
         instrument.followsPitchBend = map?.pitchBend ?? true
         if let low = switchLow ?? switches.min(), let high = switchHigh ?? switches.max() {
-            instrument.keyswitchRange = low...high
+            if low <= high {
+                instrument.keyswitchRange = low...high
+            } else if let switchLocation {
+                // sw_hikey below sw_lokey, or one of them given on the far side of every sw_last:
+                // no key lies between them, so the keys from one to the other switch.
+                instrument.keyswitchRange = high...low
+                warnOnce(
+                    switchLocation,
+                    "the key switch range is upside down (from key \(low) down to key \(high); see sw_lokey, "
+                        + "sw_hikey and sw_last): keys \(high) to \(low) are taken as key switches")
+            }
         }
         instrument.defaultKeyswitch = defaultSwitch
         return (instrument, warnings)

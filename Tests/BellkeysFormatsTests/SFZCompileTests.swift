@@ -98,4 +98,21 @@ import Testing
             problem.description
                 == "/i/x.sfz:2:24: sample: \"a.wav\" (/i/a.wav): not a sound file\n    fix: convert it")
     }
+
+    /// sw_hikey below sw_last (or sw_lokey) used to trap on an upside-down range (found by the
+    /// sfz-file fuzz target, kept as regression-keyswitch-range-upside-down).
+    @Test func anUpsideDownKeySwitchRangeIsTurnedRoundWithAWarning() throws {
+        let facts = [SampleFacts(index: 0, frameCount: 10)]
+        let fine = try compile("<region> key=60 sw_lokey=c1 sw_hikey=d1 sw_last=c1 sample=a.wav\n")
+            .instrument(facts: facts, overriding: nil)
+        #expect(fine.instrument.keyswitchRange == 24...26 && fine.warnings.isEmpty)
+        let turned = try compile("<region> key=60 sw_last=c2 sw_hikey=d1 sample=a.wav\n")
+            .instrument(facts: facts, overriding: nil)
+        #expect(turned.instrument.keyswitchRange == 26...36)
+        #expect(
+            turned.warnings == [
+                "/i/x.sfz:1:1: the key switch range is upside down (from key 36 down to key 26; see sw_lokey, "
+                    + "sw_hikey and sw_last): keys 26 to 36 are taken as key switches"
+            ])
+    }
 }
