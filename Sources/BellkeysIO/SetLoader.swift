@@ -43,7 +43,6 @@ extension LoadedInstrument {
 func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start: Double)
     throws(InstrumentError) -> LoadedInstrument
 {
-    let folder = directoryName(mapPath)
     var rate = requested
     var problems: [InstrumentProblem] = []
     // One bank: a sample file that two sets play (the bundled bells as handbells and as a
@@ -105,29 +104,8 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     }
     for set in map.sets {
         do throws(InstrumentError) {
-            var loaded: LoadedInstrument
-            if let file = set.file {
-                let found = try findNamedFile(
-                    file, folder: folder, mapPath: mapPath, line: set.line, column: set.column, path: set.path + ".map")
-                let preset =
-                    isSoundFontPath(found) ? PresetChoice(bank: set.presetBank, program: set.presetProgram) : nil
-                // A map of sets is refused before anything of it loads (a map naming itself, or
-                // two naming each other, would load for ever).
-                if preset == nil, !found.lowercased().hasSuffix(".sfz"), isMapOfSets(found) {
-                    throw InstrumentError([
-                        InstrumentProblem(
-                            file: mapPath, line: set.line, column: set.column, path: set.path + ".map",
-                            message: "\"\(file)\" is a map of sets itself",
-                            fix:
-                                "name a map of one instrument (an SFZ file or a SoundFont will do), or give its sets here"
-                        )
-                    ])
-                }
-                loaded = try loadInstrument(mapPath: found, sampleRate: rate, preset: preset, shared: shared)
-            } else {
-                loaded = try loadMap(
-                    set.map!, mapPath: mapPath, sampleRate: rate, preset: nil, start: start, shared: shared)
-            }
+            let loaded = try load(
+                readSet(set, mapPath: mapPath, files: .disk), sampleRate: rate, start: start, shared: shared)
             rate = rate ?? loaded.sampleRate
             merge(set, loaded)
         } catch {
@@ -170,48 +148,4 @@ func foldingRepeats(_ problems: [InstrumentProblem]) -> [InstrumentProblem] {
         folded[i].message += "; the same in " + others[i].joined(separator: ", ")
     }
     return folded
-}
-
-/// The Debian packages that ship the SoundFonts maps name (the bundled gm-bells.json names
-/// FluidR3_GM.sf2), by file name.
-let soundFontPackages = [
-    "FluidR3_GM.sf2": "fluid-soundfont-gm", "FluidR3_GS.sf2": "fluid-soundfont-gs",
-    "MuseScore_General.sf3": "musescore-general-soundfont",
-    "MuseScore_General_Lite.sf3": "musescore-general-soundfont-small",
-    "TimGM6mb.sf2": "timgm6mb-soundfont",
-]
-
-/// The file a map names (`file`, relative to the map's `folder`), found in any case; else
-/// the problem at `line`, `column` and JSON `path` of `mapPath`, with the fix.
-func findNamedFile(_ file: String, folder: String, mapPath: String, line: Int, column: Int, path field: String)
-    throws(InstrumentError) -> String
-{
-    let path = resolve(file, from: folder)
-    guard let found = findCaseInsensitively(path) else {
-        throw InstrumentError([
-            InstrumentProblem(
-                file: mapPath, line: line, column: column, path: field,
-                message: "\"\(file)\" (\(path)): no such file", fix: missingFileFix(path))
-        ])
-    }
-    return found
-}
-
-/// How to mend a file a map names that is not there: install the package that ships it, if
-/// it is a SoundFont Debian packages, else check the name.
-func missingFileFix(_ path: String) -> String {
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    if let package = soundFontPackages[name] {
-        return "install the SoundFont: sudo apt install \(package) (it puts \(name) in /usr/share/sounds)"
-    }
-    return "check the name; it is relative to the map file's folder"
-}
-
-/// Whether the JSON map at `path` holds sets (false when it cannot be read or parsed: loading
-/// it then says why). Thread: control.
-func isMapOfSets(_ path: String) -> Bool {
-    guard let bytes = try? readFile(path, limit: 4 << 20, what: "map file"),
-        let map = try? parseMapFile(bytes, file: path)
-    else { return false }
-    return !map.sets.isEmpty
 }
