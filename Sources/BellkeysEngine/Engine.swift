@@ -152,7 +152,7 @@ public final class Engine: @unchecked Sendable {
     let hasReverb: Bool
     let wetLanes: UInt128
     /// The most rooms an engine holds (16 lanes each: 128 lanes, one bit each in a `UInt128`).
-    public static let maximumRooms = 8
+    public static let maximumRooms = InstrumentSets.maximumRooms
     /// `Instrument.followsPanController` (of any set).
     let followsPanController: Bool
     /// Each room's input for a segment (room r: from `r × maxBlockFrames`).

@@ -270,14 +270,11 @@ extension Engine {
     static func roomTable(_ setList: InstrumentSets, roomsToChoose: Bool)
         -> (rooms: [ReverbSettings], setRooms: [Int], mixes: [Double])
     {
-        func room(_ settings: ReverbSettings) -> ReverbSettings {
-            settings.preset == .off || settings.mix <= 0 ? .off : settings
-        }
         let mixes = setList.sets.map { $0.instrument.reverb.mix }
         var distinct: [ReverbSettings] = []
         var setRooms: [Int] = []
         for set in setList.sets {
-            let wanted = room(set.instrument.reverb)
+            let wanted = set.instrument.reverb.asRoom
             if let known = distinct.firstIndex(of: wanted) {
                 setRooms.append(known)
             } else if distinct.count < maximumRooms {
@@ -290,7 +287,7 @@ extension Engine {
         if roomsToChoose {
             for mix in mixes {
                 for preset in ReverbPreset.allCases where distinct.count < maximumRooms {
-                    let settings = room(ReverbSettings(preset: preset, mix: mix))
+                    let settings = ReverbSettings(preset: preset, mix: mix).asRoom
                     if !distinct.contains(settings) { distinct.append(settings) }
                 }
             }

@@ -83,6 +83,32 @@ public func readSet(_ set: MapSet, mapPath: String, files: FileFinder) throws(In
     }
 }
 
+extension InstrumentSet {
+    /// `set` of the map of sets `map`, playing `instrument` (the set loaded, its sample indices
+    /// the shared bank's) at the map's master volume added to its own; `preset` is the SoundFont
+    /// preset it plays.
+    public init(_ set: MapSet, of map: MapFile, playing instrument: Instrument, preset: String?) {
+        var instrument = instrument
+        instrument.masterVolumeDecibels += map.masterVolumeDecibels
+        self.init(
+            name: set.name, program: set.program, bank: set.bank, channels: set.channels, instrument: instrument,
+            preset: preset)
+    }
+}
+
+/// The problem of the map of sets at `mapPath` when its sets ring in more rooms (reverb and
+/// reverbMix) than an engine holds (`InstrumentSets.maximumRooms`); nil when they fit.
+public func tooManyRooms(_ sets: [InstrumentSet], mapPath: String) -> InstrumentProblem? {
+    var rooms: [ReverbSettings] = []
+    for set in sets where !rooms.contains(set.instrument.reverb.asRoom) { rooms.append(set.instrument.reverb.asRoom) }
+    guard rooms.count > InstrumentSets.maximumRooms else { return nil }
+    return InstrumentProblem(
+        file: mapPath, line: nil, column: nil, path: "sets",
+        message:
+            "the sets ring in \(rooms.count) different rooms (reverb and reverbMix), more than the \(InstrumentSets.maximumRooms) bellkeys holds at once",
+        fix: "let some sets share a room: give them the same reverb and reverbMix")
+}
+
 /// A map of one instrument (or a set's own fields) compiled: the instrument it names, found,
 /// and its keys' sample files, each once. Thread: any.
 public struct CompiledMap: Sendable {

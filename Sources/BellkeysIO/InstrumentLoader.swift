@@ -62,23 +62,16 @@ public struct LoadedInstrument: @unchecked Sendable {
 public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, preset: PresetChoice? = nil)
     throws(InstrumentError) -> LoadedInstrument
 {
-    try loadInstrument(mapPath: mapPath, sampleRate: requested, preset: preset, shared: nil)
-}
-
-/// `loadInstrument`, a map's keys loaded into a map of sets' bank (`shared`; see `loadMap`).
-func loadInstrument(mapPath: String, sampleRate requested: Int?, preset: PresetChoice?, shared: SharedKeySamples?)
-    throws(InstrumentError) -> LoadedInstrument
-{
     let start = monotonicSeconds()
     switch try readInstrumentFile(path: mapPath, files: .disk, preset: preset) {
-    case .one(let source): return try load(source, sampleRate: requested, start: start, shared: shared)
+    case .one(let source): return try load(source, sampleRate: requested, start: start, shared: nil)
     case .sets(let map): return try loadSets(map, mapPath: mapPath, sampleRate: requested, start: start)
     }
 }
 
 /// Loads one instrument, read as far as `readInstrumentFile` or `readSet` reads it: its samples
 /// stored, its regions made. Thread: control.
-func load(_ source: InstrumentSource, sampleRate requested: Int?, start: Double, shared: SharedKeySamples?)
+func load(_ source: InstrumentSource, sampleRate requested: Int?, start: Double, shared: SharedBank?)
     throws(InstrumentError) -> LoadedInstrument
 {
     switch source {
@@ -93,21 +86,12 @@ func load(_ source: InstrumentSource, sampleRate requested: Int?, start: Double,
     }
 }
 
-/// The bank of a map of sets as its sets load, for a set of keys to load into: a file an earlier
-/// set loaded as a key's sample (mono, as every key's) is not decoded again. Thread: control.
-final class SharedKeySamples {
-    let bank: SampleBank
-    /// Resolved path: the bank's index of the file loaded as a key's sample.
-    var files: [String: Int] = [:]
-    init(bank: SampleBank) { self.bank = bank }
-}
-
 /// Loads what a compiled map of one instrument names: the SFZ file or SoundFont first, then the
 /// keys' samples. A map of keys alone given `shared` loads into its bank, decoding only the
 /// files it does not hold yet: the instrument's sample indices are then the shared bank's, and
 /// the loaded lists (`samplePaths` and the rest) hold only the samples it added (at the end of
 /// the bank). Thread: control.
-func loadMap(_ compiled: CompiledMap, sampleRate requested: Int?, start: Double, shared: SharedKeySamples? = nil)
+func loadMap(_ compiled: CompiledMap, sampleRate requested: Int?, start: Double, shared: SharedBank? = nil)
     throws(InstrumentError) -> LoadedInstrument
 {
     let map = compiled.map
@@ -123,13 +107,13 @@ func loadMap(_ compiled: CompiledMap, sampleRate requested: Int?, start: Double,
     }
     let sharing = base == nil ? shared : nil
     let rate =
-        base?.sampleRate ?? sharing?.bank.sampleRate ?? requested ?? firstSampleRate(compiled.keyPaths) ?? 48_000
+        base?.sampleRate ?? sharing?.bank?.sampleRate ?? requested ?? firstSampleRate(compiled.keyPaths) ?? 48_000
     let bank = base?.bank ?? sharing?.bank ?? SampleBank(sampleRate: rate)
     // The files the shared bank does not hold yet: decoded side by side, stored in order.
     var bankIndex = [Int](repeating: -1, count: compiled.samples.count)
     var wanted: [Int] = []
     for (k, request) in compiled.samples.enumerated() {
-        if let held = sharing?.files[request.path] { bankIndex[k] = held } else { wanted.append(k) }
+        if let held = sharing?.keyFiles[request.path] { bankIndex[k] = held } else { wanted.append(k) }
     }
     var paths: [String] = base?.samplePaths ?? [], loaded: [LoadedSample] = []
     var problems: [InstrumentProblem] = []
@@ -137,7 +121,6 @@ func loadMap(_ compiled: CompiledMap, sampleRate requested: Int?, start: Double,
         switch result {
         case .success(let sample):
             bankIndex[k] = sample.index
-            sharing?.files[compiled.samples[k].path] = sample.index
             paths.append(compiled.samples[k].path)
             loaded.append(sample)
         case .failure(let error):

@@ -36,35 +36,64 @@ extension LoadedInstrument {
     }
 }
 
-/// Loads every set of a map of several into one bank, at one rate (the first set's, unless
-/// `requested`): a set's own fields as a map's, or the file it names (a map of one
-/// instrument, an SFZ file or a SoundFont, whose preset is the set's). Problems of every set
-/// are reported together. Thread: control.
+/// Loads every set of a map of several into one bank (`SharedBank`), at one rate (the first
+/// set's, unless `requested`): a set's own fields as a map's, or the file it names (a map of
+/// one instrument, an SFZ file or a SoundFont, whose preset is the set's). Problems of every
+/// set are reported together. Thread: control.
 func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start: Double)
     throws(InstrumentError) -> LoadedInstrument
 {
     var rate = requested
-    var problems: [InstrumentProblem] = []
-    // One bank: a sample file that two sets play (the bundled bells as handbells and as a
-    // tower) is kept once. A set of keys loads into it (`SharedKeySamples`), decoding only the
-    // files no set of keys before it loaded; an SFZ instrument or a SoundFont loads into its own
-    // bank, merged into the one as soon as it loads, its copies of files already held freed
-    // before the next set loads. (A SoundFont's samples, named FONT#sample, are each set's own:
-    // a zone's offsets may have cut a copy of one.)
-    var bank: SampleBank?
-    var shared: SharedKeySamples?
-    var loadedSets: [InstrumentSet] = [], rooms: [ReverbSettings] = []
-    var samplePaths: [String] = [], fileRates: [Int] = [], fadedEnds: [Bool] = [], warnings: [String] = []
-    var indexOfFile: [String: Int] = [:]
-    func merge(_ set: MapSet, _ part: LoadedInstrument) {
+    var problems: [InstrumentProblem] = [], warnings: [String] = []
+    var loadedSets: [InstrumentSet] = []
+    let shared = SharedBank()
+    for set in map.sets {
+        do throws(InstrumentError) {
+            let part = try load(
+                readSet(set, mapPath: mapPath, files: .disk), sampleRate: rate, start: start, shared: shared)
+            rate = rate ?? part.sampleRate
+            loadedSets.append(InstrumentSet(set, of: map, playing: shared.take(part), preset: part.preset))
+            warnings += part.warnings.map { "\(set.name): \($0)" }
+        } catch {
+            problems += error.problems
+        }
+    }
+    if !problems.isEmpty { throw InstrumentError(foldingRepeats(problems)) }
+    if let problem = tooManyRooms(loadedSets, mapPath: mapPath) { throw InstrumentError([problem]) }
+    var loaded = LoadedInstrument(
+        mapPath: mapPath, map: map, bank: shared.bank!, instrument: loadedSets[0].instrument,
+        sampleRate: shared.bank!.sampleRate, samplePaths: shared.samplePaths, fileSampleRates: shared.fileSampleRates,
+        fadedEnds: shared.fadedEnds, loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
+    loaded.sets = loadedSets
+    return loaded
+}
+
+/// The one bank of a map of sets as its sets load: a sample file that two sets play (the
+/// bundled bells as handbells and as a tower) is kept once. A set of keys loads into it
+/// (`loadMap`), decoding only the files no set of keys before it stored (`keyFiles`); an SFZ
+/// instrument or a SoundFont loads into a bank of its own, which `take` merges into this one
+/// as soon as it loads, freeing its copies of files already held before the next set loads.
+/// (A SoundFont's samples, named FONT#sample, are each set's own: a zone's offsets may have
+/// cut a copy of one.) Thread: control.
+final class SharedBank {
+    /// The bank: the first set's, holding every set's samples once taken.
+    private(set) var bank: SampleBank?
+    /// Files stored as a key's sample (mono), by resolved path: a later set of keys takes them.
+    private(set) var keyFiles: [String: Int] = [:]
+    /// Per sample of the bank: resolved path, the file's own rate, whether its end was faded.
+    private(set) var samplePaths: [String] = [], fileSampleRates: [Int] = [], fadedEnds: [Bool] = []
+    /// "channels fadedEnd path" of each file the bank holds: the same file stored alike (a map's
+    /// keys store a stereo file mixed down, an SFZ file's regions keep it stereo).
+    private var indexOfFile: [String: Int] = [:]
+
+    /// Takes a set just loaded into the bank; returns its instrument, playing the bank's indices.
+    /// A set of keys loaded into the bank itself is there already: its samples are the bank's
+    /// last. (A set that failed to load may have left samples in the bank that the lists lack:
+    /// `loadSets` then throws, and nothing reads them.)
+    func take(_ part: LoadedInstrument) -> Instrument {
         var instrument = part.instrument
-        // A set of keys loaded into the shared bank: its samples are the bank's last, its
-        // indices the bank's already. (A set that failed to load may have left samples in the
-        // bank that the lists below lack: `loadSets` then throws, and nothing reads them.)
         let inPlace = bank != nil && part.bank === bank
         let first = inPlace ? part.bank.count - part.samplePaths.count : 0
-        // (The same file stored alike: its path, its end faded or not, mono or stereo: a map's
-        // keys store a stereo file mixed down, an SFZ file's regions keep it stereo.)
         let files = part.samplePaths.indices.map { i -> String? in
             let path = part.samplePaths[i]
             if path.contains("#") { return nil }
@@ -80,54 +109,17 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
             }
         } else {
             bank = part.bank
-            shared = SharedKeySamples(bank: part.bank)
         }
-        // A map of keys alone stores each file as a key's sample (mono): a later set of keys may
-        // take it as it is.
         let keysOnly = part.sfz == nil && part.preset == nil
         for (i, file) in files.enumerated() where indices[i] == samplePaths.count {
             if let file { indexOfFile[file] = indices[i] }
-            if keysOnly { shared?.files[part.samplePaths[i]] = indices[i] }
+            if keysOnly { keyFiles[part.samplePaths[i]] = indices[i] }
             samplePaths.append(part.samplePaths[i])
-            fileRates.append(part.fileSampleRates[i])
+            fileSampleRates.append(part.fileSampleRates[i])
             fadedEnds.append(part.fadedEnds[i])
         }
-        instrument.masterVolumeDecibels += map.masterVolumeDecibels
-        warnings += part.warnings.map { "\(set.name): \($0)" }
-        let own = instrument.reverb
-        let room = own.preset == .off || own.mix <= 0 ? ReverbSettings.off : own
-        if !rooms.contains(room) { rooms.append(room) }
-        loadedSets.append(
-            InstrumentSet(
-                name: set.name, program: set.program, bank: set.bank, channels: set.channels,
-                instrument: instrument, preset: part.preset))
+        return instrument
     }
-    for set in map.sets {
-        do throws(InstrumentError) {
-            let loaded = try load(
-                readSet(set, mapPath: mapPath, files: .disk), sampleRate: rate, start: start, shared: shared)
-            rate = rate ?? loaded.sampleRate
-            merge(set, loaded)
-        } catch {
-            problems += error.problems
-        }
-    }
-    if !problems.isEmpty { throw InstrumentError(foldingRepeats(problems)) }
-    if rooms.count > Engine.maximumRooms {
-        throw InstrumentError([
-            InstrumentProblem(
-                file: mapPath, line: nil, column: nil, path: "sets",
-                message:
-                    "the sets ring in \(rooms.count) different rooms (reverb and reverbMix), more than the \(Engine.maximumRooms) bellkeys holds at once",
-                fix: "let some sets share a room: give them the same reverb and reverbMix")
-        ])
-    }
-    var loaded = LoadedInstrument(
-        mapPath: mapPath, map: map, bank: bank!, instrument: loadedSets[0].instrument, sampleRate: bank!.sampleRate,
-        samplePaths: samplePaths, fileSampleRates: fileRates, fadedEnds: fadedEnds,
-        loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
-    loaded.sets = loadedSets
-    return loaded
 }
 
 /// Problems alike but for where they stand (five sets naming one SoundFont that is not

@@ -62,3 +62,9 @@ public struct InstrumentSets: Sendable {
     /// Thread: control.
     public var startingInstrument: Instrument { sets[startingSets[0]].instrument }
 }
+
+extension InstrumentSets {
+    /// The most rooms (reverb settings) an engine holds: a map of sets that rings in more is
+    /// refused. (16 lanes each: 128 lanes, one bit each in the engine's `UInt128` lane masks.)
+    public static let maximumRooms = 8
+}

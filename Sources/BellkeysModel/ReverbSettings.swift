@@ -33,3 +33,9 @@ public struct ReverbSettings: Sendable, Equatable {
     /// SoundFont's, has the default mix, `Instrument.init`).
     public func inRoom(_ preset: ReverbPreset) -> ReverbSettings { ReverbSettings(preset: preset, mix: mix) }
 }
+
+extension ReverbSettings {
+    /// These settings as one of an engine's rooms: every dry setting (no preset, or no mix) is
+    /// the one dry room.
+    public var asRoom: ReverbSettings { preset == .off || mix <= 0 ? .off : self }
+}

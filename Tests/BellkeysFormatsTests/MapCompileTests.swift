@@ -138,4 +138,38 @@ import Testing
             #expect(error.problems.first?.path == "sets[2].map")
         }
     }
+
+    @Test func setsRingInAtMostEightRoomsAndEveryDryOneIsOne() throws {
+        func sets(_ rooms: [ReverbSettings]) -> [InstrumentSet] {
+            rooms.enumerated().map { k, room in
+                InstrumentSet(name: "\(k)", program: k, instrument: Instrument(keys: [], reverb: room))
+            }
+        }
+        let eight = (1...7).map { ReverbSettings(preset: .church, mix: Double($0) / 10) } + [.off]
+        // Dry settings (no preset, or a preset at no mix) are the one dry room.
+        let dry = [ReverbSettings(preset: .hall, mix: 0), ReverbSettings(preset: .off, mix: 0.5)]
+        #expect(tooManyRooms(sets(eight + dry + [eight[0]]), mapPath: "/m/sets.json") == nil)
+        #expect(
+            tooManyRooms(sets(eight + [ReverbSettings(preset: .room)]), mapPath: "/m/sets.json")?.description
+                == "/m/sets.json: sets: the sets ring in 9 different rooms (reverb and reverbMix), more than the 8 bellkeys holds at once\n    fix: let some sets share a room: give them the same reverb and reverbMix"
+        )
+    }
+
+    @Test func aSetPlaysAtTheMapsMasterVolumeAddedToItsOwn() throws {
+        guard
+            case .sets(let map) = try read(
+                "/m/sets.json",
+                [
+                    "/m/sets.json":
+                        #"{"masterVolumeDecibels": -6, "sets": [{"name": "A", "program": 3, "bank": 2, "channels": [10], "map": "a.sfz"}]}"#
+                ])
+        else {
+            Issue.record("a map of sets")
+            return
+        }
+        let set = InstrumentSet(
+            map.sets[0], of: map, playing: Instrument(keys: [], masterVolumeDecibels: -3), preset: "0:14 Tubular Bells")
+        #expect(set.name == "A" && set.program == 3 && set.bank == 2 && set.channels == [9])
+        #expect(set.instrument.masterVolumeDecibels == -9 && set.preset == "0:14 Tubular Bells")
+    }
 }
