@@ -5,7 +5,7 @@ import CSndFile
 import Glibc
 
 /// An open SoundFont file: its structure read, its samples still on disk. Thread: control.
-final class SoundFontFile {
+final class OpenSoundFont {
     let path: String
     let descriptor: Int32
     let font: SoundFont
@@ -56,7 +56,7 @@ private func readBytes(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
 
 /// The presets of a SoundFont, sorted by bank and program, for `check`.
 public func soundFontPresets(path: String) throws(InstrumentError) -> (name: String, presets: [SoundFontPreset]) {
-    let file = try SoundFontFile(path: path)
+    let file = try OpenSoundFont(path: path)
     return (file.font.name, file.font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) })
 }
 
@@ -68,7 +68,7 @@ func loadSoundFontInstrument(
     path: String, preset choice: PresetChoice?, sampleRate requested: Int?, start: Double,
     overriding map: MapFile? = nil
 ) throws(InstrumentError) -> LoadedInstrument {
-    let file = try SoundFontFile(path: path)
+    let file = try OpenSoundFont(path: path)
     let font = file.font
     let compiled = try compileSoundFont(path: path, font: font, preset: choice, sampleRate: requested)
     let bank = SampleBank(sampleRate: compiled.sampleRate)

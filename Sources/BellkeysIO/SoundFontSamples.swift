@@ -6,7 +6,7 @@ import CSndFile
 /// Stores a 16-bit sample, or a stereo pair interleaved (with their `sm24` low bytes, when the
 /// font has them), in the bank. 16-bit words go in as they are; 24-bit ones are kept to 16 bits
 /// below their own peak (a pair's, for both sides).
-func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBank) throws(InstrumentError) -> Int {
+func storePCM(_ file: OpenSoundFont, _ stored: StoredSample, into bank: SampleBank) throws(InstrumentError) -> Int {
     let font = file.font
     let headers = [stored.header] + (stored.right.map { [$0] } ?? [])
     let first = font.samples[stored.header]
@@ -55,7 +55,7 @@ func storePCM(_ file: SoundFontFile, _ stored: StoredSample, into bank: SampleBa
 let maximumDecodedFrames = 600 * 48_000
 
 /// Decodes an SF3 sample (an Ogg Vorbis stream inside `smpl`) through libsndfile and stores it.
-func decodeCompressed(_ file: SoundFontFile, _ header: SoundFontSample, endOffset: Int, into bank: SampleBank)
+func decodeCompressed(_ file: OpenSoundFont, _ header: SoundFontSample, endOffset: Int, into bank: SampleBank)
     throws(InstrumentError) -> Int
 {
     let font = file.font

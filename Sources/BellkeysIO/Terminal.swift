@@ -83,10 +83,3 @@ public func writeAll(_ descriptor: Int32, _ text: String) {
         }
     }
 }
-
-/// A failed system call: the call and its errno.
-public struct SystemError: Error, Sendable, CustomStringConvertible {
-    public var operation: String
-    public var code: Int32
-    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
-}
