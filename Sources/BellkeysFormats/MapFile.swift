@@ -63,7 +63,7 @@ struct MapChecker {
         _ root: JSONNode, _ members: [(key: String, value: JSONNode)], allowed: [String], setPreset: Bool = false
     ) -> MapFile? {
         rejectUnknown(members, allowed: allowed, path: "")
-        let master = number(members, "masterVolumeDecibels", path: "", range: MapFile.decibelRange) ?? 0
+        let master = number(members, "masterVolumeDecibels", path: "", range: Instrument.volumeRange) ?? 0
         let curve = choice(members, "velocityCurve", path: "", VelocityCurve.self) ?? .square
         let polyphony =
             integer(members, "polyphony", path: "", range: MapFile.polyphonyRange)
@@ -195,7 +195,7 @@ struct MapChecker {
                     entry, path + ".sample", "the key has no \"sample\"",
                     fix: "add \"sample\": \"FILE.wav\" (a path relative to the map file)")
             }
-            let gain = number(fields, "gainDecibels", path: path, range: MapFile.decibelRange) ?? 0
+            let gain = number(fields, "gainDecibels", path: path, range: Instrument.volumeRange) ?? 0
             let mode = noteOffWord(fields, path: path) ?? defaultMode
             let release =
                 number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)

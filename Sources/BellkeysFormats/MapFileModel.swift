@@ -88,7 +88,6 @@ public struct MapFile: Sendable {
     public static let defaultPolyphony = 128
     public static let defaultReleaseSeconds = 0.15
     public static let polyphonyRange = 1...65_536
-    public static let decibelRange = -60.0...12.0
     public static let transposeRange = -48...48
     /// At least 5 ms: a shorter fade of a ringing bell is a click.
     public static let releaseRange = 0.005...10.0

@@ -17,7 +17,7 @@ extension MapChecker {
             integer(members, "polyphony", path: "", range: MapFile.polyphonyRange) ?? MapFile.defaultPolyphony
         let quality = choice(members, "quality", path: "", InterpolationQuality.self)
         let transpose = integer(members, "transpose", path: "", range: MapFile.transposeRange) ?? 0
-        let master = number(members, "masterVolumeDecibels", path: "", range: MapFile.decibelRange) ?? 0
+        let master = number(members, "masterVolumeDecibels", path: "", range: Instrument.volumeRange) ?? 0
         let setsNode = member(members, "sets")!
         guard case .array(let entries) = setsNode.value, !entries.isEmpty else {
             problem(

@@ -1,6 +1,6 @@
 import BellkeysControl
-import BellkeysFormats
 import BellkeysIO
+import BellkeysModel
 import BellkeysTerminal
 
 /// The computer keyboard as a live input: keys read from the terminal, decoded (legacy or
@@ -88,7 +88,7 @@ public final class KeyboardInput: LiveInput {
         case .damp:
             player.dampAll(arrival: now)
         case .volume(let step):
-            player.setMasterVolume(decibels: player.masterDecibels + step, range: MapFile.decibelRange)
+            player.setMasterVolume(decibels: player.masterDecibels + step, range: Instrument.volumeRange)
         case .loop:
             switch player.toggleLoop(arrival: now) {
             case .started: console.line("loop: recording (Enter closes the loop)")

@@ -3,6 +3,7 @@ import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
 import BellkeysIO
+import BellkeysModel
 
 /// The classroom's phones as a live input: what the web server hands over through the
 /// `ClassroomLink` is played through the player like a MIDI keyboard's notes (the piano picture
@@ -87,7 +88,7 @@ public final class WebInput: LiveInput {
             case .dampAll(let arrival):
                 player.dampAll(arrival: arrival)
             case .volume(let decibels):
-                player.setMasterVolume(decibels: decibels, range: MapFile.decibelRange)
+                player.setMasterVolume(decibels: decibels, range: Instrument.volumeRange)
             case .reverb(let index):
                 setRoom?(index)
             case .set(let index, let arrival):

@@ -88,8 +88,11 @@ public struct Instrument: Sendable {
     public var controllerDefaults: [Int: Int] = [:]
     public var velocityCurve: VelocityCurve
     public var unmappedNotes: UnmappedNotes
-    /// Master volume in decibels (0 = unity).
+    /// Master volume in decibels (0 = unity), in `volumeRange`.
     public var masterVolumeDecibels: Double
+    /// Every volume in decibels: a key's gain, a master volume in a map or set live (`--volume`,
+    /// the keyboard's - and +, the teacher's page): -60 to +12 dB.
+    public static let volumeRange = -60.0...12.0
     /// The room (off: the dry bells only).
     public var reverb: ReverbSettings
     /// How much darker a softer strike sounds, 0 (every strike the same timbre, only quieter)

@@ -192,7 +192,7 @@ struct VoiceOptions: ParsableArguments {
         if let polyphony, !MapFile.polyphonyRange.contains(polyphony) {
             throw ValidationError("--polyphony \(polyphony) is out of range; use 1 to 65536")
         }
-        if let volume, !MapFile.decibelRange.contains(volume) {
+        if let volume, !Instrument.volumeRange.contains(volume) {
             throw ValidationError("--volume \(volume) is out of range; use -60 to 12 (dB)")
         }
     }

@@ -31,7 +31,7 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
     }
     broken += setViolations(map.sets)
     if !MapFile.polyphonyRange.contains(map.polyphony) { broken.append("polyphony \(map.polyphony)") }
-    if !MapFile.decibelRange.contains(map.masterVolumeDecibels) {
+    if !Instrument.volumeRange.contains(map.masterVolumeDecibels) {
         broken.append("master \(map.masterVolumeDecibels) dB")
     }
     var seen = Set<Int>()
@@ -43,7 +43,7 @@ public func mapFileViolations(_ bytes: [UInt8]) -> [String] {
             broken.append("tag \(tag) → \(key.note)")
         }
         if key.sample.isEmpty { broken.append("empty sample name") }
-        if !MapFile.decibelRange.contains(key.gainDecibels) { broken.append("gain \(key.gainDecibels) dB") }
+        if !Instrument.volumeRange.contains(key.gainDecibels) { broken.append("gain \(key.gainDecibels) dB") }
         if !MapFile.chokeGroupRange.contains(key.chokeGroup) { broken.append("choke group \(key.chokeGroup)") }
         if case .damp(let release) = key.noteOff, !MapFile.releaseRange.contains(release) {
             broken.append("release \(release) s")
