@@ -46,7 +46,7 @@ public struct ClassroomLimits: Equatable, Sendable {
 }
 
 public final class Classroom {
-    public let code: RoomCode
+    public let code: JoinCode
     /// The bells of the set the phones play (`changeSet`).
     public private(set) var bells: [ClassroomBell]
     /// The set's name, for the pages (nil: a map of one instrument).
@@ -100,7 +100,7 @@ public final class Classroom {
     public var counters = Counters()
 
     public init(
-        bells: [ClassroomBell], setName: String? = nil, code: RoomCode = RoomCode(),
+        bells: [ClassroomBell], setName: String? = nil, code: JoinCode = JoinCode(),
         limits: ClassroomLimits = ClassroomLimits()
     ) {
         self.bells = bells
@@ -141,7 +141,7 @@ public final class Classroom {
 
     /// A join from `connection` at `address` (`trusted`: this machine itself, which no
     /// per-address limit counts). With `resume`, the token of an earlier welcome, the device
-    /// comes back with its name and bells (a phone whose Wi-Fi dropped); a token this room never
+    /// comes back with its name and bells (a phone whose Wi-Fi dropped); a token this classroom never
     /// gave (bellkeys restarted since) is refused without a look at the code, so it is no guess.
     public func join(
         connection: Int, address: String, code guess: String, name: String, resume: String? = nil,
@@ -328,7 +328,7 @@ public final class Classroom {
         "{\"type\":\"lit\",\"notes\":[" + notes.map(String.init).joined(separator: ",") + "]}"
     }
 
-    /// The teacher's view: the room, its limits and counters, and every device.
+    /// The teacher's view: the classroom, its limits and counters, and every device.
     public func teacherJSON(extra: [(String, String)] = [], device deviceExtra: (Int) -> String? = { _ in nil })
         -> String
     {

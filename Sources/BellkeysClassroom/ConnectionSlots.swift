@@ -5,7 +5,7 @@
 public enum SlotUse: Equatable, Sendable {
     /// A request whose head has not all arrived: a page loading, or a client too slow to count.
     case request
-    /// A pupil's WebSocket that has not joined the room (yet).
+    /// A pupil's WebSocket that has not joined the classroom (yet).
     case unjoined
     /// A joined device's WebSocket: never made to give way.
     case joined

@@ -4,9 +4,9 @@ import Testing
 
 /// The classroom's bells from each set's instrument, and the teacher changing the set.
 @Suite struct ClassroomSets {
-    var code: RoomCode {
+    var code: JoinCode {
         var g = FixedGenerator()
-        return RoomCode(using: &g)
+        return JoinCode(using: &g)
     }
 
     func region(_ keys: ClosedRange<Int>, _ change: (inout Region) -> Void = { _ in }) -> Region {

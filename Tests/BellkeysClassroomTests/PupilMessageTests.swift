@@ -91,7 +91,7 @@ func refusal(_ text: String) -> PupilMessageError? {
     }
 }
 
-@Suite struct RoomGuards {
+@Suite struct JoinGuards {
     struct Counter: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {
@@ -100,11 +100,11 @@ func refusal(_ text: String) -> PupilMessageError? {
         }
     }
 
-    @Test func roomCodesAreFourDigitsAndMatchOnlyThemselves() {
+    @Test func joinCodesAreFourDigitsAndMatchOnlyThemselves() {
         var generator = Counter(state: 1)
         var seen = Set<String>()
         for _ in 0..<200 {
-            let code = RoomCode(using: &generator)
+            let code = JoinCode(using: &generator)
             #expect(code.digits.count == 4 && code.digits.allSatisfy(\.isNumber))
             #expect(code.matches(code.digits))
             #expect(
@@ -112,7 +112,7 @@ func refusal(_ text: String) -> PupilMessageError? {
             seen.insert(code.digits)
         }
         #expect(seen.count > 150)
-        #expect(RoomCode().digits.count == 4)
+        #expect(JoinCode().digits.count == 4)
     }
 
     @Test func wrongGuessesAreLimitedPerAddressAndOverall() {

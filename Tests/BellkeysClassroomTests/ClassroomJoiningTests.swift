@@ -2,11 +2,11 @@ import BellkeysClassroom
 import BellkeysIO
 import Testing
 
-@Suite struct ClassroomRoom {
+@Suite struct ClassroomJoining {
     let bells = (60...72).map { ClassroomBell(note: $0, name: "N\($0)", damps: $0 != 72) }
-    var code: RoomCode {
+    var code: JoinCode {
         var g = FixedGenerator()
-        return RoomCode(using: &g)
+        return JoinCode(using: &g)
     }
 
     @Test func joiningTakesTheCodeAndNamesAreMadeUnique() {
@@ -95,7 +95,7 @@ import Testing
         }
     }
 
-    @Test func oneAddressMayNotFillTheRoom() {
+    @Test func oneAddressMayNotFillTheClassroom() {
         let room = Classroom(bells: bells, code: code)
         for k in 0..<4 {
             guard case .joined = room.join(connection: k, address: "10.0.0.9", code: room.code.digits, name: "P", at: 0)
@@ -122,7 +122,7 @@ import Testing
         }
     }
 
-    @Test func theRoomIsCapped() {
+    @Test func theClassroomIsCapped() {
         var limits = ClassroomLimits()
         limits.maximumDevices = 2
         let room = Classroom(bells: bells, code: code, limits: limits)

@@ -1,9 +1,10 @@
-// The limits that keep a room full of children (and anything else on the network) from
+// The limits that keep a classroom full of children (and anything else on the network) from
 // guessing their way in or drowning the bells. Plain values with the time passed in
 // (monotonic nanoseconds), so tests give exact times. Thread: the server's, one at a time.
 
-/// The room code pupils type to join: 4 digits, new on every start.
-public struct RoomCode: Equatable, Sendable, CustomStringConvertible {
+/// The code pupils type to join (the "room code" of the pages and the start-up line): 4 digits,
+/// new on every start.
+public struct JoinCode: Equatable, Sendable, CustomStringConvertible {
     public let digits: String
 
     /// A new code from `generator` (the system's random source by default: getrandom).
