@@ -72,34 +72,7 @@ struct MapChecker {
         let room = choice(members, "reverb", path: "", ReverbPreset.self) ?? .off
         let roomMix = number(members, "reverbMix", path: "", range: MapFile.reverbMixRange) ?? ReverbSettings.defaultMix
         let timbre = number(members, "velocityTimbre", path: "", range: MapFile.velocityTimbreRange) ?? 0
-        let instrumentNode = member(members, "instrument")
-        var instrumentFile: String?
-        if let instrumentNode {
-            if case .string(let s) = instrumentNode.value, s.lowercased().hasSuffix(".sfz") {
-                instrumentFile = s
-            } else {
-                problem(
-                    instrumentNode, "instrument", "\(describe(instrumentNode)) is not an SFZ file's name",
-                    fix: "give the .sfz file's path, relative to the map file, e.g. \"TubularBells.sfz\"")
-            }
-        }
-        let soundFontNode = member(members, "soundfont")
-        var soundFontFile: String?
-        if let soundFontNode {
-            let name: String? = if case .string(let s) = soundFontNode.value { s } else { nil }
-            if let name, [".sf2", ".sf3"].contains(where: { name.lowercased().hasSuffix($0) }) {
-                soundFontFile = name
-            } else {
-                problem(
-                    soundFontNode, "soundfont", "\(describe(soundFontNode)) is not a SoundFont's name",
-                    fix: "give the .sf2 or .sf3 file's path, e.g. \"/usr/share/sounds/sf2/FluidR3_GM.sf2\"")
-            }
-            if instrumentNode != nil {
-                problem(
-                    soundFontNode, "soundfont", "a map plays an SFZ instrument or a SoundFont preset, not both",
-                    fix: "leave out \"instrument\" or \"soundfont\"")
-            }
-        }
+        let (instrumentFile, instrumentNode, soundFontFile, soundFontNode) = checkNamedFiles(members)
         // (A set's bank and program choose the set; its preset is the caller's.)
         let bank = setPreset ? 0 : integer(members, "bank", path: "", range: MapFile.bankRange) ?? 0
         let program = setPreset ? 0 : integer(members, "program", path: "", range: MapFile.programRange) ?? 0
@@ -171,54 +144,102 @@ struct MapChecker {
         }
         var firstPathForNote: [Int: String] = [:]
         for (i, entry) in entries.enumerated() {
-            let path = "keys[\(i)]"
-            guard case .object(let fields) = entry.value else {
-                problem(
-                    entry, path, "is \(entry.kindName), not an object",
-                    fix: "write each key as { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }")
-                continue
+            if let key = checkKey(
+                entry, at: i, noteOff: defaultMode, releaseSeconds: defaultRelease, firstPathForNote: &firstPathForNote)
+            {
+                keys.append(key)
             }
-            rejectUnknown(fields, allowed: keyFields, path: path)
-            let note = keyNote(fields, entry: entry, path: path)
-            let sampleNode = member(fields, "sample")
-            var sample: String?
-            if let sampleNode {
-                if case .string(let s) = sampleNode.value, !s.isEmpty {
-                    sample = s
-                } else {
-                    problem(
-                        sampleNode, path + ".sample", "\(describe(sampleNode)) is not a file name",
-                        fix: "give the sample file's path, relative to the map file, e.g. \"bell-C4.wav\"")
-                }
-            } else {
-                problem(
-                    entry, path + ".sample", "the key has no \"sample\"",
-                    fix: "add \"sample\": \"FILE.wav\" (a path relative to the map file)")
-            }
-            let gain = number(fields, "gainDecibels", path: path, range: Instrument.volumeRange) ?? 0
-            let mode = noteOffWord(fields, path: path) ?? defaultMode
-            let release =
-                number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)
-                ?? defaultRelease
-            let choke = integer(fields, "chokeGroup", path: path, range: MapFile.chokeGroupRange) ?? 0
-            let pan = number(fields, "pan", path: path, range: MapFile.panRange) ?? 0
-            guard let (midi, tag) = note, let sample, let sampleNode else { continue }
-            if let first = firstPathForNote[midi] {
-                problem(
-                    entry, path, "\(noteName(midi)) (MIDI \(midi)) is already mapped by \(first)",
-                    fix: "map each note once: remove one of the two entries or change its note")
-                continue
-            }
-            firstPathForNote[midi] = path
-            keys.append(
-                MapKey(
-                    note: midi, tag: tag, sample: sample, path: prefix.isEmpty ? path : prefix + "." + path,
-                    sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
-                    gainDecibels: gain,
-                    noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
-                    chokeGroup: choke, pan: pan))
         }
         return made(keys: keys, velocityTimbre: timbre)
+    }
+
+    /// `instrument` (an SFZ file) and `soundfont` (an .sf2 or .sf3 file) of a map: the names
+    /// given, if they are such names, and where they stand; both given is a problem.
+    mutating func checkNamedFiles(_ members: [(key: String, value: JSONNode)]) -> (
+        instrument: String?, instrumentNode: JSONNode?, soundFont: String?, soundFontNode: JSONNode?
+    ) {
+        let instrumentNode = member(members, "instrument")
+        var instrumentFile: String?
+        if let instrumentNode {
+            if case .string(let s) = instrumentNode.value, s.lowercased().hasSuffix(".sfz") {
+                instrumentFile = s
+            } else {
+                problem(
+                    instrumentNode, "instrument", "\(describe(instrumentNode)) is not an SFZ file's name",
+                    fix: "give the .sfz file's path, relative to the map file, e.g. \"TubularBells.sfz\"")
+            }
+        }
+        let soundFontNode = member(members, "soundfont")
+        var soundFontFile: String?
+        if let soundFontNode {
+            let name: String? = if case .string(let s) = soundFontNode.value { s } else { nil }
+            if let name, [".sf2", ".sf3"].contains(where: { name.lowercased().hasSuffix($0) }) {
+                soundFontFile = name
+            } else {
+                problem(
+                    soundFontNode, "soundfont", "\(describe(soundFontNode)) is not a SoundFont's name",
+                    fix: "give the .sf2 or .sf3 file's path, e.g. \"/usr/share/sounds/sf2/FluidR3_GM.sf2\"")
+            }
+            if instrumentNode != nil {
+                problem(
+                    soundFontNode, "soundfont", "a map plays an SFZ instrument or a SoundFont preset, not both",
+                    fix: "leave out \"instrument\" or \"soundfont\"")
+            }
+        }
+        return (instrumentFile, instrumentNode, soundFontFile, soundFontNode)
+    }
+
+    /// Key `i` of a map's `keys` (`noteOff` and `releaseSeconds` the map's, for a key that says
+    /// neither); nil, with its problems said, if it is not a key. A note mapped twice is a
+    /// problem at the second (`firstPathForNote` holds the first).
+    mutating func checkKey(
+        _ entry: JSONNode, at i: Int, noteOff: String, releaseSeconds: Double, firstPathForNote: inout [Int: String]
+    ) -> MapKey? {
+        let path = "keys[\(i)]"
+        guard case .object(let fields) = entry.value else {
+            problem(
+                entry, path, "is \(entry.kindName), not an object",
+                fix: "write each key as { \"note\": \"C4\", \"sample\": \"bell-C4.wav\" }")
+            return nil
+        }
+        rejectUnknown(fields, allowed: keyFields, path: path)
+        let note = keyNote(fields, entry: entry, path: path)
+        let sampleNode = member(fields, "sample")
+        var sample: String?
+        if let sampleNode {
+            if case .string(let s) = sampleNode.value, !s.isEmpty {
+                sample = s
+            } else {
+                problem(
+                    sampleNode, path + ".sample", "\(describe(sampleNode)) is not a file name",
+                    fix: "give the sample file's path, relative to the map file, e.g. \"bell-C4.wav\"")
+            }
+        } else {
+            problem(
+                entry, path + ".sample", "the key has no \"sample\"",
+                fix: "add \"sample\": \"FILE.wav\" (a path relative to the map file)")
+        }
+        let gain = number(fields, "gainDecibels", path: path, range: Instrument.volumeRange) ?? 0
+        let mode = noteOffWord(fields, path: path) ?? noteOff
+        let release =
+            number(fields, "releaseSeconds", path: path, range: MapFile.releaseRange)
+            ?? releaseSeconds
+        let choke = integer(fields, "chokeGroup", path: path, range: MapFile.chokeGroupRange) ?? 0
+        let pan = number(fields, "pan", path: path, range: MapFile.panRange) ?? 0
+        guard let (midi, tag) = note, let sample, let sampleNode else { return nil }
+        if let first = firstPathForNote[midi] {
+            problem(
+                entry, path, "\(noteName(midi)) (MIDI \(midi)) is already mapped by \(first)",
+                fix: "map each note once: remove one of the two entries or change its note")
+            return nil
+        }
+        firstPathForNote[midi] = path
+        return MapKey(
+            note: midi, tag: tag, sample: sample, path: prefix.isEmpty ? path : prefix + "." + path,
+            sampleLine: sampleNode.line, sampleColumn: sampleNode.column,
+            gainDecibels: gain,
+            noteOff: mode == "damp" ? .damp(releaseSeconds: release) : .ring,
+            chokeGroup: choke, pan: pan)
     }
 
     /// The note of a key entry: exactly one of `note` (name or MIDI number) and `tag`.

@@ -45,20 +45,7 @@ extension MapChecker {
                     fix: "write each set as { \"name\": \"Handbells\", \"program\": 0, \"map\": \"handbells.json\" }")
                 continue
             }
-            var name: String?
-            if let node = member(fields, "name") {
-                if case .string(let s) = node.value, !s.isEmpty, s.count <= 40, !s.contains(where: \.isNewline) {
-                    name = s
-                } else {
-                    problem(
-                        node, path + ".name", "\(describe(node)) is not a set's name",
-                        fix: "give a name of 1 to 40 characters on one line, e.g. \"Handbells\"")
-                }
-            } else {
-                problem(
-                    entry, path + ".name", "the set has no \"name\"",
-                    fix: "add \"name\": \"Handbells\" (shown when the set is chosen)")
-            }
+            let name = setName(fields, entry: entry, path: path)
             let programNode = member(fields, "program")
             let program = integer(fields, "program", path: path, range: MapFile.programRange)
             if programNode == nil {
@@ -67,68 +54,10 @@ extension MapChecker {
                     fix: "add \"program\": N, the program change (0 to 127, as sent on the wire) that chooses the set")
             }
             let bank = integer(fields, "bank", path: path, range: MapFile.bankRange)
-            var channels: [Int] = []
-            if let node = member(fields, "channels") {
-                let fix = "write the MIDI channels (1 to 16) that start on this set, e.g. \"channels\": [10]"
-                if case .array(let items) = node.value {
-                    for item in items {
-                        if case .number(let n) = item.value, n == n.rounded(), (1...16).contains(n) {
-                            if channels.contains(Int(n) - 1) {
-                                problem(
-                                    item, path + ".channels", "channel \(Int(n)) is listed twice",
-                                    fix: "list each channel once")
-                            } else {
-                                channels.append(Int(n) - 1)
-                            }
-                        } else {
-                            problem(
-                                item, path + ".channels", "\(describe(item)) is not a MIDI channel 1 to 16", fix: fix)
-                        }
-                    }
-                } else {
-                    problem(node, path + ".channels", "is \(describe(node)), not a list of channels", fix: fix)
-                }
-            }
-            var presetBank = bank ?? 0, presetProgram = program ?? 0
-            if let node = member(fields, "preset") {
-                let fix = "write \"preset\": { \"bank\": 0, \"program\": 14 } (a preset of the set's \"soundfont\")"
-                if case .object(let numbers) = node.value {
-                    rejectUnknown(numbers, allowed: ["bank", "program"], path: path + ".preset")
-                    presetBank = integer(numbers, "bank", path: path + ".preset", range: MapFile.bankRange) ?? 0
-                    presetProgram =
-                        integer(numbers, "program", path: path + ".preset", range: MapFile.programRange) ?? 0
-                } else {
-                    problem(node, path + ".preset", "is \(describe(node)), not a preset", fix: fix)
-                }
-                if member(fields, "soundfont") == nil, member(fields, "map") == nil {
-                    problem(
-                        node, path + ".preset", "a preset chooses from a SoundFont, and the set names none",
-                        fix: "add \"soundfont\": \"FILE.sf2\", or leave \"preset\" out")
-                }
-            }
-            var file: String?, own: MapFile?
-            if let node = member(fields, "map") {
-                rejectUnknown(fields, allowed: setOwnFields + ["comment"], path: path)
-                if case .string(let s) = node.value, !s.isEmpty {
-                    file = s
-                } else {
-                    problem(
-                        node, path + ".map", "\(describe(node)) is not a file name",
-                        fix: "give a map, an .sfz file or a SoundFont, relative to this map, e.g. \"handbells.json\"")
-                }
-            } else {
-                let outer = prefix
-                prefix = path
-                own = checkInstrument(entry, fields, allowed: instrumentFields + setOwnFields, setPreset: true)
-                prefix = outer
-                own?.jsonPath = path
-                if var made = own, made.soundFont != nil {
-                    made.bank = presetBank
-                    made.program = presetProgram
-                    made.givenFields.formUnion(["bank", "program"])
-                    own = made
-                }
-            }
+            let channels = setChannels(fields, path: path)
+            let (presetBank, presetProgram) = setPreset(fields, path: path, bank: bank ?? 0, program: program ?? 0)
+            let (file, own) = setInstrument(
+                fields, entry: entry, path: path, preset: (presetBank, presetProgram), allowed: instrumentFields)
             guard let name, let program else { continue }
             if let first = names[name.lowercased()] {
                 problem(
@@ -168,5 +97,107 @@ extension MapChecker {
         map.givenFields = Set(members.map(\.key))
         map.sets = sets
         return map
+    }
+
+    /// A set's `name`: 1 to 40 characters on one line.
+    mutating func setName(_ fields: [(key: String, value: JSONNode)], entry: JSONNode, path: String) -> String? {
+        var name: String?
+        if let node = member(fields, "name") {
+            if case .string(let s) = node.value, !s.isEmpty, s.count <= 40, !s.contains(where: \.isNewline) {
+                name = s
+            } else {
+                problem(
+                    node, path + ".name", "\(describe(node)) is not a set's name",
+                    fix: "give a name of 1 to 40 characters on one line, e.g. \"Handbells\"")
+            }
+        } else {
+            problem(
+                entry, path + ".name", "the set has no \"name\"",
+                fix: "add \"name\": \"Handbells\" (shown when the set is chosen)")
+        }
+        return name
+    }
+
+    /// A set's `channels`: MIDI channels 1 to 16 as written, 0 to 15 as returned, each once.
+    mutating func setChannels(_ fields: [(key: String, value: JSONNode)], path: String) -> [Int] {
+        var channels: [Int] = []
+        if let node = member(fields, "channels") {
+            let fix = "write the MIDI channels (1 to 16) that start on this set, e.g. \"channels\": [10]"
+            if case .array(let items) = node.value {
+                for item in items {
+                    if case .number(let n) = item.value, n == n.rounded(), (1...16).contains(n) {
+                        if channels.contains(Int(n) - 1) {
+                            problem(
+                                item, path + ".channels", "channel \(Int(n)) is listed twice",
+                                fix: "list each channel once")
+                        } else {
+                            channels.append(Int(n) - 1)
+                        }
+                    } else {
+                        problem(
+                            item, path + ".channels", "\(describe(item)) is not a MIDI channel 1 to 16", fix: fix)
+                    }
+                }
+            } else {
+                problem(node, path + ".channels", "is \(describe(node)), not a list of channels", fix: fix)
+            }
+        }
+        return channels
+    }
+
+    /// A set's SoundFont preset: its `preset`, else the set's own `bank` and `program`.
+    mutating func setPreset(_ fields: [(key: String, value: JSONNode)], path: String, bank: Int, program: Int) -> (
+        bank: Int, program: Int
+    ) {
+        var presetBank = bank, presetProgram = program
+        if let node = member(fields, "preset") {
+            let fix = "write \"preset\": { \"bank\": 0, \"program\": 14 } (a preset of the set's \"soundfont\")"
+            if case .object(let numbers) = node.value {
+                rejectUnknown(numbers, allowed: ["bank", "program"], path: path + ".preset")
+                presetBank = integer(numbers, "bank", path: path + ".preset", range: MapFile.bankRange) ?? 0
+                presetProgram =
+                    integer(numbers, "program", path: path + ".preset", range: MapFile.programRange) ?? 0
+            } else {
+                problem(node, path + ".preset", "is \(describe(node)), not a preset", fix: fix)
+            }
+            if member(fields, "soundfont") == nil, member(fields, "map") == nil {
+                problem(
+                    node, path + ".preset", "a preset chooses from a SoundFont, and the set names none",
+                    fix: "add \"soundfont\": \"FILE.sf2\", or leave \"preset\" out")
+            }
+        }
+        return (presetBank, presetProgram)
+    }
+
+    /// A set's instrument: the file its `map` names, or its own fields (`allowed`, and the set's),
+    /// checked as a map's; a SoundFont among them plays `preset`.
+    mutating func setInstrument(
+        _ fields: [(key: String, value: JSONNode)], entry: JSONNode, path: String, preset: (bank: Int, program: Int),
+        allowed: [String]
+    ) -> (file: String?, own: MapFile?) {
+        var file: String?, own: MapFile?
+        if let node = member(fields, "map") {
+            rejectUnknown(fields, allowed: setOwnFields + ["comment"], path: path)
+            if case .string(let s) = node.value, !s.isEmpty {
+                file = s
+            } else {
+                problem(
+                    node, path + ".map", "\(describe(node)) is not a file name",
+                    fix: "give a map, an .sfz file or a SoundFont, relative to this map, e.g. \"handbells.json\"")
+            }
+        } else {
+            let outer = prefix
+            prefix = path
+            own = checkInstrument(entry, fields, allowed: allowed + setOwnFields, setPreset: true)
+            prefix = outer
+            own?.jsonPath = path
+            if var made = own, made.soundFont != nil {
+                made.bank = preset.bank
+                made.program = preset.program
+                made.givenFields.formUnion(["bank", "program"])
+                own = made
+            }
+        }
+        return (file, own)
     }
 }
