@@ -32,7 +32,11 @@ private struct MIDIReader {
         return v
     }
 
-    mutating func read() throws(MIDIFileError) -> MIDIFile {
+    /// The header chunk (after a RIFF MIDI wrapper, if any): where it starts, its length, the
+    /// format, the tracks it declares and the division, each checked.
+    func readHeader() throws(MIDIFileError) -> (
+        start: Int, length: Int, format: Int, declaredTracks: Int, division: MIDIDivision
+    ) {
         var start = 0
         if tag(at: 0) == "RIFF", tag(at: 8) == "RMID" {
             // RIFF MIDI: the SMF is the payload of the "data" chunk.
@@ -79,7 +83,11 @@ private struct MIDIReader {
         if format == 0 && declaredTracks != 1 {
             throw fail("a format 0 file must have one track, this one declares \(declaredTracks)", at: start + 10)
         }
+        return (start, headerLength, format, declaredTracks, division)
+    }
 
+    mutating func read() throws(MIDIFileError) -> MIDIFile {
+        let (start, headerLength, format, declaredTracks, division) = try readHeader()
         var events: [(event: MIDITimedEvent, track: Int, order: Int)] = []
         var tempos: [(tempo: MIDITempo, track: Int, order: Int)] = []
         var endTick = 0

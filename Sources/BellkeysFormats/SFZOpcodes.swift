@@ -99,8 +99,12 @@ extension SFZInstrumentBuilder {
         case "bend_down": return assignOptional(\.region.bendDown, number(op, -12_000...12_000, unit: "cents"))
         case "ampeg_dynamic": return integer(op, 0...1, unit: "") == nil ? .invalid : .noEffect
         case "default_path", "note_offset", "octave_offset": return .controlOnly
-        default: break
+        default: return numberedOpcode(op)
         }
+    }
+
+    /// An opcode whose name ends in a number (amp_velcurve_N, loccN, hiccN, set_ccN, label_ccN).
+    private mutating func numberedOpcode(_ op: SFZOpcode) -> SFZMeaning {
         if let n = sfzIndex(op.name, after: "amp_velcurve_") {
             guard (0...127).contains(n) else {
                 problem(
