@@ -263,29 +263,6 @@ public func soundFontRegions(
     // loud over its first half.
     if region.group != 0 { region.offFadeSeconds = 0.11 }
 
-    // The volume envelope: 96 dB over a decay or release time in FluidSynth, 90 dB in the
-    // engine's envelope, so times are scaled to keep the slope; sustain is 0.96 dB per 10 cB.
-    // FluidSynth moves its envelope once per 64 frames, so each stage lasts whole blocks: delay
-    // rounded down, attack and release rounded down plus one, hold and decay to the nearest
-    // (the specification's 1 ms default delay is none, its 1 ms attack one block).
-    let rate = Double(bankRate)
-    func blocks(_ seconds: Double, _ rounding: FloatingPointRoundingRule, plusOne: Bool = false) -> Double {
-        let count = (seconds * rate / 64).rounded(rounding) + (plusOne ? 1 : 0)
-        return count * 64 / rate
-    }
-    func envelope(key: Int) -> Envelope {
-        let hold = zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)
-        let decay = zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)
-        let sustain = Double(max(0, min(1000, zone[.sustainVolEnv])))
-        let slope = Envelope.fallDecibels / 96
-        return Envelope(
-            delay: blocks(seconds(timecents: zone[.delayVolEnv], in: -12_000...5_000), .down),
-            attack: blocks(seconds(timecents: zone[.attackVolEnv], in: -12_000...8_000), .down, plusOne: true),
-            hold: blocks(seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true), .toNearestOrAwayFromZero),
-            decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
-            sustain: pow(10, -0.096 * sustain / 20),
-            release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
-    }
     // FluidSynth reckons a voice's pitch in whole cents: its sum of root, correction, scale
     // tuning and tune, in floating point, cut down to a whole cent (6000 may come out as
     // 5999.999... and play a cent flat). The cents it plays at each key, less the exact ones.
@@ -312,8 +289,33 @@ public func soundFontRegions(
         var piece = region
         piece.keyRange = key...key
         piece.tuneCents += cents
-        piece.envelope = envelope(key: keyed ? key : 60)
+        piece.envelope = soundFontEnvelope(zone, key: keyed ? key : 60, bankRate: bankRate)
         regions.append(piece)
     }
     return regions
+}
+
+/// The volume envelope of `zone` for a note of `key`, in a bank at `bankRate` Hz. 96 dB over a
+/// decay or release time in FluidSynth, 90 dB in the engine's envelope, so times are scaled to
+/// keep the slope; sustain is 0.96 dB per 10 cB. FluidSynth moves its envelope once per 64
+/// frames, so each stage lasts whole blocks: delay rounded down, attack and release rounded
+/// down plus one, hold and decay to the nearest (the specification's 1 ms default delay is
+/// none, its 1 ms attack one block).
+private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> Envelope {
+    let rate = Double(bankRate)
+    func blocks(_ seconds: Double, _ rounding: FloatingPointRoundingRule, plusOne: Bool = false) -> Double {
+        let count = (seconds * rate / 64).rounded(rounding) + (plusOne ? 1 : 0)
+        return count * 64 / rate
+    }
+    let hold = zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)
+    let decay = zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)
+    let sustain = Double(max(0, min(1000, zone[.sustainVolEnv])))
+    let slope = Envelope.fallDecibels / 96
+    return Envelope(
+        delay: blocks(seconds(timecents: zone[.delayVolEnv], in: -12_000...5_000), .down),
+        attack: blocks(seconds(timecents: zone[.attackVolEnv], in: -12_000...8_000), .down, plusOne: true),
+        hold: blocks(seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true), .toNearestOrAwayFromZero),
+        decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
+        sustain: pow(10, -0.096 * sustain / 20),
+        release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
 }

@@ -85,29 +85,7 @@ func decodeSample(path: String, sampleRate bankRate: Int, keepStereo: Bool, mayL
         let file = sf_open(path, Int32(SFM_READ), &info)
         return (file, file == nil ? String(cString: sf_strerror(nil)) : "")
     }
-    guard let file = opened else {
-        if isFolder(path) {
-            throw SampleError(
-                message: "it is a folder, not a sound file",
-                fix: "name the sound file inside it, relative to the map file's folder")
-        }
-        let missing = !fileExists(path)
-        // A name that differs only in case: Linux tells them apart, a user's eye does not.
-        // (From the first folder or file whose case differs: the part of the name to mend.)
-        let near =
-            missing
-            ? findCaseInsensitively(path).map { found -> String in
-                let wanted = path.split(separator: "/"), have = found.split(separator: "/")
-                let first = Array(zip(wanted, have)).firstIndex { $0.0 != $0.1 } ?? max(0, have.count - 1)
-                return have[first...].joined(separator: "/")
-            } : nil
-        throw SampleError(
-            message: missing ? "no such file" : "libsndfile cannot read it: \(openMessage)",
-            fix: near.map { "did you mean \"\($0)\"? File names differ in upper and lower case on Linux" }
-                ?? (missing
-                    ? "check the file name; sample paths are relative to the map file's folder"
-                    : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)"))
-    }
+    guard let file = opened else { throw openFailure(path: path, libsndfileSays: openMessage) }
     var handedOver = false
     defer { if !handedOver { sf_close(file) } }
     guard info.frames > 0 else {
@@ -178,6 +156,62 @@ func decodeSample(path: String, sampleRate bankRate: Int, keepStereo: Bool, mayL
     // `frames`: the sample at the bank's rate, `stored` channels interleaved.
     var frames: [Float]
     let stored: Int
+    (frames, stored) = try atBankRate(
+        &interleaved, channels: channels, rate: rate, bankRate: bankRate, keepStereo: keepStereo)
+    interleaved = []
+    let storedFrames = frames.count / stored
+    // Both sides of a stereo sample fade together if either ends abruptly.
+    let loudest = (0..<stored).map { abs(frames[(storedFrames - 1) * stored + $0]) }.max()!
+    let fade = !fadesEnd ? [] : abruptEndFade(lastValue: loudest, frameCount: storedFrames, sampleRate: bankRate)
+    for (j, gain) in fade.enumerated() {
+        for c in 0..<stored { frames[(storedFrames - fade.count + j) * stored + c] *= gain }
+    }
+    description.fadedEnd = !fade.isEmpty
+    description.storedChannels = stored
+    var peak: Float = 0
+    for x in frames { peak = max(peak, abs(x)) }
+    let scale = powerOfTwoScale(peak: peak)
+    let values = UnsafeMutableBufferPointer<Int16>.allocate(capacity: frames.count)
+    for (i, x) in frames.enumerated() { values[i] = quantised(x, scale: scale) }
+    return DecodedSample(values: values, scale: scale, description: description)
+}
+
+/// Why `path` did not open as a sound file (`libsndfileSays`: libsndfile's message): a folder,
+/// no such file (with the name it may have meant, when only the case differs), or a file
+/// libsndfile cannot read.
+private func openFailure(path: String, libsndfileSays: String) -> SampleError {
+    if isFolder(path) {
+        return SampleError(
+            message: "it is a folder, not a sound file",
+            fix: "name the sound file inside it, relative to the map file's folder")
+    }
+    let missing = !fileExists(path)
+    // A name that differs only in case: Linux tells them apart, a user's eye does not.
+    // (From the first folder or file whose case differs: the part of the name to mend.)
+    let near =
+        missing
+        ? findCaseInsensitively(path).map { found -> String in
+            let wanted = path.split(separator: "/"), have = found.split(separator: "/")
+            let first = Array(zip(wanted, have)).firstIndex { $0.0 != $0.1 } ?? max(0, have.count - 1)
+            return have[first...].joined(separator: "/")
+        } : nil
+    return SampleError(
+        message: missing ? "no such file" : "libsndfile cannot read it: \(libsndfileSays)",
+        fix: near.map { "did you mean \"\($0)\"? File names differ in upper and lower case on Linux" }
+            ?? (missing
+                ? "check the file name; sample paths are relative to the map file's folder"
+                : "use WAV, AIFF, FLAC or Ogg Vorbis (convert with e.g. `sox in.mp3 out.wav`)"))
+}
+
+/// A decoded sample (`interleaved`, `channels` channels at `rate` Hz) at the bank's rate, one
+/// channel stored, or two for a stereo file kept stereo: the frames and the channels stored.
+/// `interleaved` is let go as soon as it is no longer needed (a long file is large).
+private func atBankRate(
+    _ interleaved: inout [Float], channels: Int, rate: Int, bankRate: Int, keepStereo: Bool
+) throws(SampleError) -> (frames: [Float], stored: Int) {
+    let frameCount = interleaved.count / channels
+    var frames: [Float]
+    let stored: Int
     if channels == 1 {
         (frames, stored) = (try resample(interleaved, from: rate, to: bankRate), 1)
     } else if channels == 2, keepStereo {
@@ -204,22 +238,7 @@ func decodeSample(path: String, sampleRate bankRate: Int, keepStereo: Bool, mayL
         interleaved = []
         (frames, stored) = (try resample(mono, from: rate, to: bankRate), 1)
     }
-    interleaved = []
-    let storedFrames = frames.count / stored
-    // Both sides of a stereo sample fade together if either ends abruptly.
-    let loudest = (0..<stored).map { abs(frames[(storedFrames - 1) * stored + $0]) }.max()!
-    let fade = !fadesEnd ? [] : abruptEndFade(lastValue: loudest, frameCount: storedFrames, sampleRate: bankRate)
-    for (j, gain) in fade.enumerated() {
-        for c in 0..<stored { frames[(storedFrames - fade.count + j) * stored + c] *= gain }
-    }
-    description.fadedEnd = !fade.isEmpty
-    description.storedChannels = stored
-    var peak: Float = 0
-    for x in frames { peak = max(peak, abs(x)) }
-    let scale = powerOfTwoScale(peak: peak)
-    let values = UnsafeMutableBufferPointer<Int16>.allocate(capacity: frames.count)
-    for (i, x) in frames.enumerated() { values[i] = quantised(x, scale: scale) }
-    return DecodedSample(values: values, scale: scale, description: description)
+    return (frames, stored)
 }
 
 /// The 2 ms fade of a mono 16-bit sample that ends abruptly, applied to its values in place;
