@@ -169,6 +169,14 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
             device: "JACK server \(server)", sampleRate: rate, channels: channels,
             format: .f32, periodFrames: period, bufferFrames: period)
         bufferFrames.store(period, ordering: .relaxed)
+        installCallbacks(on: opened)
+    }
+
+    /// Hands JACK the callbacks of a client just opened: the process callback (the render
+    /// path), buffer size changes, xruns, the server's shutdown, and changes of the port graph.
+    /// Each reaches this output through an unretained pointer: the output closes the client
+    /// (`close`, from `deinit`) before it goes, so no callback outlives it. Thread: control.
+    private func installCallbacks(on opened: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         bk_jack_set_process_callback(
             opened,
