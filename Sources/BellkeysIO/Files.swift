@@ -2,7 +2,7 @@ import BellkeysFormats
 import Glibc
 
 /// The message of a C `errno`.
-func errnoMessage(_ code: Int32) -> String { String(cString: strerror(code)) }
+package func errnoMessage(_ code: Int32) -> String { String(cString: strerror(code)) }
 
 /// Reads a whole file, refusing files over `limit` bytes. Thread: control.
 public func readFile(_ path: String, limit: Int = 64 << 20, what: String = "file") throws(FileError) -> [UInt8] {
@@ -114,24 +114,39 @@ public func findPlainMap() -> String? {
     return folder + "/examples/plain.json"
 }
 
-/// Seconds on the monotonic clock (for load-time reports).
-public func monotonicSeconds() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
-
-/// Resident and peak resident memory of this process in bytes, from /proc/self/status.
-public func residentMemory() -> (current: Int, peak: Int) {
-    guard let bytes = try? readFile("/proc/self/status") else { return (0, 0) }
-    var current = 0, peak = 0
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-        let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard parts.count >= 2, let kb = Int(parts[1]) else { continue }
-        if parts[0] == "VmRSS:" { current = kb * 1024 }
-        if parts[0] == "VmHWM:" { peak = kb * 1024 }
+/// `path` as it is, or else with each part matched to an entry of its folder ignoring case (many
+/// instruments were made on Windows, whose file names ignore case); nil if none matches.
+/// Thread: control.
+public func findCaseInsensitively(_ path: String) -> String? {
+    if fileExists(path) { return path }
+    let absolute = path.hasPrefix("/")
+    var found = absolute ? "/" : "."
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+        let name = String(part)
+        let candidate = found == "/" ? "/" + name : found + "/" + name
+        var info = stat()
+        if name == "." || name == ".." || stat(candidate, &info) == 0 {
+            found = candidate
+            continue
+        }
+        guard let directory = opendir(found) else { return nil }
+        defer { closedir(directory) }
+        var match: String?
+        let wanted = name.lowercased()
+        while let entry = readdir(directory) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if entryName.lowercased() == wanted {
+                match = entryName
+                break
+            }
+        }
+        guard let match else { return nil }
+        found = found == "/" ? "/" + match : found + "/" + match
     }
-    return (current, peak)
+    let result = absolute ? found : String(found.dropFirst(2))
+    return fileExists(result) ? result : nil
 }
 
 extension FileFinder {

@@ -3,15 +3,6 @@ import BellkeysEngine
 import Glibc
 import Synchronization
 
-/// Monotonic clock in nanoseconds (`clock_gettime`, answered by the vDSO without a system call).
-/// Thread: any; real-time safe.
-@inline(__always)
-public func monotonicNanoseconds() -> UInt64 {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
-}
-
 /// The dedicated thread that renders periods with a `LiveMixer` and writes them to a
 /// `PCMOutput`, until asked to stop or the device fails.
 ///
@@ -129,11 +120,4 @@ public final class RenderThread: @unchecked Sendable {
 
     /// Whether the thread ended by itself (the device failed).
     public var failed: Bool { failureCode.load(ordering: .acquiring) != 0 }
-}
-
-/// Locks the process's memory (the sample bank among it) so the render thread never waits for
-/// a page to come back from swap. Returns nil on success, else the errno of `mlockall`.
-/// Thread: control.
-public func lockMemory() -> Int32? {
-    mlockall(MCL_CURRENT) == 0 ? nil : errno
 }

@@ -46,38 +46,3 @@ func firstSampleRate(_ paths: [String]) -> Int? {
     }
     return nil
 }
-
-/// `path` as it is, or else with each part matched to an entry of its folder ignoring case (many
-/// instruments were made on Windows, whose file names ignore case); nil if none matches.
-/// Thread: control.
-public func findCaseInsensitively(_ path: String) -> String? {
-    if fileExists(path) { return path }
-    let absolute = path.hasPrefix("/")
-    var found = absolute ? "/" : "."
-    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
-        let name = String(part)
-        let candidate = found == "/" ? "/" + name : found + "/" + name
-        var info = stat()
-        if name == "." || name == ".." || stat(candidate, &info) == 0 {
-            found = candidate
-            continue
-        }
-        guard let directory = opendir(found) else { return nil }
-        defer { closedir(directory) }
-        var match: String?
-        let wanted = name.lowercased()
-        while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if entryName.lowercased() == wanted {
-                match = entryName
-                break
-            }
-        }
-        guard let match else { return nil }
-        found = found == "/" ? "/" + match : found + "/" + match
-    }
-    let result = absolute ? found : String(found.dropFirst(2))
-    return fileExists(result) ? result : nil
-}

@@ -9,7 +9,7 @@ public let threadStackBytes = 1 << 20
 
 /// Starts a thread running `body(context)` with a `threadStackBytes` stack and, when `configure`
 /// is given, the attributes it sets (a real-time policy). Returns pthread_create's status.
-func startThread(
+package func startThread(
     _ handle: inout pthread_t, context: UnsafeMutableRawPointer?,
     configure: ((inout pthread_attr_t) -> Void)? = nil,
     _ body: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
