@@ -146,7 +146,7 @@ public final class ALSAOutput: AudioOutput {
             opened.close()
             throw ALSAError(
                 operation: "open it again at \(size) with the same format", device: was.device, code: EINVAL,
-                fix: "choose the buffer with --period and --periods")
+                message: alsaMessage(EINVAL), fix: "choose the buffer with --period and --periods")
         }
         return opened
     }

@@ -74,7 +74,8 @@ public final class PCMOutput: @unchecked Sendable {
         guard let chosen = formats.first(where: { snd_pcm_hw_params_test_format(pcm, hw, $0.1) == 0 }) else {
             throw ALSAError(
                 operation: "find a sample format (it takes none of S32_LE, S16_LE, FLOAT_LE)",
-                device: device, code: EINVAL, fix: "use the device through `plughw:` or `default`")
+                device: device, code: EINVAL, message: alsaMessage(EINVAL),
+                fix: "use the device through `plughw:` or `default`")
         }
         try check(snd_pcm_hw_params_set_format(pcm, hw, chosen.1), "set the sample format", device: device)
         var channelCount = UInt32(channels)

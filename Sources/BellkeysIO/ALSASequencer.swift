@@ -3,32 +3,15 @@ import BellkeysEngine
 import CALSA
 import Glibc
 
-/// A failed ALSA call: the operation, the device, alsa-lib's own message, and what to do.
-public struct ALSAError: Error, Sendable, CustomStringConvertible {
-    public var operation: String
-    public var device: String
-    public var code: Int32
-    public var fix: String
-
-    public init(operation: String, device: String, code: Int32, fix: String = "") {
-        self.operation = operation
-        self.device = device
-        self.code = code
-        self.fix = fix
-    }
-
-    public var message: String { String(cString: snd_strerror(code)) }
-    public var description: String {
-        "\(device): cannot \(operation): \(message)" + (fix.isEmpty ? "" : "\n    fix: \(fix)")
-    }
-}
-
 /// Every ALSA call that can fail goes through here. Thread: any.
 @discardableResult
 func check(_ result: Int32, _ operation: @autoclosure () -> String, device: String, fix: @autoclosure () -> String = "")
     throws(ALSAError) -> Int32
 {
-    if result < 0 { throw ALSAError(operation: operation(), device: device, code: -result, fix: fix()) }
+    if result < 0 {
+        throw ALSAError(
+            operation: operation(), device: device, code: -result, message: alsaMessage(-result), fix: fix())
+    }
     return result
 }
 

@@ -52,7 +52,9 @@ final class FakeSequencer: SequencerClient {
     func port(at address: SequencerAddress) -> SequencerPort? { present.first { $0.address == address } }
     func connect(from source: SequencerAddress) throws(ALSAError) {
         if refusing.contains(source) {
-            throw ALSAError(operation: "connect from \(source)", device: "sequencer", code: EPERM)
+            throw ALSAError(
+                operation: "connect from \(source)", device: "sequencer", code: EPERM,
+                message: String(cString: strerror(EPERM)))
         }
         subscribed.append(source)
     }
