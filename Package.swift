@@ -3,7 +3,7 @@ import PackageDescription
 
 // The AVX2 build of the engine's four-voice mixing loop (Sources/BellkeysWideMix, a link to
 // Sources/BellkeysEngine/MixLoops.swift): compiled for Haswell-class x86-64 CPUs (x86-64-v3),
-// used only where BellkeysIO's wideMixingAvailable() finds such a CPU. Elsewhere it is built
+// used only where BellkeysSystem's wideMixingAvailable() finds such a CPU. Elsewhere it is built
 // plainly and never called.
 // (-Xcc -march: Swift compiles for the C importer's target CPU, and Swift 6.0's driver turns
 // -target-cpu into a -mcpu its clang refuses for x86-64.)
@@ -60,15 +60,26 @@ let package = Package(
         .target(name: "BellkeysFormats", dependencies: ["BellkeysModel"]),
         // The classroom: what pupils' browsers may say, and the limits on them.
         .target(name: "BellkeysClassroom", dependencies: ["BellkeysModel", "BellkeysFormats"]),
-        // The only code that talks to C libraries and the file system.
+        // The system: files, the clock, threads, signals, the raw terminal, the CPU (Glibc, Linux).
+        .target(name: "BellkeysSystem", dependencies: ["BellkeysFormats", "CLinux"]),
+        // Instrument loading: sample files decoded (libsndfile) and resampled (libsamplerate), a
+        // SoundFont's samples, stored into the bank after the formats module's compile step.
         .target(
-            name: "BellkeysIO",
+            name: "BellkeysLoading",
+            dependencies: ["BellkeysModel", "BellkeysFormats", "BellkeysSystem", "CSndFile", "CSampleRate"]),
+        // MIDI input: the ALSA sequencer client (JACK's MIDI port is the JACK client's, in BellkeysAudio).
+        .target(name: "BellkeysMIDI", dependencies: ["BellkeysControl", "BellkeysSystem", "CALSA"]),
+        // The audio drivers and their real-time sides: ALSA PCM and the render thread, JACK (its
+        // audio ports and MIDI port, one client), the recorder, sound files written.
+        .target(
+            name: "BellkeysAudio",
             dependencies: [
-                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysClassroom",
-                "CSndFile",
-                "CSampleRate", "CALSA",
-                "CLinux", "CJack", "CQREncode",
+                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysSystem",
+                "CALSA", "CJack", "CSndFile",
             ]),
+        // The classroom's server: sockets, HTTP and WebSocket I/O, the link to the player, the QR code.
+        .target(
+            name: "BellkeysClassroomServer", dependencies: ["BellkeysClassroom", "BellkeysSystem", "CQREncode"]),
         // The live session's inputs (MIDI keyboards through the sequencer, JACK MIDI, the computer
         // keyboard, the classroom's phones), the console and the control thread's poll loop,
         // over interfaces the tests fake (Tests/BellkeysLiveTests).
@@ -76,29 +87,31 @@ let package = Package(
             name: "BellkeysLive",
             dependencies: [
                 "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal",
-                "BellkeysClassroom", "BellkeysIO",
+                "BellkeysClassroom", "BellkeysSystem", "BellkeysMIDI", "BellkeysAudio", "BellkeysClassroomServer",
             ]),
         // The command line: parse, wire, report.
         .executableTarget(
             name: "bellkeys",
             dependencies: [
-                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysIO",
-                "BellkeysTerminal",
-                "BellkeysClassroom", "BellkeysLive",
+                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal",
+                "BellkeysClassroom", "BellkeysSystem", "BellkeysLoading", "BellkeysMIDI", "BellkeysAudio",
+                "BellkeysClassroomServer", "BellkeysLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Generates Samples/: the 13 bells and the demo MIDI file. Run: swift run make-bells
         .executableTarget(
-            name: "make-bells", dependencies: ["BellkeysIO", "BellkeysFormats"],
+            name: "make-bells", dependencies: ["BellkeysAudio", "BellkeysFormats"],
             path: "Tools/make-bells"),
 
         // Mixing throughput of the engine alone. Run: swift run -c release engine-throughput
         .executableTarget(
-            name: "engine-throughput", dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysIO"],
+            name: "engine-throughput",
+            dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysSystem", "BellkeysLoading"],
             path: "Benchmarks/EngineThroughput"),
         // The reverb's cost, loud and on a decaying tail. Run: swift run -c release reverb-cost
         .executableTarget(
-            name: "reverb-cost", dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysIO"],
+            name: "reverb-cost",
+            dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysSystem", "BellkeysLoading"],
             path: "Benchmarks/ReverbCost"),
 
         // Fuzzing (Tests/Fuzz/run): the rules every input must keep, and one libFuzzer target
@@ -132,22 +145,34 @@ let package = Package(
         .testTarget(name: "BellkeysFormatsTests", dependencies: ["BellkeysFormats", "BellkeysModel", "FuzzChecks"]),
         .testTarget(
             name: "BellkeysClassroomTests",
-            dependencies: ["BellkeysClassroom", "BellkeysModel", "BellkeysFormats", "BellkeysIO"]),
+            dependencies: ["BellkeysClassroom", "BellkeysModel", "BellkeysFormats"]),
         .testTarget(name: "BellkeysTerminalTests", dependencies: ["BellkeysTerminal"]),
         .testTarget(
-            name: "BellkeysIOTests",
+            name: "BellkeysLoadingTests",
             dependencies: [
-                "BellkeysIO", "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats",
-                "AllocationCounter", "EngineTestSupport", "FuzzChecks", "CSndFile",
+                "BellkeysLoading", "BellkeysSystem", "BellkeysAudio", "BellkeysModel", "BellkeysEngine",
+                "BellkeysFormats", "AllocationCounter", "EngineTestSupport", "FuzzChecks", "CSndFile",
+            ]),
+        .testTarget(
+            name: "BellkeysAudioTests",
+            dependencies: [
+                "BellkeysAudio", "BellkeysModel", "BellkeysEngine", "BellkeysControl", "AllocationCounter",
+                "EngineTestSupport",
             ]),
         .testTarget(
             name: "BellkeysLiveTests",
             dependencies: [
-                "BellkeysLive", "BellkeysModel", "BellkeysControl", "BellkeysEngine", "BellkeysIO", "BellkeysTerminal",
-                "BellkeysClassroom", "EngineTestSupport",
+                "BellkeysLive", "BellkeysModel", "BellkeysControl", "BellkeysEngine", "BellkeysTerminal",
+                "BellkeysClassroom", "BellkeysSystem", "BellkeysMIDI", "BellkeysAudio", "BellkeysClassroomServer",
+                "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(
-            name: "CommandLineTests", dependencies: ["bellkeys", "BellkeysFormats", "EngineTestSupport", "FuzzChecks"]),
+            name: "CommandLineTests",
+            dependencies: [
+                "bellkeys", "BellkeysFormats", "BellkeysSystem", "BellkeysLoading", "BellkeysAudio",
+                "EngineTestSupport",
+                "FuzzChecks",
+            ]),
     ]
 )

@@ -12,8 +12,9 @@
 // its full length, 8.3 to 12.6 s), renders SECONDS of audio in 64-frame blocks as the render
 // thread would, and prints CPU time and voices per core in real time = voices × audio s / CPU s.
 import BellkeysEngine
-import BellkeysIO
+import BellkeysLoading
 import BellkeysModel
+import BellkeysSystem
 import Glibc
 
 let arguments = CommandLine.arguments

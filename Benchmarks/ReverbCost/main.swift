@@ -7,8 +7,9 @@
 // CPU down). Prints the CPU time per second of audio in each phase, against the dry engine's
 // under the same strikes, and the ratio decaying / loud of the reverb's own share.
 import BellkeysEngine
-import BellkeysIO
+import BellkeysLoading
 import BellkeysModel
+import BellkeysSystem
 import Glibc
 
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 10 : 10

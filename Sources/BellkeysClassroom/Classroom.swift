@@ -1,5 +1,5 @@
 // The classroom: who has joined, which bells each holds, and what each pupil's message does.
-// Plain state with the time passed in (monotonic nanoseconds), no I/O: the server (BellkeysIO's
+// Plain state with the time passed in (monotonic nanoseconds), no I/O: the server (BellkeysClassroomServer's
 // WebServer) owns one, feeds it what arrives and carries out what it returns: notes for the
 // engine (through the control thread's player, the same path as a MIDI keyboard's), and JSON
 // for a device or for everyone. Thread: the server's.

@@ -2,7 +2,7 @@
 // GET and nothing else. Anything reachable over the network is hostile input, so the reader
 // takes at most `HTTPRequestHead.maximumBytes`, only CRLF line ends, no folded headers, no
 // bodies, no duplicate headers that decide anything, and answers everything else with the
-// status that says why. Pure Swift, no I/O: the socket loop (BellkeysIO's WebServer) hands it
+// status that says why. Pure Swift, no I/O: the socket loop (BellkeysClassroomServer's WebServer) hands it
 // the bytes read so far.
 
 /// A request's head: its request line and headers.

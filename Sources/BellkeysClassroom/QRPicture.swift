@@ -1,4 +1,4 @@
-// A QR code's modules (from libqrencode, in BellkeysIO) drawn for the terminal and for the
+// A QR code's modules (from libqrencode, in BellkeysClassroomServer) drawn for the terminal and for the
 // teacher's page. Pure Swift.
 
 /// The QR code as an SVG: one path of dark squares on white, with a quiet zone of 4 modules

@@ -22,7 +22,7 @@ public struct EngineConfiguration: Sendable {
     /// Time for the limiter's gain to recover from full reduction, in seconds.
     public var limiterReleaseSeconds: Double = 0.25
     /// Mix voices with the AVX2 build of the four-voice loop (`MixLoops.swift`): the same bytes,
-    /// about twice as fast. Only where the CPU runs it: BellkeysIO's `wideMixingAvailable()`
+    /// about twice as fast. Only where the CPU runs it: BellkeysSystem's `wideMixingAvailable()`
     /// says so, and the command line sets it from there. Ignored on other architectures.
     public var wideMixing = false
     /// Skip the mix of a segment at rest (`Engine.isAtRest`): zeros, bit for bit what the mix

@@ -6,7 +6,7 @@
 // where the same loop converts and scales 8 samples an instruction instead of 4. The engine
 // picks one when it is built (`EngineConfiguration.wideMixing`). Both do the same IEEE
 // operations in the same order on every frame (no fused multiply-add: Swift does not contract
-// a * b + c), so they give the same bytes; `Tests/BellkeysIOTests/WideMixingTests.swift` checks.
+// a * b + c), so they give the same bytes; `Tests/BellkeysLoadingTests/WideMixingTests.swift` checks.
 
 /// Adds `count` (1 to 4) voices' 16-bit samples × their gains into `b` over `n` frames:
 /// b[j] += (a0[j] h0 + a1[j] h1) + (a2[j] h2 + a3[j] h3), fewer terms for fewer voices.

@@ -32,7 +32,7 @@ public func resolve(_ relative: String, from base: String) -> String {
 
 /// The files an instrument's compile step may read, by whole path (it takes a name from the
 /// folder of the file that gives it with `resolve(_:from:)`, so messages print the same paths
-/// whoever finds them). BellkeysIO's `FileFinder.disk` reads the file system; a test gives
+/// whoever finds them). BellkeysSystem's `FileFinder.disk` reads the file system; a test gives
 /// `inMemory` files. Thread: the caller's.
 public struct FileFinder: Sendable {
     /// `path` as it is, or else with each part matched ignoring case (many instruments were made

@@ -1,7 +1,7 @@
 import BellkeysModel
 
 // The first half of loading any instrument file: what it is, told by its name and, for a JSON
-// map, read, checked and compiled, before any sample is read. BellkeysIO's loader then stores
+// map, read, checked and compiled, before any sample is read. BellkeysLoading's loader then stores
 // the samples and finishes the instrument (CompiledMap.instrument, CompiledSFZ.instrument,
 // CompiledSoundFont.instrument).
 

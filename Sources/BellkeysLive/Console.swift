@@ -1,5 +1,5 @@
 import BellkeysControl
-import BellkeysIO
+import BellkeysSystem
 
 /// Standard output with a live status area kept below everything printed: one status line, or
 /// the keyboard UI's piano and status lines. Printed lines scroll above it and stay in the

@@ -1,6 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
+import BellkeysSystem
 
 /// The JACK MIDI port `midi_in` as a live input. Its events are played on JACK's process
 /// thread at their frame offsets (`JACKOutput`); here the control thread keeps what they hold

@@ -1,6 +1,6 @@
 import BellkeysControl
-import BellkeysIO
 import BellkeysModel
+import BellkeysSystem
 import BellkeysTerminal
 
 /// The computer keyboard as a live input: keys read from the terminal, decoded (legacy or

@@ -1,10 +1,12 @@
+import BellkeysAudio
 import BellkeysControl
-import BellkeysIO
+import BellkeysMIDI
+import BellkeysSystem
 import Glibc
 import Synchronization
 
 // What the live inputs and the poll loop need of the system, as interfaces: the real devices
-// of BellkeysIO conform here, and the tests (Tests/BellkeysLiveTests) give fakes, as
+// (of BellkeysMIDI and BellkeysAudio) conform here, and the tests (Tests/BellkeysLiveTests) give fakes, as
 // NIOEmbedded gives a channel without a socket. Thread: control.
 
 /// An ALSA sequencer client, as `SequencerInput` uses it: `Sequencer`, or a fake.

@@ -1,5 +1,5 @@
 import BellkeysControl
-import BellkeysIO
+import BellkeysSystem
 import Glibc
 
 /// What the session does at the loop's turns: the parts of a pass that are the session's own

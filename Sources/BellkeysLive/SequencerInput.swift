@@ -1,7 +1,9 @@
+import BellkeysAudio
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
+import BellkeysMIDI
 import BellkeysModel
+import BellkeysSystem
 import Glibc
 
 /// MIDI keyboards through the ALSA sequencer, as a live input: which ports to connect (every

@@ -1,8 +1,8 @@
 import BellkeysClassroom
+import BellkeysClassroomServer
 import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
 import BellkeysModel
 
 /// The classroom's phones as a live input: what the web server hands over through the

@@ -11,7 +11,7 @@
 // Terminal restoration that also runs when the process dies of a fatal signal (a crash): the
 // saved settings and the bytes that undo bellkeys' terminal modes, kept where a signal handler
 // can reach them without Swift. Only async-signal-safe calls (write, tcsetattr, sigaction,
-// raise). One terminal per process; used by BellkeysIO's Terminal.swift only.
+// raise). One terminal per process; used by BellkeysSystem's Terminal.swift only.
 // (Function-local statics: Swift's importer emits those of inline functions, but not a
 // header's file-scope statics.)
 struct bellkeys_terminal_state {

@@ -1,8 +1,10 @@
 import ArgumentParser
+import BellkeysAudio
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
+import BellkeysLoading
 import BellkeysModel
+import BellkeysSystem
 import Glibc
 
 @main

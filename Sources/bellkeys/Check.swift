@@ -2,8 +2,9 @@ import ArgumentParser
 import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
+import BellkeysLoading
 import BellkeysModel
+import BellkeysSystem
 import Glibc
 
 struct Check: ParsableCommand {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BellkeysIO
 
 /// The classroom: phones as handbells (`--web`). See docs/handbells.md (for users) and docs/design/classroom-server.md.
 struct ClassroomOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
+import BellkeysAudio
 import BellkeysControl
-import BellkeysIO
+import BellkeysMIDI
 import Glibc
 
 struct List: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import BellkeysAudio
 import BellkeysFormats
-import BellkeysIO
 
 /// How bellkeys reaches the sound: `--driver`.
 enum Driver: String, ExpressibleByArgument, CaseIterable {

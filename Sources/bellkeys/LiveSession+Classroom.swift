@@ -1,8 +1,10 @@
 import BellkeysClassroom
+import BellkeysClassroomServer
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
 import BellkeysLive
+import BellkeysLoading
+import BellkeysSystem
 import Glibc
 
 // `--web`: the classroom's server, its room and the startup report (the join address, the QR

@@ -1,6 +1,6 @@
 import BellkeysEngine
-import BellkeysIO
 import BellkeysModel
+import BellkeysSystem
 import Glibc
 
 // The room and the set the keyboard plays, chosen live (`r`, `p`, the teacher's page), in the

@@ -1,7 +1,7 @@
 import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
+import BellkeysSystem
 import BellkeysTerminal
 import Glibc
 

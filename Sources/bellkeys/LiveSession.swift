@@ -1,9 +1,13 @@
+import BellkeysAudio
+import BellkeysClassroomServer
 import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
 import BellkeysLive
+import BellkeysLoading
+import BellkeysMIDI
 import BellkeysModel
+import BellkeysSystem
 import BellkeysTerminal
 import Glibc
 

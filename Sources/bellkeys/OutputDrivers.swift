@@ -1,7 +1,8 @@
+import BellkeysAudio
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
 import BellkeysLive
+import BellkeysLoading
 import BellkeysModel
 
 /// The sound output drivers bellkeys knows, and the one place that chooses among them

@@ -2,7 +2,6 @@ import ArgumentParser
 import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
 import Glibc
 
 struct Play: ParsableCommand, LiveCommand {

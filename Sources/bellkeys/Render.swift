@@ -1,8 +1,10 @@
 import ArgumentParser
+import BellkeysAudio
 import BellkeysControl
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysIO
+import BellkeysLoading
+import BellkeysSystem
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,4 @@
 import BellkeysClassroom
-import BellkeysIO
 import Testing
 
 @Suite struct ClassroomJoining {

@@ -1,5 +1,4 @@
 import BellkeysClassroom
-import BellkeysIO
 import Testing
 
 private func head(_ text: String) -> HTTPHeadScan { scanHTTPRequestHead(Array(text.utf8)[...]) }

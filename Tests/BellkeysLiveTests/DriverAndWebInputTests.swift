@@ -1,7 +1,7 @@
 import BellkeysClassroom
+import BellkeysClassroomServer
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
 import BellkeysLive
 import BellkeysModel
 import EngineTestSupport

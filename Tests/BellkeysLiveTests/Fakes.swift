@@ -1,7 +1,7 @@
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
 import BellkeysLive
+import BellkeysMIDI
 import BellkeysModel
 import EngineTestSupport
 import Glibc

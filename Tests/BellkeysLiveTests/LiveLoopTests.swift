@@ -1,7 +1,7 @@
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
 import BellkeysLive
+import BellkeysSystem
 import EngineTestSupport
 import Glibc
 import Testing

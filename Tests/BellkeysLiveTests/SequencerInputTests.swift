@@ -1,7 +1,8 @@
+import BellkeysAudio
 import BellkeysControl
 import BellkeysEngine
-import BellkeysIO
 import BellkeysLive
+import BellkeysMIDI
 import BellkeysModel
 import EngineTestSupport
 import Testing

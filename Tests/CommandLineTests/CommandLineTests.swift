@@ -59,12 +59,12 @@ func temporaryFolder() -> String {
 }
 
 @Suite struct CommandLineUse {
-    /// One version, from one place (Sources/BellkeysIO/Version.swift), which the package's
+    /// One version, from one place (Sources/bellkeys/Version.swift), which the package's
     /// changelog must name as its newest entry (Tools/build-deb refuses otherwise).
     @Test func versionComesFromOnePlaceAndTheChangelogAgrees() throws {
         let run = try bellkeys(["--version"])
         #expect(run.status == 0)
-        let version = try String(contentsOfFile: repository + "/Sources/BellkeysIO/Version.swift", encoding: .utf8)
+        let version = try String(contentsOfFile: repository + "/Sources/bellkeys/Version.swift", encoding: .utf8)
             .split(separator: "\"")[1]
         #expect(run.output == "bellkeys \(version)\n")
         let changelog = try String(contentsOfFile: repository + "/Tools/package/changelog", encoding: .utf8)

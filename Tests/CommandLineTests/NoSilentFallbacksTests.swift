@@ -1,4 +1,6 @@
-import BellkeysIO
+import BellkeysAudio
+import BellkeysLoading
+import BellkeysSystem
 import Foundation
 import Testing
 

@@ -1,0 +1,111 @@
+import BellkeysFormats
+import BellkeysModel
+import BellkeysSystem
+import CSndFile
+import Glibc
+
+/// An open SoundFont file: its structure read, its samples still on disk. Thread: control.
+final class OpenSoundFont {
+    let path: String
+    let descriptor: Int32
+    let font: SoundFont
+
+    init(path: String) throws(InstrumentError) {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+            let message = fd >= 0 ? "it is a folder" : String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw InstrumentError([
+                InstrumentProblem(
+                    file: path, line: nil, column: nil, path: "", message: "cannot read the SoundFont: \(message)",
+                    fix: "check the path (it is taken relative to the current folder) and that the file is readable")
+            ])
+        }
+        descriptor = fd
+        let bytes = SoundFontBytes(count: Int(info.st_size)) { offset, length in
+            readBytes(fd, offset: offset, length: length)
+        }
+        do {
+            font = try parseSoundFont(bytes, file: path)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// `length` bytes at `offset`, or nil if the file is shorter.
+    func read(offset: Int, length: Int) -> [UInt8]? { readBytes(descriptor, offset: offset, length: length) }
+}
+
+private func readBytes(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
+    guard offset >= 0, length >= 0 else { return nil }
+    var bytes = [UInt8](repeating: 0, count: length)
+    var done = 0
+    while done < length {
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done)) }
+        if n < 0, errno == EINTR { continue }
+        if n <= 0 { return nil }
+        done += n
+    }
+    return bytes
+}
+
+/// The presets of a SoundFont, sorted by bank and program, for `check`.
+public func soundFontPresets(path: String) throws(InstrumentError) -> (name: String, presets: [SoundFontPreset]) {
+    let file = try OpenSoundFont(path: path)
+    return (file.font.name, file.font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) })
+}
+
+/// Reads a SoundFont's preset (`choice`; nil: bank 0 program 0, else the font's first) and
+/// loads only the samples its zones play (`compileSoundFont` chooses them and makes the
+/// regions; this stores the samples between): an instrument of regions, ready to play. A map
+/// that names the font (`overriding`) replaces `pitchBend` and `velocityCurve`. Thread: control.
+func loadSoundFontInstrument(
+    path: String, preset choice: PresetChoice?, sampleRate requested: Int?, start: Double,
+    overriding map: MapFile? = nil
+) throws(InstrumentError) -> LoadedInstrument {
+    let file = try OpenSoundFont(path: path)
+    let font = file.font
+    let compiled = try compileSoundFont(path: path, font: font, preset: choice, sampleRate: requested)
+    let bank = SampleBank(sampleRate: compiled.sampleRate)
+    var places: [StoredPlace] = []
+    for stored in compiled.samples {
+        let header = font.samples[stored.header]
+        let index: Int, firstWord: Int
+        if font.isCompressed && header.isCompressed {
+            index = try decodeCompressed(file, header, endOffset: stored.endOffset, into: bank)
+            firstWord = 0
+            // Ogg streams decode to about ten times their size; a damaged one could claim far more.
+            if bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
+                throw compiled.problem(
+                    "sdta/smpl", byte: font.sampleData.lowerBound + header.start,
+                    "preset \(compiled.presetName)'s compressed samples decode to more than \(bank.byteCount >> 20) MiB",
+                    "the font is damaged: get it again from where it came")
+            }
+        } else {
+            index = try storePCM(file, stored, into: bank)
+            firstWord = header.start
+        }
+        places.append(StoredPlace(index: index, firstWord: firstWord, frameCount: bank.frameCount(of: index)))
+        if header.sampleRate <= 0 {
+            throw compiled.problem(
+                "pdta/shdr", byte: font.sampleHeadersOffset + 46 * stored.header + 36,
+                "sample \"\(header.name)\" has a rate of 0 Hz",
+                "the font is damaged: get it again from where it came")
+        }
+    }
+    var loaded = LoadedInstrument(
+        mapPath: path, map: map ?? MapFile.instrumentDefaults, bank: bank,
+        instrument: compiled.instrument(places: places, overriding: map), sampleRate: compiled.sampleRate,
+        samplePaths: compiled.samples.map(compiled.name(of:)),
+        fileSampleRates: compiled.samples.map { font.samples[$0.header].sampleRate },
+        fadedEnds: compiled.samples.map { _ in false },
+        loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: compiled.warnings)
+    loaded.preset = compiled.presetName
+    loaded.presetDescription = compiled.presetDescription
+    return loaded
+}
