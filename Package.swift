@@ -87,7 +87,7 @@ let package = Package(
             name: "BellkeysLive",
             dependencies: [
                 "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal",
-                "BellkeysClassroom", "BellkeysSystem", "BellkeysMIDI", "BellkeysAudio", "BellkeysClassroomServer",
+                "BellkeysClassroom", "BellkeysClassroomServer",
             ]),
         // The command line: parse, wire, report.
         .executableTarget(
@@ -153,6 +153,7 @@ let package = Package(
                 "BellkeysLoading", "BellkeysSystem", "BellkeysAudio", "BellkeysModel", "BellkeysEngine",
                 "BellkeysFormats", "AllocationCounter", "EngineTestSupport", "FuzzChecks", "CSndFile",
             ]),
+        .testTarget(name: "BellkeysMIDITests", dependencies: ["BellkeysMIDI", "BellkeysControl", "CALSA"]),
         .testTarget(
             name: "BellkeysAudioTests",
             dependencies: [
@@ -163,8 +164,7 @@ let package = Package(
             name: "BellkeysLiveTests",
             dependencies: [
                 "BellkeysLive", "BellkeysModel", "BellkeysControl", "BellkeysEngine", "BellkeysTerminal",
-                "BellkeysClassroom", "BellkeysSystem", "BellkeysMIDI", "BellkeysAudio", "BellkeysClassroomServer",
-                "EngineTestSupport",
+                "BellkeysClassroom", "BellkeysClassroomServer", "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(

@@ -13,6 +13,8 @@ extension JACKOutput {
         (0..<configuration.channels).map { String(cString: bk_jack_port_name(outputPorts[$0])) }
     }
     public var midiPortName: String { String(cString: bk_jack_port_name(midiPort)) }
+    /// Connections to `midi_in` removed so far (counted on JACK's notification thread).
+    public var midiDisconnectionCount: Int { midiDisconnections.load(ordering: .acquiring) }
 
     /// The ports of `type` with all of `flags`, matching `pattern` (a regular expression, as
     /// `jack_get_ports` takes), in the server's order.

@@ -1,5 +1,4 @@
 import BellkeysControl
-import BellkeysSystem
 
 /// Standard output with a live status area kept below everything printed: one status line, or
 /// the keyboard UI's piano and status lines. Printed lines scroll above it and stay in the
@@ -15,7 +14,7 @@ public final class Console {
     private let write: (String) -> Void
 
     /// A console on standard output, or on `write` (tests read what the inputs say).
-    public init(live: Bool, write: @escaping (String) -> Void = { writeAll(1, $0) }) {
+    public init(live: Bool, write: @escaping (String) -> Void) {
         self.live = live
         self.write = write
     }

@@ -1,6 +1,5 @@
 import BellkeysControl
 import BellkeysEngine
-import BellkeysSystem
 
 /// The JACK MIDI port `midi_in` as a live input. Its events are played on JACK's process
 /// thread at their frame offsets (`JACKOutput`); here the control thread keeps what they hold
@@ -30,7 +29,7 @@ public final class JACKMIDIInput: LiveInput {
 
     public init(
         output: any MIDIPortGraph, console: Console, connectsPhysicalPorts: Bool, verbose: Bool,
-        clock: @escaping () -> UInt64 = monotonicNanoseconds
+        clock: @escaping () -> UInt64
     ) {
         self.output = output
         self.clock = clock

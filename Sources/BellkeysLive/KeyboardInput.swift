@@ -1,6 +1,5 @@
 import BellkeysControl
 import BellkeysModel
-import BellkeysSystem
 import BellkeysTerminal
 
 /// The computer keyboard as a live input: keys read from the terminal, decoded (legacy or
@@ -28,7 +27,7 @@ public final class KeyboardInput: LiveInput {
     /// play from `lowestNote` (a C) up.
     public init(
         terminal: any TerminalDevice, console: Console, channel: UInt8, lowestNote: Int = 60,
-        clock: @escaping () -> UInt64 = monotonicNanoseconds
+        clock: @escaping () -> UInt64
     ) {
         self.terminal = terminal
         self.console = console

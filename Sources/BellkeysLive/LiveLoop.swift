@@ -1,5 +1,4 @@
 import BellkeysControl
-import BellkeysSystem
 import Glibc
 
 /// What the session does at the loop's turns: the parts of a pass that are the session's own
@@ -60,7 +59,7 @@ public final class LiveLoop {
 
     public init(
         inputs: [any LiveInput], player: LivePlayer, output: any AudioOutput, signals: any SignalSource,
-        statusSeconds: Double, clock: @escaping () -> UInt64 = monotonicNanoseconds
+        statusSeconds: Double, clock: @escaping () -> UInt64
     ) {
         self.inputs = inputs
         self.player = player

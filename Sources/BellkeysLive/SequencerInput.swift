@@ -1,9 +1,6 @@
-import BellkeysAudio
 import BellkeysControl
 import BellkeysEngine
-import BellkeysMIDI
 import BellkeysModel
-import BellkeysSystem
 import Glibc
 
 /// MIDI keyboards through the ALSA sequencer, as a live input: which ports to connect (every
@@ -27,7 +24,7 @@ public final class SequencerInput: LiveInput {
 
     public init(
         sequencer: any SequencerClient, console: Console, patterns: [String], filter: ChannelFilter, verbose: Bool,
-        clock: @escaping () -> UInt64 = monotonicNanoseconds
+        clock: @escaping () -> UInt64
     ) {
         self.sequencer = sequencer
         self.clock = clock
@@ -60,7 +57,7 @@ public final class SequencerInput: LiveInput {
         }
     }
 
-    public var descriptors: [Int32] { sequencer.pollDescriptors().map(\.fd) }
+    public var descriptors: [Int32] { sequencer.descriptors }
     public var pollTimeoutMilliseconds: Int32? { nil }
 
     public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
@@ -71,10 +68,9 @@ public final class SequencerInput: LiveInput {
         var arrived: [(SequencerEvent, UInt64)] = []
         while let received = sequencer.read() { arrived.append(received) }
         for (event, arrival) in arrived { handle(event, arrival: arrival, player: player) }
-        if let code = sequencer.readFailure {
+        if let failure = sequencer.readFailureMessage {
             return .failed(
-                reason: "the MIDI input failed",
-                message: "the MIDI input (ALSA sequencer) failed: \(alsaMessage(code))")
+                reason: "the MIDI input failed", message: "the MIDI input (ALSA sequencer) failed: \(failure)")
         }
         return .carryOn
     }

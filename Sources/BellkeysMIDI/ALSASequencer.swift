@@ -117,6 +117,12 @@ public final class Sequencer {
     }
 
     /// Descriptors to poll for input.
+    /// The descriptors to poll for input (`pollDescriptors`' descriptors).
+    public var descriptors: [Int32] { pollDescriptors().map(\.fd) }
+
+    /// alsa-lib's words for `readFailure`, or nil.
+    public var readFailureMessage: String? { readFailure.map { alsaMessage($0) } }
+
     public func pollDescriptors() -> [pollfd] {
         let count = Int(snd_seq_poll_descriptors_count(handle, Int16(POLLIN)))
         var fds = [pollfd](repeating: pollfd(), count: count)

@@ -70,7 +70,7 @@ final class LiveSession: LiveLoopDelegate {
         self.settings = settings
         let options = settings.output
         let wantsUI = !settings.session.noUI && Terminal.isInteractive
-        console = Console(live: !settings.session.quiet && isatty(1) == 1)
+        console = Console(live: !settings.session.quiet && isatty(1) == 1) { writeAll(1, $0) }
         // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the inputs. They are
         // blocked before any other thread starts (a driver's library may start its own when opened,
         // the render thread comes later), so every thread inherits the mask and none sees them.
@@ -140,7 +140,7 @@ final class LiveSession: LiveLoopDelegate {
         midi = sequencer.map {
             SequencerInput(
                 sequencer: $0, console: console, patterns: settings.connect,
-                filter: settings.notes.filter, verbose: settings.verbose)
+                filter: settings.notes.filter, verbose: settings.verbose, clock: monotonicNanoseconds)
         }
         // Keyboards come through the sequencer when it is there, else through the driver's own
         // MIDI input: never both, so no keyboard is connected twice.
@@ -187,7 +187,7 @@ final class LiveSession: LiveLoopDelegate {
         keys = terminal.map {
             KeyboardInput(
                 terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1),
-                lowestNote: lowestNote)
+                lowestNote: lowestNote, clock: monotonicNanoseconds)
         }
         if let terminal {
             console.columns = terminal.columns
@@ -237,7 +237,7 @@ final class LiveSession: LiveLoopDelegate {
     func run() -> Int32 {
         let loop = LiveLoop(
             inputs: inputs, player: player, output: output, signals: signals,
-            statusSeconds: keys == nil ? 0.25 : 0.04)
+            statusSeconds: keys == nil ? 0.25 : 0.04, clock: monotonicNanoseconds)
         if let tune = settings.tune {
             // (bellkeys' own tune: --transpose is for keyboards and the files a user brings)
             let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate, transposable: false)

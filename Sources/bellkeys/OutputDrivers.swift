@@ -4,6 +4,7 @@ import BellkeysEngine
 import BellkeysLive
 import BellkeysLoading
 import BellkeysModel
+import BellkeysSystem
 
 /// The sound output drivers bellkeys knows, and the one place that chooses among them
 /// (`--driver`): the only code that names a driver's type. A new driver is a class that
@@ -40,7 +41,8 @@ enum OutputDrivers {
                     channels: options.channels, filter: filter, connection: options.jackConnection)
                 let midi: (Console, Bool, Bool) -> any LiveInput = { console, connectsKeyboards, verbose in
                     JACKMIDIInput(
-                        output: jack, console: console, connectsPhysicalPorts: connectsKeyboards, verbose: verbose)
+                        output: jack, console: console, connectsPhysicalPorts: connectsKeyboards, verbose: verbose,
+                        clock: monotonicNanoseconds)
                 }
                 return Opened(output: jack, loaded: try load(jack.configuration.sampleRate), notes: [], midiInput: midi)
             } catch let error as JACKError {

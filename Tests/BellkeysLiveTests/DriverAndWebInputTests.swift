@@ -18,7 +18,8 @@ import Testing
         graph.physical = ["system:midi_capture_1"]
         graph.midiConnections = ["a2j:Nord [28] (capture): Nord MIDI"]
         let input = JACKMIDIInput(
-            output: graph, console: transcript.console, connectsPhysicalPorts: true, verbose: false)
+            output: graph, console: transcript.console, connectsPhysicalPorts: true, verbose: false,
+            clock: TestClock().read)
         input.connectPresent()
         #expect(graph.midiConnections == ["a2j:Nord [28] (capture): Nord MIDI", "system:midi_capture_1"])
         #expect(input.connectedNames == graph.midiConnections)
@@ -37,7 +38,8 @@ import Testing
         let graph = FakePortGraph(), transcript = Transcript()
         graph.physical = ["system:midi_capture_1"]
         let input = JACKMIDIInput(
-            output: graph, console: transcript.console, connectsPhysicalPorts: false, verbose: false)
+            output: graph, console: transcript.console, connectsPhysicalPorts: false, verbose: false,
+            clock: TestClock().read)
         input.connectPresent()
         #expect(graph.midiConnections.isEmpty && transcript.lines.isEmpty)
     }

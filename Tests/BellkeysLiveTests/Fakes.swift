@@ -1,12 +1,11 @@
 import BellkeysControl
 import BellkeysEngine
 import BellkeysLive
-import BellkeysMIDI
 import BellkeysModel
 import EngineTestSupport
 import Glibc
 
-// Fakes of the devices the live inputs read (BellkeysLive/LiveDevices.swift), as NIOEmbedded
+// Fakes of the devices the live inputs read (BellkeysControl/LiveDevices.swift), as NIOEmbedded
 // fakes a channel: each holds what a test gives it and records what the input asked of it.
 
 /// What a console printed, line by line.
@@ -36,7 +35,7 @@ final class FakeSequencer: SequencerClient {
     let client = 128
     var address: SequencerAddress { SequencerAddress(client: 128, port: 0) }
     let queue: Int? = 1
-    var readFailure: Int32?
+    var readFailureMessage: String?
     let inputOverflows = 0
     let readLag = LagStatistics()
     /// The ports the machine has.
@@ -47,7 +46,7 @@ final class FakeSequencer: SequencerClient {
     private(set) var subscribed: [SequencerAddress] = []
     var refusing: Set<SequencerAddress> = []
 
-    func pollDescriptors() -> [pollfd] { [] }
+    var descriptors: [Int32] { [] }
     func ports() -> [SequencerPort] { present }
     func port(at address: SequencerAddress) -> SequencerPort? { present.first { $0.address == address } }
     func connect(from source: SequencerAddress) throws(ALSAError) {

@@ -1,7 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
 import BellkeysLive
-import BellkeysSystem
 import EngineTestSupport
 import Glibc
 import Testing
@@ -183,9 +182,10 @@ final class RecordingDelegate: LiveLoopDelegate {
 
     @Test func theOutputWakesTheLoopAndWhatItSaysReachesTheSession() {
         let a = ScriptedInput()
-        let wakeup = Wakeup()
+        // The output's wake-up (an eventfd in the drivers): a pipe, as the loop reads either.
+        let wakeup = Pipe()
         let clock = TestClock()
-        let (loop, rig, _, delegate) = make([a], clock: clock, wake: wakeup.descriptor)
+        let (loop, rig, _, delegate) = make([a], clock: clock, wake: wakeup.read)
         clock.nanoseconds = rig.at(0)
         a.pipe.poke()
         _ = loop.pass(delegate: delegate)
@@ -194,12 +194,12 @@ final class RecordingDelegate: LiveLoopDelegate {
         // it), the driver does its upkeep at the loop's clock, and its line is said.
         rig.output.linesToSay = ["sound: the buffer grows"]
         clock.nanoseconds += 1_000_000
-        wakeup.signal()
+        wakeup.poke()
         _ = loop.pass(delegate: delegate)
         #expect(delegate.said == ["sound: the buffer grows"])
         #expect(rig.output.maintained.last == clock.nanoseconds)
         // Read empty: not ready again until the next signal.
-        var descriptor = pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)
         #expect(poll(&descriptor, 1, 0) == 0)
     }
 }

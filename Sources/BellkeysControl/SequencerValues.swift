@@ -1,9 +1,7 @@
-import BellkeysControl
-import BellkeysSystem
-import CALSA
-
 // The sequencer's plain values: addresses, ports as `aconnect -l` shows them, events and their
-// decoding from alsa-lib's fields (a pure function), and read-lag statistics.
+// decoding from alsa-lib's fields (a pure function), and read-lag statistics. Values of the
+// control module, so that the live loop's interface to the sequencer (`SequencerClient`) and its
+// fakes need no alsa-lib; BellkeysMIDI makes them from alsa-lib's records.
 
 /// A sequencer address: client and port numbers, written `client:port`.
 public struct SequencerAddress: Hashable, Sendable, CustomStringConvertible, Comparable {
@@ -13,7 +11,6 @@ public struct SequencerAddress: Hashable, Sendable, CustomStringConvertible, Com
         self.client = client
         self.port = port
     }
-    init(_ address: snd_seq_addr_t) { self.init(client: Int(address.client), port: Int(address.port)) }
     public var description: String { "\(client):\(port)" }
     /// One integer for the address (for `HeldNotes`).
     public var key: Int { client << 8 | port }
@@ -44,18 +41,18 @@ public struct SequencerPort: Sendable {
 
     /// Whether other clients may subscribe to what this port sends.
     public var sendsMIDI: Bool {
-        let read = UInt32(SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ)
-        return capability & read == read && capability & UInt32(SND_SEQ_PORT_CAP_NO_EXPORT) == 0
+        let read = SequencerPort.capabilityRead | SequencerPort.capabilitySubscribeRead
+        return capability & read == read && capability & SequencerPort.capabilityNoExport == 0
     }
 
     /// Whether bellkeys connects to it by itself: a port that sends MIDI from a hardware or
     /// application client, other than System and Midi Through.
     public var isAutoConnectable: Bool {
-        guard sendsMIDI, address.client != Int(SND_SEQ_CLIENT_SYSTEM) else { return false }
+        guard sendsMIDI, address.client != SequencerPort.systemClient else { return false }
         if clientName == "Midi Through" || clientName.hasPrefix("Midi Through") { return false }
         let midi =
-            UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC) | UInt32(SND_SEQ_PORT_TYPE_APPLICATION)
-            | UInt32(SND_SEQ_PORT_TYPE_HARDWARE) | UInt32(SND_SEQ_PORT_TYPE_SOFTWARE) | UInt32(SND_SEQ_PORT_TYPE_PORT)
+            SequencerPort.typeMIDIGeneric | SequencerPort.typeApplication | SequencerPort.typeHardware
+            | SequencerPort.typeSoftware | SequencerPort.typePort
         return type & midi != 0
     }
 
@@ -70,19 +67,6 @@ public struct SequencerPort: Sendable {
         if let c = Int(pattern) { return address.client == c }
         if clientName == pattern || portName == pattern { return true }
         return "\(clientName) \(portName)".lowercased().contains(pattern.lowercased())
-    }
-}
-
-extension SequencerPort {
-    /// The port described by alsa-lib's info records.
-    init(_ clientInfo: OpaquePointer?, _ portInfo: OpaquePointer?) {
-        self.init(
-            address: SequencerAddress(
-                client: Int(snd_seq_port_info_get_client(portInfo)),
-                port: Int(snd_seq_port_info_get_port(portInfo))),
-            clientName: String(cString: snd_seq_client_info_get_name(clientInfo)),
-            portName: String(cString: snd_seq_port_info_get_name(portInfo)),
-            capability: snd_seq_port_info_get_capability(portInfo), type: snd_seq_port_info_get_type(portInfo))
     }
 }
 
@@ -132,18 +116,33 @@ public struct SequencerEventFields: Sendable {
     }
 }
 
-/// alsa-lib's sequencer event types that bellkeys tells apart (`SND_SEQ_EVENT_*`).
+/// alsa-lib's sequencer event types that bellkeys tells apart (`SND_SEQ_EVENT_*` of
+/// alsa/seq_event.h, as numbers; the MIDI module's tests check each against alsa-lib).
 public enum SequencerEventType {
-    public static let noteOn = Int32(SND_SEQ_EVENT_NOTEON.rawValue)
-    public static let noteOff = Int32(SND_SEQ_EVENT_NOTEOFF.rawValue)
-    public static let controller = Int32(SND_SEQ_EVENT_CONTROLLER.rawValue)
-    public static let pitchBend = Int32(SND_SEQ_EVENT_PITCHBEND.rawValue)
-    public static let programChange = Int32(SND_SEQ_EVENT_PGMCHANGE.rawValue)
-    public static let portStart = Int32(SND_SEQ_EVENT_PORT_START.rawValue)
-    public static let portExit = Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue)
-    public static let clientExit = Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue)
-    public static let portSubscribed = Int32(SND_SEQ_EVENT_PORT_SUBSCRIBED.rawValue)
-    public static let portUnsubscribed = Int32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue)
+    public static let noteOn: Int32 = 6
+    public static let noteOff: Int32 = 7
+    public static let controller: Int32 = 10
+    public static let programChange: Int32 = 11
+    public static let pitchBend: Int32 = 13
+    public static let clientExit: Int32 = 61
+    public static let portStart: Int32 = 63
+    public static let portExit: Int32 = 64
+    public static let portSubscribed: Int32 = 66
+    public static let portUnsubscribed: Int32 = 67
+}
+
+extension SequencerPort {
+    // alsa-lib's port capabilities, port types and the system client (alsa/seq.h), as numbers;
+    // the MIDI module's tests check each against alsa-lib.
+    public static let capabilityRead: UInt32 = 1 << 0
+    public static let capabilitySubscribeRead: UInt32 = 1 << 5
+    public static let capabilityNoExport: UInt32 = 1 << 7
+    public static let typeMIDIGeneric: UInt32 = 1 << 1
+    public static let typeHardware: UInt32 = 1 << 16
+    public static let typeSoftware: UInt32 = 1 << 17
+    public static let typePort: UInt32 = 1 << 19
+    public static let typeApplication: UInt32 = 1 << 20
+    public static let systemClient = 0
 }
 
 extension SequencerEvent {

@@ -1,13 +1,8 @@
-import BellkeysAudio
-import BellkeysControl
-import BellkeysMIDI
-import BellkeysSystem
-import Glibc
-import Synchronization
-
-// What the live inputs and the poll loop need of the system, as interfaces: the real devices
-// (of BellkeysMIDI and BellkeysAudio) conform here, and the tests (Tests/BellkeysLiveTests) give fakes, as
-// NIOEmbedded gives a channel without a socket. Thread: control.
+// What the live inputs and the poll loop need of the system, as interfaces, with the values
+// they carry (SequencerValues.swift, ALSAError.swift): the real devices (of BellkeysMIDI,
+// BellkeysAudio and BellkeysSystem) conform in the command (Sources/bellkeys/LiveDevices.swift),
+// and the tests (Tests/BellkeysLiveTests) give fakes, as NIOEmbedded gives a channel without a
+// socket: the live module links no C library. Thread: control.
 
 /// An ALSA sequencer client, as `SequencerInput` uses it: `Sequencer`, or a fake.
 public protocol SequencerClient: AnyObject {
@@ -16,13 +11,13 @@ public protocol SequencerClient: AnyObject {
     var client: Int { get }
     /// The queue that stamps delivery times, or nil (events stamped when read).
     var queue: Int? { get }
-    /// alsa-lib's code from a read that failed for good, or nil.
-    var readFailure: Int32? { get }
+    /// alsa-lib's words for a read that failed for good, or nil.
+    var readFailureMessage: String? { get }
     /// Times the kernel's input buffer overflowed; how late after delivery events were read.
     var inputOverflows: Int { get }
     var readLag: LagStatistics { get }
     /// Descriptors to poll for input.
-    func pollDescriptors() -> [pollfd]
+    var descriptors: [Int32] { get }
     /// Every port of every client; the port at an address.
     func ports() -> [SequencerPort]
     func port(at address: SequencerAddress) -> SequencerPort?
@@ -33,8 +28,6 @@ public protocol SequencerClient: AnyObject {
     /// Measures the queue's clock against the monotonic one again (each wake-up).
     func remeasure()
 }
-
-extension Sequencer: SequencerClient {}
 
 /// The terminal the computer keyboard is read from: `Terminal`, or a fake.
 public protocol TerminalDevice: AnyObject {
@@ -49,8 +42,6 @@ public protocol TerminalDevice: AnyObject {
     /// The width in columns.
     var columns: Int { get }
 }
-
-extension Terminal: TerminalDevice {}
 
 /// A driver's MIDI port and the graph around it (JACK's `midi_in`), as `JACKMIDIInput` uses it.
 public protocol MIDIPortGraph: AnyObject {
@@ -68,15 +59,9 @@ public protocol MIDIPortGraph: AnyObject {
     func takeGraphChanged() -> Bool
 }
 
-extension JACKOutput: MIDIPortGraph {
-    public var midiDisconnectionCount: Int { midiDisconnections.load(ordering: .acquiring) }
-}
-
 /// Signals delivered through a descriptor: `SignalListener`, or a fake.
 public protocol SignalSource: AnyObject {
     var descriptor: Int32 { get }
     /// The next pending signal's number, or nil.
     func next() -> Int32?
 }
-
-extension SignalListener: SignalSource {}
