@@ -158,7 +158,6 @@ let package = Package(
             name: "BellkeysAudioTests",
             dependencies: [
                 "BellkeysAudio", "BellkeysModel", "BellkeysEngine", "BellkeysControl", "AllocationCounter",
-                "EngineTestSupport",
             ]),
         .testTarget(
             name: "BellkeysLiveTests",
@@ -171,8 +170,7 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "bellkeys", "BellkeysFormats", "BellkeysSystem", "BellkeysLoading", "BellkeysAudio",
-                "EngineTestSupport",
-                "FuzzChecks",
+                "EngineTestSupport", "FuzzChecks", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
     ]
 )

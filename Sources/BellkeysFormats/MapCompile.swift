@@ -231,7 +231,7 @@ func missingFileFix(_ path: String) -> String {
 /// What `--map` was given when it is no map, SFZ file or SoundFont but a file of another kind
 /// (a MIDI file, a sound, a text that is not JSON), said as such with what `--map` takes; nil
 /// for anything that may be a JSON map (its own parser judges it). Thread: any.
-public func notAMap(_ bytes: [UInt8], path: String) -> InstrumentProblem? {
+func notAMap(_ bytes: [UInt8], path: String) -> InstrumentProblem? {
     let takes = "--map takes a map (JSON, see man 5 bellkeys-map), an SFZ instrument (.sfz) or a SoundFont (.sf2, .sf3)"
     func problem(_ what: String, _ fix: String) -> InstrumentProblem {
         InstrumentProblem(file: path, line: nil, column: nil, path: "", message: what, fix: fix)

@@ -79,6 +79,8 @@ final class SharedBank {
     /// The bank: the first set's, holding every set's samples once taken.
     private(set) var bank: SampleBank?
     /// Files stored as a key's sample (mono), by resolved path: a later set of keys takes them.
+    /// (Only a set taken fills it: after a set fails, a later one decodes its files again, and
+    /// `loadSets` throws in the end anyway.)
     private(set) var keyFiles: [String: Int] = [:]
     /// Per sample of the bank: resolved path, the file's own rate, whether its end was faded.
     private(set) var samplePaths: [String] = [], fileSampleRates: [Int] = [], fadedEnds: [Bool] = []

@@ -172,4 +172,31 @@ import Testing
         #expect(set.name == "A" && set.program == 3 && set.bank == 2 && set.channels == [9])
         #expect(set.instrument.masterVolumeDecibels == -9 && set.preset == "0:14 Tubular Bells")
     }
+
+    @Test func keysComeFirstAndTheNamedInstrumentKeepsItsSwitchesAndControllers() throws {
+        let map = try compiled(
+            read(
+                "/m/map.json",
+                [
+                    "/m/map.json": #"{"instrument": "b.sfz", "keys": [{"note": 84, "sample": "a.wav", "pan": 0.5}]}"#,
+                    "/m/b.sfz": "",
+                ]))
+        var region = Region(sampleIndex: 0)
+        region.keyRange = 48...72
+        var base = Instrument(regions: [region])
+        base.keyswitchRange = 24...26
+        base.defaultKeyswitch = 25
+        base.controllerDefaults = [1: 64]
+        base.restrikeReleases = true
+        base.chokesWithinChannel = true
+        let instrument = map.instrument(bankIndex: [3], base: base)
+        #expect(instrument.bellCount == 1 && instrument.regions.map(\.keyRange) == [84...84, 48...72])
+        #expect(instrument.regions.map(\.sampleIndex) == [3, 0])
+        #expect(instrument.keyswitchRange == 24...26 && instrument.defaultKeyswitch == 25)
+        #expect(
+            instrument.controllerDefaults == [1: 64] && instrument.restrikeReleases && instrument.chokesWithinChannel)
+        // A panned key follows CC10; so does an instrument that does.
+        #expect(instrument.followsPanController)
+        #expect(map.instrument(bankIndex: [3], base: nil).keyswitchRange == nil)
+    }
 }

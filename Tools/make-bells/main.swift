@@ -1,4 +1,3 @@
-import BellkeysAudio
 // Generates Samples/: 13 church-bell samples C4..C5, the default map tags.json, and demo.mid.
 //
 //   swift run make-bells [OUTPUT-FOLDER]      (default: Samples)
@@ -19,6 +18,7 @@ import BellkeysAudio
 //   smaller bell rings shorter. The last second is faded by a raised cosine to exactly zero
 //   (from about -55 dB: nothing audible is cut). 16-bit WAV with deterministic TPDF dither,
 //   48 kHz mono. (Until 0.3.0 every bell was cut at 6 s, C4 still at -27 dB when its fade began.)
+import BellkeysAudio
 import BellkeysFormats
 import Glibc
 
