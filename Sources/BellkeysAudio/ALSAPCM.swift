@@ -167,7 +167,7 @@ public final class PCMOutput: @unchecked Sendable {
 }
 
 /// The message alsa-lib gives for an error code.
-public func alsaMessage(_ code: Int32) -> String { String(cString: snd_strerror(code)) }
+func alsaMessage(_ code: Int32) -> String { String(cString: snd_strerror(code)) }
 
 /// Every ALSA call of the audio driver that can fail goes through here (the MIDI module has its
 /// own for the sequencer: neither module imports the other). Thread: any.

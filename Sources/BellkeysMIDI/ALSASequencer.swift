@@ -19,7 +19,7 @@ func check(_ result: Int32, _ operation: @autoclosure () -> String, device: Stri
 }
 
 /// An ALSA sequencer client with one writable port, listening to the System Announce port.
-/// Opened non-blocking; read it when `pollDescriptors` are readable.
+/// Opened non-blocking; read it when `descriptors` are readable.
 /// Thread: control. Wraps `snd_seq_*`.
 public final class Sequencer {
     private let handle: OpaquePointer
@@ -117,13 +117,13 @@ public final class Sequencer {
     }
 
     /// Descriptors to poll for input.
-    /// The descriptors to poll for input (`pollDescriptors`' descriptors).
+    /// The descriptors to poll for input.
     public var descriptors: [Int32] { pollDescriptors().map(\.fd) }
 
     /// alsa-lib's words for `readFailure`, or nil.
     public var readFailureMessage: String? { readFailure.map { alsaMessage($0) } }
 
-    public func pollDescriptors() -> [pollfd] {
+    private func pollDescriptors() -> [pollfd] {
         let count = Int(snd_seq_poll_descriptors_count(handle, Int16(POLLIN)))
         var fds = [pollfd](repeating: pollfd(), count: count)
         let filled = fds.withUnsafeMutableBufferPointer {
