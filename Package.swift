@@ -77,18 +77,17 @@ let package = Package(
                 "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysSystem",
                 "CALSA", "CJack", "CSndFile",
             ]),
-        // The classroom's server: sockets, HTTP and WebSocket I/O, the link to the player, the QR code.
+        // The classroom's server: sockets, HTTP and WebSocket I/O, the link to the player, the
+        // phones as a live input (WebInput), the QR code.
         .target(
-            name: "BellkeysClassroomServer", dependencies: ["BellkeysClassroom", "BellkeysSystem", "CQREncode"]),
+            name: "BellkeysClassroomServer",
+            dependencies: ["BellkeysModel", "BellkeysControl", "BellkeysClassroom", "BellkeysSystem", "CQREncode"]),
         // The live session's inputs (MIDI keyboards through the sequencer, JACK MIDI, the computer
-        // keyboard, the classroom's phones), the console and the control thread's poll loop,
-        // over interfaces the tests fake (Tests/BellkeysLiveTests).
+        // keyboard), the console and the control thread's poll loop, over interfaces the tests
+        // fake (Tests/BellkeysLiveTests).
         .target(
             name: "BellkeysLive",
-            dependencies: [
-                "BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysFormats", "BellkeysTerminal",
-                "BellkeysClassroom", "BellkeysClassroomServer",
-            ]),
+            dependencies: ["BellkeysModel", "BellkeysEngine", "BellkeysControl", "BellkeysTerminal"]),
         // The command line: parse, wire, report.
         .executableTarget(
             name: "bellkeys",
@@ -163,7 +162,13 @@ let package = Package(
             name: "BellkeysLiveTests",
             dependencies: [
                 "BellkeysLive", "BellkeysModel", "BellkeysControl", "BellkeysEngine", "BellkeysTerminal",
-                "BellkeysClassroom", "BellkeysClassroomServer", "EngineTestSupport",
+                "EngineTestSupport",
+            ]),
+        .testTarget(
+            name: "BellkeysClassroomServerTests",
+            dependencies: [
+                "BellkeysClassroomServer", "BellkeysClassroom", "BellkeysModel", "BellkeysControl", "BellkeysEngine",
+                "EngineTestSupport",
             ]),
         // Runs the built `bellkeys` binary as a user would.
         .testTarget(

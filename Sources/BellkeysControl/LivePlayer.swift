@@ -26,6 +26,12 @@ public final class LivePlayer {
     public private(set) var looper = PhraseLooper()
     /// How far ahead of the live stamps the loop and the tune are handed to the engine.
     public let lookaheadFrames: Int64
+    /// The room the bells ring in, as last chosen (`chooseRoom`, `install`): the map's,
+    /// --reverb's, `r`'s or the teacher's; while the sets of a map ring in rooms of their own,
+    /// the one the engine was built with.
+    public internal(set) var room: ReverbPreset
+    /// Who carries out what the inputs ask beyond playing (`ask`): the live session.
+    public weak var session: (any SessionRequestHandler)?
 
     private var stamper: FrameClock.Stamper
     private var held = HeldNotes()
@@ -53,10 +59,14 @@ public final class LivePlayer {
     ///   - periodFrames: the output's period; a live event is placed one period after the frame
     ///     of its arrival (see `FrameClock`).
     ///   - masterDecibels: the engine's master volume as built.
-    public init(mixer: LiveMixer, engine: Engine, periodFrames: Int, masterDecibels: Double) {
+    ///   - room: the room the engine was built with.
+    public init(
+        mixer: LiveMixer, engine: Engine, periodFrames: Int, masterDecibels: Double, room: ReverbPreset = .off
+    ) {
         self.mixer = mixer
         self.engine = engine
         self.masterDecibels = masterDecibels
+        self.room = room
         stamper = FrameClock.Stamper(sampleRate: mixer.sampleRate, periodFrames: periodFrames)
         lookaheadFrames = Int64(mixer.sampleRate / 2)
         channelSets = (0..<16).map { engine.currentSet(channel: $0) }
@@ -197,31 +207,6 @@ public final class LivePlayer {
         return event
     }
 
-    /// Puts every set of the engine in the room `preset` from the frame for `arrival`: the
-    /// bells already ringing ring out in their room, the next strikes ring in the new one. No
-    /// engine changes hands. False when the engine holds no such room for a set (it was not
-    /// made with `roomsToChoose`), and nothing changes.
-    public func chooseRoom(_ preset: ReverbPreset, arrival: UInt64) -> Bool {
-        let at = frame(arrival: arrival)
-        guard let events = engine.roomEvents(preset: preset, frame: at) else { return false }
-        queued(at)
-        for event in events { engine.enqueue(event) }
-        return true
-    }
-
-    /// Chooses set `set` (its program, and bank if it has one) on `channel` from the frame for
-    /// `arrival`, as a keyboard's program change would (kept in a loop being recorded).
-    public func chooseSet(program: Int, bank: Int?, channel: UInt8, arrival: UInt64) {
-        if let bank {
-            play(
-                .controlChange(channel: channel, controller: 0, value: UInt8(bank >> 7 & 127)), from: nil,
-                arrival: arrival)
-            play(
-                .controlChange(channel: channel, controller: 32, value: UInt8(bank & 127)), from: nil, arrival: arrival)
-        }
-        play(.programChange(channel: channel, program: UInt8(program & 127)), from: nil, arrival: arrival)
-    }
-
     // MARK: The loop and the tune
 
     /// Starts recording a phrase loop, or closes the loop: its repeats start at once.
@@ -311,9 +296,12 @@ public final class LivePlayer {
     /// Hands `newEngine` (a reloaded map's) to the render thread, which starts it at its next
     /// period while the old bells ring out. The new engine starts with the controllers played
     /// so far (CC7, CC11, the pedal); with `masterDecibels` it takes that master volume (the
-    /// volume keys' setting), else it keeps its own. Returns false, changing nothing, while
-    /// `isReloading`. (`arrival` is kept for callers; nothing is stamped.)
-    public func install(_ newEngine: Engine, masterDecibels: Double?, arrival: UInt64) -> Bool {
+    /// volume keys' setting), else it keeps its own; `room` is the room it was built with (nil:
+    /// the room as it was). Returns false, changing nothing, while `isReloading`. (`arrival` is
+    /// kept for callers; nothing is stamped.)
+    public func install(_ newEngine: Engine, masterDecibels: Double?, room: ReverbPreset? = nil, arrival: UInt64)
+        -> Bool
+    {
         guard !isReloading else { return false }
         // What the render thread played while the map loaded counts: its controllers are
         // among those the new engine starts with.
@@ -356,6 +344,7 @@ public final class LivePlayer {
         channelSets = (0..<16).map { newEngine.currentSet(channel: $0) }
         previousEngine = engine
         engine = newEngine
+        if let room { self.room = room }
         return true
     }
 
@@ -392,7 +381,7 @@ public final class LivePlayer {
     }
 
     /// Notes an event queued for the engines at `frame`.
-    private func queued(_ frame: Int64) {
+    func queued(_ frame: Int64) {
         lastQueuedFrame = max(lastQueuedFrame, frame)
         rendersAtLastQueue = mixer.completedRenders.load(ordering: .relaxed)
     }

@@ -4,16 +4,13 @@ import BellkeysTerminal
 
 /// The computer keyboard as a live input: keys read from the terminal, decoded (legacy or
 /// kitty protocol), and carried out through the player: notes, the pedal, damp all, the volume
-/// keys, the loop, the octave (which the picture shows); or a reason to quit. Thread: control.
+/// keys, the loop, the room and the set (asked of the session through the player), the octave
+/// (which the picture shows); or a reason to quit. Thread: control.
 public final class KeyboardInput: LiveInput {
     public let terminal: any TerminalDevice
     let console: Console
     /// The MIDI channel it plays on (--channel, else 1), 0-based.
     public let channel: UInt8
-    /// What `r` does (the session's: the room is the engine's).
-    public var changeRoom: (() -> Void)?
-    /// What `p` does: the next set of a map of several.
-    public var nextSet: (() -> Void)?
     /// The monotonic clock in ns (a test's own in tests): key times and arrivals.
     let clock: () -> UInt64
     private var parser = TerminalInputParser()
@@ -104,9 +101,9 @@ public final class KeyboardInput: LiveInput {
         case .clearLoop:
             if player.clearLoop(arrival: now) { console.line("loop: cleared") }
         case .nextRoom:
-            changeRoom?()
+            player.ask(.nextRoom)
         case .nextSet:
-            nextSet?()
+            player.ask(.nextSet(channel: channel, arrival: now))
         case .octave:
             break // the status line shows it
         case .quit(let key):

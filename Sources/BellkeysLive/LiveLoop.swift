@@ -2,13 +2,12 @@ import BellkeysControl
 import Glibc
 
 /// What the session does at the loop's turns: the parts of a pass that are the session's own
-/// (a map reload, a room change, the screen). Thread: control.
+/// (a reload or a room change that waited, the screen). What inputs and signals ask of it
+/// comes through the player (`LivePlayer.ask`). Thread: control.
 public protocol LiveLoopDelegate: AnyObject {
     /// Each pass, after the inputs were drained and the player updated: changes that waited for
     /// the last one to ring out (a reload, a room) may go ahead.
     func loopDidPass()
-    /// A signal arrived: a reason to stop (SIGINT, SIGTERM), or nil to go on (SIGHUP reloads).
-    func loopReceived(signal: Int32) -> String?
     /// Time to draw the status area.
     func loopStatusDue()
     /// Whether the session waits for nothing by itself (no reload or room change waiting for
@@ -121,8 +120,10 @@ public final class LiveLoop {
         }
         player.update(arrival: clock())
         delegate.loopDidPass()
+        // SIGHUP asks for the map again, as an input asks for a room; SIGINT and SIGTERM stop.
         while let signal = signals.next() {
-            if let reason = delegate.loopReceived(signal: signal) { return .quit(reason: reason) }
+            guard signal == SIGHUP else { return .quit(reason: signal == SIGINT ? "SIGINT" : "SIGTERM") }
+            player.ask(.reload)
         }
         if let failure = output.failure { return .outputFailed(failure) }
         if player.tuneHasRungOut { return .tuneRungOut }

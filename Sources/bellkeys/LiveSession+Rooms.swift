@@ -1,11 +1,28 @@
+import BellkeysControl
 import BellkeysEngine
 import BellkeysModel
 import BellkeysSystem
 import Glibc
 
 // The room and the set the keyboard plays, chosen live (`r`, `p`, the teacher's page), in the
-// engine playing. Thread: control.
+// engine playing, and a reload (SIGHUP): what the inputs ask of the session through the
+// player. Thread: control.
 extension LiveSession {
+    func carryOut(_ request: SessionRequest) {
+        switch request {
+        case .nextRoom: changeRoom()
+        case .room(let preset): setRoom(preset)
+        case .nextSet(let channel, let arrival): nextSet(channel: channel, arrival: arrival)
+        case .set(let index, let channel, let arrival):
+            chooseSet(index, channel: channel, arrival: arrival, by: ", the teacher's choice")
+        case .reload: reload()
+        }
+    }
+
+    /// The room the bells ring in now (the player's): the map's or --reverb's, then as `r` and
+    /// the teacher change it.
+    var room: ReverbPreset { player.room }
+
     /// `r`: the next room (off, room, hall, church) after the one shown, for every set. The bells
     /// already sounding ring out in the room they were struck in; the next strikes ring in the
     /// new one (`takeWantedRoom`).
@@ -14,15 +31,15 @@ extension LiveSession {
         setRoom(rooms[(rooms.firstIndex(of: shownRoom)! + 1) % rooms.count])
     }
 
-    /// `p`: the next set of a map of several, on the terminal's channel, at once (the bells
-    /// ringing ring on in their set); with one instrument, says there is nothing to change.
-    func nextSet() {
-        guard !loaded.sets.isEmpty, let keys else {
+    /// `p`: the next set of a map of several, on the terminal's `channel`, from `arrival` (the
+    /// bells ringing ring on in their set); with one instrument, says there is nothing to change.
+    func nextSet(channel: UInt8, arrival: UInt64) {
+        guard !loaded.sets.isEmpty else {
             console.line("set: \(loaded.mapPath) is one instrument; a map with \"sets\" has several (docs/map.md)")
             return
         }
-        let next = (player.engine.currentSet(channel: Int(keys.channel)) + 1) % loaded.sets.count
-        chooseSet(next, channel: keys.channel, arrival: monotonicNanoseconds(), by: "")
+        let next = (player.engineSet(channel: Int(channel)) + 1) % loaded.sets.count
+        chooseSet(next, channel: channel, arrival: arrival, by: "")
     }
 
     /// Plays set `index` of the map's on `channel` from `arrival`, as a program change with its
@@ -57,7 +74,6 @@ extension LiveSession {
     func takeWantedRoom() {
         guard wantedRoom != room || roomAsked else { return }
         if player.chooseRoom(wantedRoom, arrival: monotonicNanoseconds()) {
-            room = wantedRoom
             setsRoomsDiffer = false
             roomAsked = false
             console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))
@@ -66,8 +82,7 @@ extension LiveSession {
         guard !player.isReloading else { return }
         let newEngine = settings.voices.makeEngine(
             loaded, notes: settings.notes, room: wantedRoom, roomsToChoose: true)
-        guard install(newEngine, masterDecibels: player.masterDecibels) else { return }
-        room = wantedRoom
+        guard install(newEngine, masterDecibels: player.masterDecibels, room: wantedRoom) else { return }
         setsRoomsDiffer = false
         roomAsked = false
         console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))

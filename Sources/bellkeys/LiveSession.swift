@@ -19,7 +19,7 @@ import Glibc
 /// handler), watches the output, draws the screen and prints. What the messages do (stamps,
 /// held notes, reload, loop, tune) is the player's; which keyboards to connect is the
 /// sequencer input's. Thread: control only.
-final class LiveSession: LiveLoopDelegate {
+final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
     let settings: LiveSettings
     let console: Console
     var loaded: LoadedInstrument
@@ -39,10 +39,9 @@ final class LiveSession: LiveLoopDelegate {
     /// the programs (bank × 128 + program) no set has that were told of (each once).
     var toldOfUnmappedNotes = false
     var toldOfMissingPrograms: Set<Int> = []
-    /// The room the bells ring in now: the map's or --reverb's, then as `r` changes it; and the
-    /// room `r` asked for, which the engine takes at once (or, when it holds no such room, a
-    /// new engine as soon as the last change's bells have rung out).
-    var room = ReverbPreset.off
+    /// The room `r` or the teacher asked for, which the engine takes at once (or, when it holds
+    /// no such room, a new engine as soon as the last change's bells have rung out); the room
+    /// the bells ring in now is the player's (`room`).
     var wantedRoom = ReverbPreset.off
     /// Whether the sets of a map of several ring in rooms of their own (their maps' rooms, until
     /// `r` or --reverb puts them all in one): then `room` is only the first set's.
@@ -135,7 +134,8 @@ final class LiveSession: LiveLoopDelegate {
             maximumPeriodFrames: output.maximumPeriodFrames)
         player = LivePlayer(
             mixer: mixer, engine: engine, periodFrames: granted.periodFrames,
-            masterDecibels: settings.voices.volume ?? loaded.startingVolumeDecibels)
+            masterDecibels: settings.voices.volume ?? loaded.startingVolumeDecibels,
+            room: settings.voices.reverb ?? loaded.instrument.reverb.preset)
         let console = console
         midi = sequencer.map {
             SequencerInput(
@@ -215,19 +215,10 @@ final class LiveSession: LiveLoopDelegate {
             classroomTunes = []
         }
         roomOverride = settings.voices.reverb
-        room = roomOverride ?? loaded.instrument.reverb.preset
         wantedRoom = room
         setsRoomsDiffer = roomOverride == nil && Set(loaded.sets.map(\.instrument.reverb.preset)).count > 1
-        keys?.changeRoom = { [unowned self] in self.changeRoom() }
-        keys?.nextSet = { [unowned self] in self.nextSet() }
-        web?.setRoom = { [unowned self] index in self.setRoom(ReverbPreset.allCases[index]) }
-        web?.roomIndex = { [unowned self] in ReverbPreset.allCases.firstIndex(of: self.room) ?? 0 }
-        if let channel = web?.channel {
-            web?.chooseSet = { [unowned self] index, arrival in
-                self.chooseSet(index, channel: channel, arrival: arrival, by: ", the teacher's choice")
-            }
-            web?.currentSet = { [unowned self] in self.player.engine.currentSet(channel: Int(channel)) }
-        }
+        // What the inputs and signals ask beyond notes (a room, a set, a reload) comes here.
+        player.session = self
         midi?.connectPresent()
         driverMIDI?.connectPresent()
     }
@@ -269,14 +260,6 @@ final class LiveSession: LiveLoopDelegate {
         takeWantedRoom()
     }
 
-    func loopReceived(signal: Int32) -> String? {
-        if signal == SIGHUP {
-            reload()
-            return nil
-        }
-        return signal == SIGINT ? "SIGINT" : "SIGTERM"
-    }
-
     var loopIsAtRest: Bool { !reloadPending && wantedRoom == room && !roomAsked }
 
     func loopOutputSaid(_ line: String) { console.line(line) }
@@ -309,13 +292,16 @@ final class LiveSession: LiveLoopDelegate {
         for warning in fresh.warnings { console.line(warning) }
         let newEngine = settings.voices.makeEngine(
             fresh, notes: settings.notes, room: roomOverride, roomsToChoose: true)
-        // The volume keys' setting outlives the reload.
-        guard install(newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil) else { return }
+        // The volume keys' setting outlives the reload; the map's own room, unless --reverb or
+        // `r` chose one.
+        guard
+            install(
+                newEngine, masterDecibels: keys != nil ? player.masterDecibels : nil,
+                room: roomOverride ?? fresh.instrument.reverb.preset)
+        else { return }
         loaded = fresh
         reloadClassroom()
         picture = PianoPicture(playable: fresh.playableRange, isMap: !fresh.isSFZ)
-        // The map's own room, unless --reverb or `r` chose one.
-        room = roomOverride ?? fresh.instrument.reverb.preset
         wantedRoom = room
         setsRoomsDiffer = roomOverride == nil && Set(fresh.sets.map(\.instrument.reverb.preset)).count > 1
         console.line(
@@ -325,10 +311,11 @@ final class LiveSession: LiveLoopDelegate {
 
     /// Hands `engine` to the player, as a reload or a room change does: the bells sounding ring
     /// out on the old one. Locks the new engine's memory first (its voices and queues; after a
-    /// reload, its samples too). False if a change is still under way.
-    func install(_ engine: Engine, masterDecibels: Double?) -> Bool {
+    /// reload, its samples too); `room` is the room it was built with. False if a change is
+    /// still under way.
+    func install(_ engine: Engine, masterDecibels: Double?, room: ReverbPreset) -> Bool {
         _ = lockMemory()
-        return player.install(engine, masterDecibels: masterDecibels, arrival: monotonicNanoseconds())
+        return player.install(engine, masterDecibels: masterDecibels, room: room, arrival: monotonicNanoseconds())
     }
 
     /// Erases the status area and gives the terminal back as it was; closes the classroom.

@@ -134,17 +134,3 @@ final class FakeSignals: SignalSource {
         return pending.isEmpty ? nil : pending.removeFirst()
     }
 }
-
-/// Long constant bells (`level`, 30,000 frames) for notes 60 up, damped over 48 frames on
-/// release. (The tests' engines limit at 1.0: bells summed past it would be limited.)
-func longBells(_ count: Int, level: Float = 1) -> Engine {
-    makeEngine(
-        samples: (0..<count).map { _ in constant(level, 30_000) },
-        keys: (0..<count).map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) })
-}
-
-/// The 13 impulse bells (note n's impulse n − 60 frames into it), ringing.
-func impulseBells() -> Engine {
-    let (samples, keys) = impulseKeys()
-    return makeEngine(samples: samples, keys: keys)
-}

@@ -103,8 +103,8 @@ import Testing
     @Test func commandsReachThePlayerAndTheSession() {
         let rig = Rig(longBells(2, level: 0.5))
         let (input, terminal, clock, transcript) = make(rig)
-        var rooms = 0
-        input.changeRoom = { rooms += 1 }
+        let session = RecordingSession()
+        rig.player.session = session
         clock.nanoseconds = rig.at(100)
         terminal.type("aw")
         _ = input.drain(ready: true, player: rig.player)
@@ -115,9 +115,9 @@ import Testing
         // Both bells (at half scale) from 164, damped at 1,064 over 48 frames.
         #expect(abs(rig.out[164] - g100) < 1e-6 && abs(rig.out[1_063] - g100) < 1e-6)
         #expect(rig.sounding(1_064 + 48..<2_000).isEmpty)
-        terminal.type("-r") // 2 dB down, the next room
+        terminal.type("-rp") // 2 dB down, the next room, the next set
         _ = input.drain(ready: true, player: rig.player)
-        #expect(rooms == 1)
+        #expect(session.requests == [.nextRoom, .nextSet(channel: input.channel, arrival: clock.nanoseconds)])
         #expect(rig.player.masterDecibels == -2)
         // Enter twice with nothing between: no loop kept, and it says so.
         terminal.type("\r\r")

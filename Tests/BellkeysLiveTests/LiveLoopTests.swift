@@ -23,15 +23,10 @@ final class ScriptedInput: LiveInput {
 /// The session's side of the loop, recorded.
 final class RecordingDelegate: LiveLoopDelegate {
     private(set) var passes = 0, statuses = 0
-    private(set) var signals: [Int32] = []
     private(set) var said: [String] = []
     var loopIsAtRest = true
     func loopOutputSaid(_ line: String) { said.append(line) }
     func loopDidPass() { passes += 1 }
-    func loopReceived(signal: Int32) -> String? {
-        signals.append(signal)
-        return signal == SIGHUP ? nil : "signal \(signal)"
-    }
     func loopStatusDue() { statuses += 1 }
 }
 
@@ -72,16 +67,23 @@ final class RecordingDelegate: LiveLoopDelegate {
         #expect(loop.pass(delegate: delegate) == .inputFailed(reason: "the MIDI input failed", message: "gone"))
     }
 
-    @Test func signalsGoToTheSessionWhichMayGoOnOrStop() {
+    /// SIGHUP asks the session for a reload through the player, as an input asks for a room;
+    /// SIGINT and SIGTERM end the loop, named.
+    @Test func aHangUpAsksForAReloadAndAnInterruptOrATerminateStops() {
         let a = ScriptedInput()
         a.timeout = 1
-        let (loop, _, signals, delegate) = make([a])
+        let (loop, rig, signals, delegate) = make([a])
+        let session = RecordingSession()
+        rig.player.session = session
         signals.raise(SIGHUP)
         #expect(loop.pass(delegate: delegate) == nil)
+        #expect(session.requests == [.reload])
         signals.raise(SIGHUP)
         signals.raise(SIGTERM)
-        #expect(loop.pass(delegate: delegate) == .quit(reason: "signal \(SIGTERM)"))
-        #expect(delegate.signals == [SIGHUP, SIGHUP, SIGTERM])
+        #expect(loop.pass(delegate: delegate) == .quit(reason: "SIGTERM"))
+        #expect(session.requests == [.reload, .reload])
+        signals.raise(SIGINT)
+        #expect(loop.pass(delegate: delegate) == .quit(reason: "SIGINT"))
     }
 
     @Test func aFailedOutputEndsTheLoopInTheDriversWords() {

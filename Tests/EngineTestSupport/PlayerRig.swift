@@ -1,5 +1,6 @@
 import BellkeysControl
 import BellkeysEngine
+import BellkeysModel
 
 /// A player over a real engine and mixer, played through the in-memory output: 64-frame
 /// periods of mono f32, period k pulled at exactly its time on a 48 kHz line (frame f at
@@ -34,4 +35,25 @@ public final class Rig {
         let out = out
         return range.filter { out[$0] != 0 }
     }
+}
+
+/// Long constant bells (`level`, 30,000 frames) for notes 60 up, damped over 48 frames on
+/// release. (The tests' engines limit at 1.0: bells summed past it would be limited.)
+public func longBells(_ count: Int, level: Float = 1) -> Engine {
+    makeEngine(
+        samples: (0..<count).map { _ in constant(level, 30_000) },
+        keys: (0..<count).map { KeySettings(note: 60 + $0, sampleIndex: $0, noteOff: release48) })
+}
+
+/// The 13 impulse bells (note n's impulse n − 60 frames into it), ringing.
+public func impulseBells() -> Engine {
+    let (samples, keys) = impulseKeys()
+    return makeEngine(samples: samples, keys: keys)
+}
+
+/// A session that keeps what the inputs asked of it through the player, in order.
+public final class RecordingSession: SessionRequestHandler {
+    public private(set) var requests: [SessionRequest] = []
+    public init() {}
+    public func carryOut(_ request: SessionRequest) { requests.append(request) }
 }

@@ -244,6 +244,20 @@ def group_teacher(b):
     R.check("teacher velocity as struck", all(m["fixedVelocity"] is None for m in got),
             f"pupils told {[m['fixedVelocity'] for m in got]}")
 
+    # The teacher's room menu: asked of the session through the player, taken by the engine
+    # playing (the live engine holds every room), said in the terminal and shown back.
+    t.send({"type": "reverb", "preset": "church"})
+    room, last = wait_room(t, lambda m: m["reverb"] == "church")
+    deadline = time.monotonic() + 2
+    while "room: church" not in b.text() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    R.check("teacher room", room is not None and "room: church" in b.text(),
+            f"room message reverb {(room or last)['reverb']}, terminal said 'room: church': {'room: church' in b.text()}")
+    t.send({"type": "reverb", "preset": "off"})
+    room, last = wait_room(t, lambda m: m["reverb"] == "off")
+    R.check("teacher room off", room is not None and "room: off (no reverb)" in b.text(),
+            f"room message reverb {(room or last)['reverb']}")
+
     t.send({"type": "free"})
     got = [notes_of(c.recv_type("bells", timeout=2)["bells"]) for c, _, _ in pupils]
     room, last = wait_room(t, lambda m: m["mode"] == "free")

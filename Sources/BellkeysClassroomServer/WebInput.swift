@@ -1,14 +1,12 @@
 import BellkeysClassroom
-import BellkeysClassroomServer
 import BellkeysControl
-import BellkeysEngine
-import BellkeysFormats
 import BellkeysModel
 
 /// The classroom's phones as a live input: what the web server hands over through the
 /// `ClassroomLink` is played through the player like a MIDI keyboard's notes (the piano picture
 /// lights them, the loop and --record take them), each device its own source, so a phone that
-/// leaves releases what it held. The notes sounding and the master volume go back to the
+/// leaves releases what it held; the teacher's room and set are asked of the session through
+/// the player. The notes sounding, the master volume, the room and the set go back to the
 /// server for the pages. Thread: control.
 public final class WebInput: LiveInput {
     public let link: ClassroomLink
@@ -20,14 +18,6 @@ public final class WebInput: LiveInput {
     /// The generation of the classroom's sets: 0 for the map's at start, one more after each
     /// reload (`ClassroomLink.handOver`), published with the set.
     public var setsGeneration = 0
-    /// What the teacher's reverb menu does (the session's: the room is the engine's).
-    public var setRoom: ((Int) -> Void)?
-    /// The room now, as an index of `ReverbPreset.allCases`.
-    public var roomIndex: (() -> Int)?
-    /// What the teacher's set menu does (the session's: a program change on `channel`).
-    public var chooseSet: ((_ index: Int, _ arrival: UInt64) -> Void)?
-    /// The set `channel` plays now, as the engine reports it.
-    public var currentSet: (() -> Int)?
     /// A set asked for that the engine has not reported yet: the loop looks again soon.
     private var setAsked: Int?
     private var setAskedPasses = 0
@@ -90,9 +80,10 @@ public final class WebInput: LiveInput {
             case .volume(let decibels):
                 player.setMasterVolume(decibels: decibels, range: Instrument.volumeRange)
             case .reverb(let index):
-                setRoom?(index)
+                // (The server writes an index of `TeacherMessage.presets`, the presets' order.)
+                if ReverbPreset.allCases.indices.contains(index) { player.ask(.room(ReverbPreset.allCases[index])) }
             case .set(let index, let arrival):
-                chooseSet?(index, arrival)
+                player.ask(.set(index: index, channel: channel, arrival: arrival))
                 setAsked = index
                 setAskedPasses = 0
             }
@@ -103,15 +94,13 @@ public final class WebInput: LiveInput {
         let lit = link.publishSounding({ player.isSounding(note: $0) }, notes: notes)
         lightsMayBeOn = !atRest || lit
         link.masterCentibels.store(Int((player.masterDecibels * 100).rounded()), ordering: .relaxed)
-        if let roomIndex { link.roomIndex.store(roomIndex(), ordering: .relaxed) }
-        if let currentSet {
-            // The engine reports the set once it has played the program change (a block or two);
-            // a set it never takes (a reload meanwhile) stops the quick looks after 50 passes.
-            let set = currentSet()
-            link.setIndex.store(setsGeneration << 8 | set, ordering: .releasing)
-            setAskedPasses += 1
-            if set == setAsked || setAskedPasses > 50 { setAsked = nil }
-        }
+        link.roomIndex.store(ReverbPreset.allCases.firstIndex(of: player.room) ?? 0, ordering: .relaxed)
+        // The engine reports the set once it has played the program change (a block or two);
+        // a set it never takes (a reload meanwhile) stops the quick looks after 50 passes.
+        let set = player.engineSet(channel: Int(channel))
+        link.setIndex.store(setsGeneration << 8 | set, ordering: .releasing)
+        setAskedPasses += 1
+        if set == setAsked || setAskedPasses > 50 { setAsked = nil }
         return .carryOn
     }
 }
