@@ -67,66 +67,17 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
 
     init(settings: LiveSettings) throws {
         self.settings = settings
-        let options = settings.output
         let wantsUI = !settings.session.noUI && Terminal.isInteractive
         console = Console(live: !settings.session.quiet && isatty(1) == 1) { writeAll(1, $0) }
         // SIGINT, SIGTERM and SIGHUP arrive through a descriptor polled with the inputs. They are
         // blocked before any other thread starts (a driver's library may start its own when opened,
         // the render thread comes later), so every thread inherits the mask and none sees them.
         signals = SignalListener()
-
-        // The driver chosen (`--driver`), and the bells loaded at its rate.
-        let opened = try OutputDrivers.open(options, filter: settings.notes.filter) {
-            try settings.map.load(sampleRate: $0)
-        }
-        var loaded = opened.loaded
-        // Both devices are tried before giving up, so the message says everything missing.
-        var sequencerProblem: String?
-        var sequencer: Sequencer?
-        do { sequencer = try Sequencer(name: "bellkeys") } catch { sequencerProblem = error.description }
-        let outputProblem = opened.problem
-        // Without MIDI input the computer keyboard or the tune still plays; a driver may bring its own.
-        let needsSequencer = !wantsUI && settings.tune == nil && opened.midiInput == nil && !settings.servesClassroom
-        guard let output = opened.output, sequencer != nil || !needsSequencer else {
-            let problems = [needsSequencer ? sequencerProblem : nil, outputProblem].compactMap { $0 }
-            let lacking =
-                sequencer == nil && needsSequencer
-                ? (opened.output == nil ? "both" : "the sequencer") : "the sound device"
-            let needs = needsSequencer ? "an ALSA sequencer (MIDI in) and a sound device (audio out)" : "a sound device"
-            throw Failure(
-                problems.joined(separator: "\n") + """
-
-                    bellkeys plays live with \(needs); this machine lacks \(lacking).
-                    What works without: `bellkeys render FILE.mid -o out.wav` renders a MIDI file \
-                    with the same bells, `bellkeys demo -o demo.wav` renders the demo tune, and \
-                    `bellkeys check` checks a map.
-                    """)
-        }
-        self.output = output
+        let devices = try Self.openDevices(settings, wantsUI: wantsUI)
+        output = devices.output
+        loaded = devices.loaded
         let granted = output.configuration
-        var notes = opened.notes
-        if let sequencerProblem {
-            notes.append("no ALSA sequencer: " + sequencerProblem.replacingFirstLine())
-        }
-        if granted.sampleRate != loaded.sampleRate {
-            notes.append(
-                "\(granted.device) refuses \(loaded.sampleRate) Hz: bells resampled to \(granted.sampleRate) Hz at load"
-            )
-            loaded = try settings.map.load(sampleRate: granted.sampleRate)
-        }
-        self.loaded = loaded
-
-        if let path = settings.session.record {
-            do {
-                recorder = try Recorder(
-                    path: path, sampleRate: granted.sampleRate, channels: granted.channels,
-                    format: granted.format)
-            } catch {
-                throw Failure(error.description)
-            }
-        } else {
-            recorder = nil
-        }
+        recorder = try Self.openRecorder(settings.session.record, granted)
 
         let engine = settings.voices.makeEngine(loaded, notes: settings.notes, roomsToChoose: true)
         let mixer = LiveMixer(
@@ -137,65 +88,28 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
             masterDecibels: settings.voices.volume ?? loaded.startingVolumeDecibels,
             room: settings.voices.reverb ?? loaded.instrument.reverb.preset)
         let console = console
-        midi = sequencer.map {
+        midi = devices.sequencer.map {
             SequencerInput(
                 sequencer: $0, console: console, patterns: settings.connect,
                 filter: settings.notes.filter, verbose: settings.verbose, clock: monotonicNanoseconds)
         }
         // Keyboards come through the sequencer when it is there, else through the driver's own
         // MIDI input: never both, so no keyboard is connected twice.
-        driverMIDI = opened.midiInput?(console, sequencer == nil, settings.verbose)
+        driverMIDI = devices.midiInput?(console, devices.sequencer == nil, settings.verbose)
 
         let lockError = lockMemory()
         recorder?.start()
-        let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: options.realTimePriority)
-
-        console.line(
-            "bellkeys: \(loaded.contentsText) from \(loaded.mapPath), "
-                + (loaded.presetDescription.map { "\($0), " } ?? "")
-                + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms")
-        console.line("  " + settingsReport.summary)
-        let transpose = engine.configuration.transpose
-        if transpose != 0 {
-            console.line(
-                "  MIDI keyboards and files transposed \(transpositionWords(transpose)) (keyswitches not)"
-            )
+        let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: settings.output.realTimePriority)
+        for line in Self.startupLines(
+            loaded, settings: settings, transpose: engine.configuration.transpose, notes: devices.notes,
+            output: output, scheduling: scheduling, lockError: lockError, recorder: recorder)
+        {
+            console.line(line)
         }
-        for note in notes { console.line("  " + note) }
-        for line in output.startupLines(scheduling: scheduling) { console.line(line) }
-        if let lockError {
-            console.line(
-                "  notice: sample memory not locked (\(String(cString: strerror(lockError)))); it may be paged out.\n"
-                    + "    fix: raise the memlock limit (`@audio - memlock unlimited` in /etc/security/limits.d/audio.conf)"
-            )
-        } else {
-            console.line("  memory locked (\(loaded.bank.byteCount / 1024) KiB of samples)")
-        }
-        if let recorder { console.line("  recording to \(recorder.path) (\(granted.format.rawValue), as played)") }
         for input in [midi, driverMIDI] { if let line = input?.startupLine { console.line(line) } }
 
-        var terminal: Terminal?
-        if wantsUI {
-            do {
-                terminal = try Terminal()
-            } catch {
-                console.line("  notice: no keyboard UI (\(error))")
-            }
-        }
         picture = PianoPicture(playable: loaded.playableRange, isMap: !loaded.isSFZ)
-        let lowestNote = TerminalKeyboard.lowestNote(for: loaded.playableRange)
-        keys = terminal.map {
-            KeyboardInput(
-                terminal: $0, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1),
-                lowestNote: lowestNote, clock: monotonicNanoseconds)
-        }
-        if let terminal {
-            console.columns = terminal.columns
-            console.line(
-                "  computer keyboard: a w s e d f t g y h u j k play "
-                    + PianoPicture.rangeText(TerminalKeyboard.notes(lowest: lowestNote))
-                    + ", ←/→ an octave down/up")
-        }
+        keys = wantsUI ? Self.openKeyboard(settings, playable: loaded.playableRange, console: console) : nil
         if let classroom = settings.classroom, classroom.web {
             do {
                 let started = try Self.startClassroom(
