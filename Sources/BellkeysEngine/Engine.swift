@@ -14,9 +14,9 @@ import Synchronization
 ///
 /// The render path is split by what it does: `EventMerge.swift` (the three queues merged by
 /// frame, each event applied at its frame), `VoicePool.swift` (voices start, release, fade, are
-/// stolen, end), `Controllers.swift` (note-off, pedal, CC7/CC11, all-notes-off), `MixKernel.swift`
-/// (voices into channel buses, buses into the output) and `Limiter.swift`; the control side is
-/// in `EngineControl.swift`. This file holds the state they share and builds it.
+/// stolen, end), `Controllers.swift` (note-off, pedal, CC7/CC11, all-notes-off),
+/// `SegmentMix.swift` (voices into channel buses), `ChannelMix.swift` (buses into the output and
+/// the rooms) and `Limiter.swift`; the control side is in `EngineControl.swift`. This file holds the state they share and builds it.
 public final class Engine: @unchecked Sendable {
     public let configuration: EngineConfiguration
     /// Events to be applied by `render`; see `enqueue`.

@@ -14,7 +14,7 @@ struct VoiceBatch {
     var g0: Float = 0, g1: Float = 0, g2: Float = 0, g3: Float = 0
     let wide: Bool
 
-    // @_noLocks, so that MixKernel.swift may call it (a debug build checks the attribute file by
+    // @_noLocks, so that SegmentMix.swift may call it (a debug build checks the attribute file by
     // file); @inline(__always), as the attribute alone kept the optimizer from inlining it.
     @_noLocks
     @inline(__always)
@@ -60,7 +60,7 @@ struct StereoBatch {
     var k0: Float = 0, k1: Float = 0, k2: Float = 0, k3: Float = 0
     let wide: Bool
 
-    // @_noLocks, so that MixKernel.swift may call it (a debug build checks the attribute file by
+    // @_noLocks, so that SegmentMix.swift may call it (a debug build checks the attribute file by
     // file); @inline(__always), as the attribute alone kept the optimizer from inlining it.
     @_noLocks
     @inline(__always)

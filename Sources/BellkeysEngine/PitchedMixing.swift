@@ -1,6 +1,6 @@
 // Pitched voices: a region's sample read at a ratio through a windowed-sinc kernel (or, at its
 // own pitch, frame by frame), mono or stereo, looped or not, then through its envelope's gain
-// into the channel's buses. For `Engine.renderSegment` (MixKernel.swift). The kernel loop
+// into the channel's buses. For `Engine.renderSegment` (SegmentMix.swift). The kernel loop
 // itself is in PitchLoops.swift.
 #if arch(x86_64)
 import BellkeysWideMix
@@ -256,7 +256,7 @@ extension Engine {
             }
         }
         // Where its next segment reads from, for the render loop's prefetch of the voices ahead
-        // (MixKernel.swift), which reads `position` (a pitched voice's place is `phaseFrames`).
+        // (SegmentMix.swift), which reads `position` (a pitched voice's place is `phaseFrames`).
         voice.position = (Int(pitched.phaseFrames >> 32) - 16) * (pitched.isStereo ? 2 : 1)
         voices[slot] = voice
         pitchedVoices[slot] = pitched

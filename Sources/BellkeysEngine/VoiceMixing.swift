@@ -1,6 +1,6 @@
 // One voice at a time into its buses: the voices the four-voice loops do not take (a gain still
 // ramping, a sample ending within the segment, a start inside it) and every filtered voice
-// (velocity timbre). For `Engine.renderSegment` (MixKernel.swift).
+// (velocity timbre). For `Engine.renderSegment` (SegmentMix.swift).
 
 /// Mixes up to `n` frames of a filtered `voice` (velocity timbre: two one-pole low-passes,
 /// z += c (x - z), y += c (z - y), on its sample, then its gain) into `left`, or into `left` and `right` with its pan gains if `right` is
