@@ -25,7 +25,7 @@ guard let plainMap = findPlainMap() else {
     print("engine-throughput: cannot find Samples/tags.json; set BELLKEYS_SAMPLES to the Samples folder")
     exit(1)
 }
-let loaded = try loadInstrument(mapPath: plainMap)
+let loaded = try loadInstrument(path: plainMap)
 var instrument = loaded.instrument
 instrument.regions = instrument.regions.map {
     var bell = $0
@@ -37,7 +37,7 @@ let environment = { (name: String) -> String? in getenv(name).map { String(cStri
 let transposed = environment("TRANSPOSED").flatMap(InterpolationQuality.init(rawValue:))
 let stereo = environment("STEREO") == "1"
 var bank = loaded.bank
-if let transposed {
+if transposed != nil {
     // Key 60 + i plays bell i's sample (as the plain map does), but each region's centre lies
     // between -5 and +6 keys away (never 0), so no strike sounds at its sample's own pitch.
     var regions: [Region] = []

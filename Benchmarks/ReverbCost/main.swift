@@ -18,7 +18,7 @@ guard let plainMap = findPlainMap() else {
     exit(1)
 }
 // The bells alone (Samples/examples/plain.json): the presets are set below.
-let loaded = try loadInstrument(mapPath: plainMap)
+let loaded = try loadInstrument(path: plainMap)
 let rate = loaded.sampleRate
 let block = 64
 

@@ -2,9 +2,11 @@ import BellkeysFormats
 import BellkeysModel
 import BellkeysSystem
 
-/// A map file with its samples decoded, resampled and quantised: ready to play.
+/// An instrument file (a JSON map, an SFZ file or a SoundFont preset) with its samples
+/// decoded, resampled and quantised: ready to play.
 public struct LoadedInstrument: @unchecked Sendable {
-    public var mapPath: String
+    /// The file `--map` named (a JSON map, an SFZ file, a SoundFont), which a reload reads again.
+    public var path: String
     public var map: MapFile
     public var bank: SampleBank
     public var instrument: Instrument
@@ -59,13 +61,13 @@ public struct LoadedInstrument: @unchecked Sendable {
 /// first sample's rate) are resampled here, once (a SoundFont's are played at their own rate).
 /// All problems are reported together. `preset` (else the map's `bank` and `program`) chooses
 /// a SoundFont's preset. Thread: control.
-public func loadInstrument(mapPath: String, sampleRate requested: Int? = nil, preset: PresetChoice? = nil)
+public func loadInstrument(path: String, sampleRate requested: Int? = nil, preset: PresetChoice? = nil)
     throws(InstrumentError) -> LoadedInstrument
 {
     let start = monotonicSeconds()
-    switch try readInstrumentFile(path: mapPath, files: .disk, preset: preset) {
+    switch try readInstrumentFile(path: path, files: .disk, preset: preset) {
     case .one(let source): return try load(source, sampleRate: requested, start: start, shared: nil)
-    case .sets(let map): return try loadSets(map, mapPath: mapPath, sampleRate: requested, start: start)
+    case .sets(let map): return try loadSets(map, mapPath: path, sampleRate: requested, start: start)
     }
 }
 
@@ -129,7 +131,7 @@ func loadMap(_ compiled: CompiledMap, sampleRate requested: Int?, start: Double,
     }
     if !problems.isEmpty { throw InstrumentError(problems) }
     return LoadedInstrument(
-        mapPath: compiled.mapPath, map: map, bank: bank,
+        path: compiled.mapPath, map: map, bank: bank,
         instrument: compiled.instrument(bankIndex: bankIndex, base: base?.instrument), sampleRate: rate,
         samplePaths: paths, fileSampleRates: (base?.fileSampleRates ?? []) + loaded.map(\.fileSampleRate),
         fadedEnds: (base?.fadedEnds ?? []) + loaded.map(\.fadedEnd),

@@ -28,7 +28,7 @@ func loadSFZInstrument(path: String, sampleRate requested: Int?, start: Double, 
     }
     let (instrument, warnings) = compiled.instrument(facts: facts, overriding: map)
     return LoadedInstrument(
-        mapPath: path, map: map ?? MapFile.instrumentDefaults, bank: bank, instrument: instrument, sampleRate: rate,
+        path: path, map: map ?? MapFile.instrumentDefaults, bank: bank, instrument: instrument, sampleRate: rate,
         samplePaths: compiled.samples.map(\.path),
         fileSampleRates: loaded.map(\.fileSampleRate), fadedEnds: loaded.map(\.fadedEnd),
         loadSeconds: monotonicSeconds() - start, sfz: compiled.description, warnings: warnings)

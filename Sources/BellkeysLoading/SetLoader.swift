@@ -61,7 +61,7 @@ func loadSets(_ map: MapFile, mapPath: String, sampleRate requested: Int?, start
     if !problems.isEmpty { throw InstrumentError(foldingRepeats(problems)) }
     if let problem = tooManyRooms(loadedSets, mapPath: mapPath) { throw InstrumentError([problem]) }
     var loaded = LoadedInstrument(
-        mapPath: mapPath, map: map, bank: shared.bank!, instrument: loadedSets[0].instrument,
+        path: mapPath, map: map, bank: shared.bank!, instrument: loadedSets[0].instrument,
         sampleRate: shared.bank!.sampleRate, samplePaths: shared.samplePaths, fileSampleRates: shared.fileSampleRates,
         fadedEnds: shared.fadedEnds, loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: warnings)
     loaded.sets = loadedSets

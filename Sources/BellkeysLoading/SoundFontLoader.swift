@@ -99,7 +99,7 @@ func loadSoundFontInstrument(
         }
     }
     var loaded = LoadedInstrument(
-        mapPath: path, map: map ?? MapFile.instrumentDefaults, bank: bank,
+        path: path, map: map ?? MapFile.instrumentDefaults, bank: bank,
         instrument: compiled.instrument(places: places, overriding: map), sampleRate: compiled.sampleRate,
         samplePaths: compiled.samples.map(compiled.name(of:)),
         fileSampleRates: compiled.samples.map { font.samples[$0.header].sampleRate },

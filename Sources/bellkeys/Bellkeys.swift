@@ -118,7 +118,9 @@ struct MapOptions: ParsableArguments {
             ? nil : PresetChoice(bank: bank ?? 0, program: program.flatMap { Int($0) } ?? 0)
     }
 
-    func mapPath() throws -> String {
+    /// The instrument file to load: `--map`'s (a JSON map, an SFZ file or a SoundFont), else
+    /// the bundled bells' map.
+    func instrumentPath() throws -> String {
         if let map { return map }
         if let problem = samplesFolderProblem() { throw Failure(problem) }
         guard let found = findDefaultMap() else {
@@ -132,10 +134,10 @@ struct MapOptions: ParsableArguments {
     /// Loads the map; what it asks for that bellkeys does not play goes to standard error
     /// (unless `printsWarnings` is false: `check` lists it in its report).
     func load(sampleRate: Int?, printsWarnings: Bool = true) throws -> LoadedInstrument {
-        let path = try mapPath()
+        let path = try instrumentPath()
         let loaded: LoadedInstrument
         do {
-            loaded = try loadInstrument(mapPath: path, sampleRate: sampleRate, preset: preset)
+            loaded = try loadInstrument(path: path, sampleRate: sampleRate, preset: preset)
         } catch {
             throw Failure(error.description)
         }

@@ -63,7 +63,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
     if loaded.hasRegions { return describeRegions(loaded) }
     let map = loaded.map
     var lines: [String] = []
-    lines.append("map: \(loaded.mapPath)")
+    lines.append("map: \(loaded.path)")
     lines.append(
         "  \(map.keys.count) keys, \(loaded.bank.count) sample files, \(loaded.sampleRate) Hz, "
             + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
@@ -105,7 +105,7 @@ func describe(_ loaded: LoadedInstrument) -> String {
 /// The regions of an SFZ instrument as `check` prints them: what each plays, where and how.
 func describeRegions(_ loaded: LoadedInstrument) -> String {
     var lines: [String] = []
-    lines.append("instrument: \(loaded.mapPath)" + (loaded.presetDescription.map { ", \($0)" } ?? ""))
+    lines.append("instrument: \(loaded.path)" + (loaded.presetDescription.map { ", \($0)" } ?? ""))
     lines.append(
         "  \(loaded.contentsText), \(loaded.sampleRate) Hz, "
             + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "
@@ -141,7 +141,7 @@ func describeRegions(_ loaded: LoadedInstrument) -> String {
 /// The sets of a map of several, as `check` lists them: what chooses each, the channels it
 /// starts on, its room and what it plays.
 func describeSets(_ loaded: LoadedInstrument) -> String {
-    var lines = ["map: \(loaded.mapPath)"]
+    var lines = ["map: \(loaded.path)"]
     lines.append(
         "  \(loaded.sets.count) sets, \(loaded.bank.count) samples, \(loaded.sampleRate) Hz, "
             + "\(loaded.bank.byteCount / 1024) KiB of samples, loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms, "

@@ -35,7 +35,7 @@ extension LiveSession {
     /// bells ringing ring on in their set); with one instrument, says there is nothing to change.
     func nextSet(channel: UInt8, arrival: UInt64) {
         guard !loaded.sets.isEmpty else {
-            console.line("set: \(loaded.mapPath) is one instrument; a map with \"sets\" has several (docs/map.md)")
+            console.line("set: \(loaded.path) is one instrument; a map with \"sets\" has several (docs/map.md)")
             return
         }
         let next = (player.engineSet(channel: Int(channel)) + 1) % loaded.sets.count

@@ -83,7 +83,7 @@ extension LiveSession {
         scheduling: RealTimeScheduling, lockError: Int32?, recorder: Recorder?
     ) -> [String] {
         var lines = [
-            "bellkeys: \(loaded.contentsText) from \(loaded.mapPath), "
+            "bellkeys: \(loaded.contentsText) from \(loaded.path), "
                 + (loaded.presetDescription.map { "\($0), " } ?? "")
                 + "loaded in \(secondsText(loaded.loadSeconds * 1000, digits: 1)) ms",
             "  " + settingsReport.summary,

@@ -197,10 +197,10 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
         let fresh: LoadedInstrument
         do {
             fresh = try loadInstrument(
-                mapPath: loaded.mapPath, sampleRate: output.configuration.sampleRate, preset: loaded.requestedPreset)
+                path: loaded.path, sampleRate: output.configuration.sampleRate, preset: loaded.requestedPreset)
         } catch {
             console.line(
-                "reload: \(loaded.mapPath) has errors; still playing the map loaded before.\n\(error.description)")
+                "reload: \(loaded.path) has errors; still playing the map loaded before.\n\(error.description)")
             return
         }
         for warning in fresh.warnings { console.line(warning) }
@@ -219,7 +219,7 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
         wantedRoom = room
         setsRoomsDiffer = roomOverride == nil && Set(fresh.sets.map(\.instrument.reverb.preset)).count > 1
         console.line(
-            "reloaded \(fresh.mapPath): \(fresh.contentsText), loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms"
+            "reloaded \(fresh.path): \(fresh.contentsText), loaded in \(secondsText(fresh.loadSeconds * 1000, digits: 1)) ms"
         )
     }
 

@@ -175,7 +175,7 @@ func renderToFile(
     if !quiet {
         let seconds = Double(frames) / Double(loaded.sampleRate)
         let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
-        if let preset = loaded.presetDescription { print("playing \(preset) of \(loaded.mapPath)") }
+        if let preset = loaded.presetDescription { print("playing \(preset) of \(loaded.path)") }
         print(
             "rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
                 + "\(loaded.sampleRate) Hz, \(channels) ch, "

@@ -9,7 +9,7 @@ import Testing
 
 @Suite struct BundledBells {
     @Test func defaultMapMapsTheTutorialTagsToThirteenBells() throws {
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        let loaded = try loadInstrument(path: samplesFolder + "/tags.json")
         #expect(loaded.map.keys.map(\.note) == Array(60...72))
         #expect(loaded.map.keys.map { $0.tag! } == Array(100...112))
         #expect(loaded.sampleRate == 48_000)
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func loadsFastAndSmall() throws {
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        let loaded = try loadInstrument(path: samplesFolder + "/tags.json")
         #expect(loaded.bank.byteCount == 1_344 * 48_000 * 2 / 10) // 134.4 s of 16-bit frames in all
         #expect(loaded.loadSeconds < 0.5) // generous for debug builds; docs/design/performance.md has the release figure
     }
@@ -97,7 +97,7 @@ import Testing
     /// settings (CC7 127, master +12 dB): the limiter holds the peak, nothing wraps or clips.
     @Test(arguments: [(100, 0.0), (127, 12.0)])
     func thirteenFullVelocityBellsNeverClip(channelVolume: Int, masterDecibels: Double) throws {
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        let loaded = try loadInstrument(path: samplesFolder + "/tags.json")
         var instrument = loaded.instrument
         instrument.masterVolumeDecibels = masterDecibels
         let engine = Engine(
@@ -118,7 +118,7 @@ import Testing
     /// One bell at full velocity and default volume stays far below the limiter (-10 dBFS).
     @Test func oneBellPassesUntouched() throws {
         // The bells alone: centred, dry, one timbre (the bundled map places them on a table).
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/examples/plain.json")
+        let loaded = try loadInstrument(path: samplesFolder + "/examples/plain.json")
         let engine = Engine(
             bank: loaded.bank, instrument: loaded.instrument, configuration: EngineConfiguration(sampleRate: 48_000))
         var peak: Float = 0

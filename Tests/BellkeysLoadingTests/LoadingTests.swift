@@ -11,7 +11,7 @@ import Testing
         let path = folder + "/map.json"
         write(map, to: path)
         do {
-            _ = try loadInstrument(mapPath: path)
+            _ = try loadInstrument(path: path)
             return []
         } catch {
             return error.problems
@@ -56,7 +56,7 @@ import Testing
 
     @Test func mapFileThatCannotBeRead() {
         do {
-            _ = try loadInstrument(mapPath: "/nonexistent/tags.json")
+            _ = try loadInstrument(path: "/nonexistent/tags.json")
             Issue.record("loaded")
         } catch {
             #expect(
@@ -77,7 +77,7 @@ import Testing
             """
             {"keys": [{"note": 60, "sample": "sine44.wav"}, {"note": 62, "sample": "stereo.wav"}]}
             """, to: folder + "/map.json")
-        let loaded = try loadInstrument(mapPath: folder + "/map.json", sampleRate: 48_000)
+        let loaded = try loadInstrument(path: folder + "/map.json", sampleRate: 48_000)
         #expect(loaded.resampled)
         #expect(loaded.fileSampleRates == [44_100, 48_000])
         #expect(abs(loaded.bank.frameCounts[0] - 48_000) <= 1)
@@ -96,7 +96,7 @@ import Testing
         write(
             #"{"keys": [{"note": 60, "sample": "abrupt.wav"}, {"note": 61, "sample": "clean.wav"}]}"#,
             to: folder + "/map.json")
-        let loaded = try loadInstrument(mapPath: folder + "/map.json")
+        let loaded = try loadInstrument(path: folder + "/map.json")
         #expect(loaded.fadedEnds == [true, false])
         #expect(loaded.bank.value(sample: 0, frame: 999) == 0)
         #expect(loaded.bank.value(sample: 0, frame: 749) == 0.5) // fade: last 96 frames only
@@ -128,7 +128,7 @@ import Testing
         midi += Array("MTrk".utf8) + [0, 0, 0, UInt8(tempo.count)] + tempo
         midi += Array("MTrk".utf8) + [0, 0, 0, UInt8(notes.count)] + notes
         let file = try parseMIDIFile(midi, file: "t.mid")
-        let loaded = try loadInstrument(mapPath: folder + "/map.json")
+        let loaded = try loadInstrument(path: folder + "/map.json")
         var instrument = loaded.instrument
         instrument.masterVolumeDecibels = 0
         let engine = Engine(

@@ -63,7 +63,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         for r in recordings {
             try writeStandIn(folder + "/Percussion/" + r.name, key: r.key, level: r.level, stereo: r.key == 77)
         }
-        let loaded = try loadInstrument(mapPath: folder + "/TubularBells.sfz")
+        let loaded = try loadInstrument(path: folder + "/TubularBells.sfz")
         #expect(loaded.instrument.regions.count == 4)
         #expect(loaded.warnings.contains { $0.hasSuffix(":39:1: unsupported opcode group_label, ignored") })
         for key in 60...79 {
@@ -103,7 +103,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         for (name, key) in centres {
             try writeStandIn(folder + "/Percussion/Glock/glock_medium_\(name).wav", key: key, level: 0.1)
         }
-        let loaded = try loadInstrument(mapPath: folder + "/Glockenspiel.sfz")
+        let loaded = try loadInstrument(path: folder + "/Glockenspiel.sfz")
         #expect(loaded.playableRange == 67...96)
         for key in 67...96 {
             let (left, _) = strike(loaded, key: key)
@@ -128,7 +128,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         write(
             #"{"instrument": "inst.sfz", "releaseSeconds": 4, "velocityCurve": "linear", "quality": "best", "pitchBend": false, "keys": [{"note": "C6", "sample": "b.wav"}]}"#,
             to: folder + "/map.json")
-        let loaded = try loadInstrument(mapPath: folder + "/map.json")
+        let loaded = try loadInstrument(path: folder + "/map.json")
         #expect(loaded.map.quality == .best)
         // The map's key first (a bell), then the SFZ file's region.
         #expect(loaded.instrument.regions.count == 2 && loaded.instrument.bellCount == 1)
@@ -139,7 +139,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         #expect(loaded.bank.count == 2 && loaded.instrument.bells[0].sampleIndex == 1)
         // Without the fields, the file's own values (and pitch bend, on for an instrument).
         write(#"{"instrument": "inst.sfz"}"#, to: folder + "/plain.json")
-        let plain = try loadInstrument(mapPath: folder + "/plain.json")
+        let plain = try loadInstrument(path: folder + "/plain.json")
         #expect(plain.instrument.regions[0].envelope?.release == 15)
         let linearGain64Double: Double = 1.0 - 0.5 * (1.0 - 64.0 * 64.0 / (127.0 * 127.0))
         let linearGain64 = Float(linearGain64Double)
@@ -148,7 +148,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         // A missing instrument is named at the map's field.
         write("{\n  \"instrument\": \"gone.sfz\"\n}", to: folder + "/gone.json")
         #expect {
-            try loadInstrument(mapPath: folder + "/gone.json")
+            try loadInstrument(path: folder + "/gone.json")
         } throws: { error in
             (error as? InstrumentError)?.description.contains(folder + "/gone.json:2:17: instrument: \"gone.sfz\"")
                 == true
@@ -185,7 +185,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         for v in [0, 0, 20_833, 67, 0, 0, 0, 1, 0, 0, 0, 200, 699, 0, 0] { u32(v) }
         try Data(data).write(to: URL(fileURLWithPath: folder + "/looped.wav"))
         write("<region> lokey=60 hikey=72 pitch_keycenter=sample sample=looped.wav\n", to: folder + "/x.sfz")
-        let loaded = try loadInstrument(mapPath: folder + "/x.sfz")
+        let loaded = try loadInstrument(path: folder + "/x.sfz")
         let region = loaded.instrument.regions[0]
         #expect(region.pitchKeycenter == 67)
         #expect(region.loopMode == .continuous)
@@ -215,7 +215,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         write(
             "<region> key=60 sample=loop.wav loop_mode=loop_continuous\n<region> key=62 sample=once.wav\n",
             to: folder + "/x.sfz")
-        let loaded = try loadInstrument(mapPath: folder + "/x.sfz")
+        let loaded = try loadInstrument(path: folder + "/x.sfz")
         #expect(loaded.fadedEnds == [false, true])
         let last = loaded.bank.value(sample: 0, frame: 2_303)
         #expect(abs(last - sine[2_303]) < 1.0 / 32_768 && abs(last) > 0.06)
@@ -238,7 +238,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
             <region> key=63 sample=a.wav off_time=0.125 off_mode=fast
 
             """, to: folder + "/x.sfz")
-        let regions = try loadInstrument(mapPath: folder + "/x.sfz").instrument.regions
+        let regions = try loadInstrument(path: folder + "/x.sfz").instrument.regions
         #expect(regions.map(\.heldKeys) == [.first, .legato, .any, .any])
         #expect(regions.map(\.offFadeSeconds) == [0.25, nil, 0.125, nil])
         #expect(regions[0].bendRangeCents == BendRange(up: 1_200, down: -200))
@@ -252,7 +252,7 @@ func strike(_ loaded: LoadedInstrument, key: Int) -> (left: [Float], right: [Flo
         let folder = temporaryFolder()
         write("<region>\nlokey=60 hikey=62\nsample=nowhere/bell.wav\n", to: folder + "/x.sfz")
         #expect {
-            try loadInstrument(mapPath: folder + "/x.sfz")
+            try loadInstrument(path: folder + "/x.sfz")
         } throws: { error in
             let text = (error as? InstrumentError)?.description ?? ""
             return text.contains(folder + "/x.sfz:3:8") && text.contains("nowhere/bell.wav")

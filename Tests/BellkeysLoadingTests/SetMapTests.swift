@@ -20,7 +20,7 @@ private func setFolder() throws -> String {
 private func loadProblems(_ map: String, in folder: String) -> [InstrumentProblem] {
     write(map, to: folder + "/sets.json")
     do {
-        _ = try loadInstrument(mapPath: folder + "/sets.json")
+        _ = try loadInstrument(path: folder + "/sets.json")
         return []
     } catch {
         return error.problems
@@ -39,7 +39,7 @@ private func loadProblems(_ map: String, in folder: String) -> [InstrumentProble
               {"name": "B", "program": 4, "bank": 1, "channels": [2], "map": "b.json"}
             ]}
             """, to: folder + "/sets.json")
-        let loaded = try loadInstrument(mapPath: folder + "/sets.json")
+        let loaded = try loadInstrument(path: folder + "/sets.json")
         #expect(loaded.sets.map(\.name) == ["A", "B"] && loaded.bank.count == 2)
         #expect(loaded.sets[1].instrument.bells[0].sampleIndex == 1)
         let sets = loaded.instrumentSets
@@ -76,7 +76,7 @@ private func loadProblems(_ map: String, in folder: String) -> [InstrumentProble
               {"name": "C", "program": 2, "map": "b.json"}
             ]}
             """, to: folder + "/sets.json")
-        let loaded = try loadInstrument(mapPath: folder + "/sets.json")
+        let loaded = try loadInstrument(path: folder + "/sets.json")
         #expect(
             loaded.bank.count == 2 && loaded.samplePaths.map { $0.split(separator: "/").last! } == ["a.wav", "b.wav"])
         #expect(loaded.fileSampleRates.count == 2 && loaded.fadedEnds.count == 2)
@@ -155,10 +155,10 @@ private func loadProblems(_ map: String, in folder: String) -> [InstrumentProble
     /// The bundled map of sets: the bells as handbells, tower bells and plain, each the map it
     /// names played on its own.
     @Test func bundledSetsLoad() throws {
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/examples/bell-sets.json")
+        let loaded = try loadInstrument(path: samplesFolder + "/examples/bell-sets.json")
         #expect(loaded.sets.map(\.name) == ["Handbells", "Tower", "Plain"])
         #expect(loaded.sets.map(\.program) == [0, 1, 2])
-        let tower = try loadInstrument(mapPath: samplesFolder + "/examples/tower-ring.json")
+        let tower = try loadInstrument(path: samplesFolder + "/examples/tower-ring.json")
         #expect(loaded.sets[1].instrument.reverb == tower.instrument.reverb)
         #expect(loaded.sets[1].instrument.bellCount == tower.instrument.bellCount)
         // Its range is its first set's (the handbells, C4..C5): the piano and the status line

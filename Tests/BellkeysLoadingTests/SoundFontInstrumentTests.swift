@@ -54,7 +54,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
     /// curve ((127/128)²), centred (the engine's pan law: full level on each side).
     @Test func aPresetPlaysAtItsPitchAndLevel() throws {
         let path = try writeFont(temporaryFolder())
-        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 0))
+        let loaded = try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 0))
         #expect(loaded.preset == "0:0 Sine")
         #expect(loaded.bank.count == 1) // only the preset's sample is read
         #expect(loaded.sampleRate == 48_000)
@@ -74,7 +74,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
     /// right. Its two zones differ only in sample and pan, so one stereo voice plays both.
     @Test func aStereoPairPlaysEachSideOnItsOwnChannel() throws {
         let path = try writeFont(temporaryFolder())
-        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 1))
+        let loaded = try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 1))
         #expect(loaded.bank.count == 1 && loaded.bank.channelCounts == [2] && loaded.instrument.regions.count == 1)
         let (left, right) = strike(loaded, key: 64)
         let pitch = 1000 * pow(2, 4.0 / 12)
@@ -91,9 +91,9 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
     @Test func aPairAsOneVoiceSoundsAsTwo() throws {
         let folder = temporaryFolder()
         let path = try writeFont(folder)
-        let paired = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 1))
+        let paired = try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 1))
         let unpaired = try loadInstrument(
-            mapPath: try writeFont(folder, chorusOnRight: true), preset: PresetChoice(bank: 0, program: 1))
+            path: try writeFont(folder, chorusOnRight: true), preset: PresetChoice(bank: 0, program: 1))
         #expect(paired.instrument.regions.count == 1 && unpaired.instrument.regions.count == 2)
         for key in [52, 64, 77] {
             let one = strike(paired, key: key), two = strike(unpaired, key: key)
@@ -108,7 +108,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         let folder = temporaryFolder()
         let path = try writeFont(folder)
         write(#"{"soundfont": "test.sf2"}"#, to: folder + "/map.json")
-        for loaded in [try loadInstrument(mapPath: path), try loadInstrument(mapPath: folder + "/map.json")] {
+        for loaded in [try loadInstrument(path: path), try loadInstrument(path: folder + "/map.json")] {
             let engine = unlimitedEngine(loaded)
             engine.enqueue(.control(frame: 0, controller: 10, value: 0))
             engine.enqueue(.noteOn(frame: 100, note: 60, velocity: 127))
@@ -138,7 +138,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
             presets: [.init(name: "Kit", program: 0, zones: [.init(target: 0)])])
         let folder = temporaryFolder()
         try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/kit.sf2"))
-        let loaded = try loadInstrument(mapPath: folder + "/kit.sf2")
+        let loaded = try loadInstrument(path: folder + "/kit.sf2")
         #expect(loaded.instrument.regions.count == 2 && loaded.bank.count == 2)
         let engine = unlimitedEngine(loaded)
         engine.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
@@ -165,7 +165,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
             presets: [.init(name: "Kit", program: 0, zones: [.init(target: 0)])])
         let folder = temporaryFolder()
         try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/kit.sf2"))
-        let loaded = try loadInstrument(mapPath: folder + "/kit.sf2")
+        let loaded = try loadInstrument(path: folder + "/kit.sf2")
         let fifth = 1000 * pow(2, 7.0 / 12)
         for secondChannel in [0, 1] {
             let engine = unlimitedEngine(loaded)
@@ -190,7 +190,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
     /// the pedal, held both voices until the pedal came up).
     @Test func aKeyStruckAgainLetsGoOfItsRingingVoice() throws {
         let path = try writeFont(temporaryFolder())
-        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 0))
+        let loaded = try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 0))
         #expect(loaded.instrument.restrikeReleases)
         let alone = unlimitedEngine(loaded)
         alone.enqueue(.noteOn(frame: 24_000, note: 60, velocity: 64))
@@ -233,7 +233,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
                 ],
                 presets: [.init(name: "Three", program: 0, zones: [.init(target: 0)])])
             try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
-            return try loadInstrument(mapPath: path)
+            return try loadInstrument(path: path)
         }
         let folder = temporaryFolder()
         let paired = try font(folder + "/a.sf2", thirdChorus: false)
@@ -251,7 +251,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         let font = try parseSoundFont(
             SoundFontBytes(Array(try Data(contentsOf: URL(fileURLWithPath: path)))), file: path)
         #expect(font.sampleLowBytes != nil)
-        let loaded = try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 0))
+        let loaded = try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 0))
         let words = sineWords()
         var worst = 0.0
         for i in 0..<480 {
@@ -266,7 +266,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
     @Test func aMissingPresetIsNamedWithThoseTheBankHas() throws {
         let path = try writeFont(temporaryFolder())
         #expect {
-            try loadInstrument(mapPath: path, preset: PresetChoice(bank: 0, program: 9))
+            try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 9))
         } throws: { error in
             let text = (error as? InstrumentError)?.description ?? ""
             return text.contains("no preset at bank 0, program 9")
@@ -279,15 +279,15 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         let folder = temporaryFolder()
         _ = try writeFont(folder)
         write(#"{"soundfont": "test.sf2", "program": 1, "pitchBend": false}"#, to: folder + "/map.json")
-        let loaded = try loadInstrument(mapPath: folder + "/map.json")
+        let loaded = try loadInstrument(path: folder + "/map.json")
         #expect(loaded.preset == "0:1 Pair")
         #expect(loaded.instrument.regions.count == 1)
         #expect(!loaded.instrument.followsPitchBend)
         write(#"{"soundfont": "test.sf2", "instrument": "x.sfz"}"#, to: folder + "/both.json")
-        #expect(throws: InstrumentError.self) { try loadInstrument(mapPath: folder + "/both.json") }
+        #expect(throws: InstrumentError.self) { try loadInstrument(path: folder + "/both.json") }
         write(#"{"program": 3, "keys": []}"#, to: folder + "/alone.json")
         #expect {
-            try loadInstrument(mapPath: folder + "/alone.json")
+            try loadInstrument(path: folder + "/alone.json")
         } throws: { error in
             (error as? InstrumentError)?.description.contains("program chooses a SoundFont's preset") == true
         }
@@ -313,7 +313,7 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         builder.versionMajor = 3
         builder.versionMinor = 1
         try Data(builder.bytes()).write(to: URL(fileURLWithPath: folder + "/ogg.sf3"))
-        let loaded = try loadInstrument(mapPath: folder + "/ogg.sf3")
+        let loaded = try loadInstrument(path: folder + "/ogg.sf3")
         #expect(loaded.bank.frameCount(of: 0) == 48_000)
         let (left, _) = strike(loaded, key: 67)
         #expect(abs(cents(measuredFrequency(left, 2_400..<20_000), 1000 * pow(2, 7.0 / 12))) < 1)

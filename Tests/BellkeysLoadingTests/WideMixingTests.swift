@@ -17,7 +17,7 @@ struct WideMixing {
     /// channels with volume and pan moving, rendered by both loops in 64- and 1024-frame blocks.
     @Test(arguments: [64, 1_024])
     func theWideLoopGivesTheSameBytes(block: Int) throws {
-        let loaded = try loadInstrument(mapPath: samplesFolder + "/tags.json")
+        let loaded = try loadInstrument(path: samplesFolder + "/tags.json")
         func render(wide: Bool) -> [Float] {
             var configuration = EngineConfiguration(sampleRate: 48_000, polyphony: 512)
             configuration.maxBlockFrames = block
