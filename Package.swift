@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The AVX2 build of the engine's four-voice mixing loop (Sources/BellkeysWideMix, a link to
-// Sources/BellkeysEngine/MixLoops.swift): compiled for Haswell-class x86-64 CPUs (x86-64-v3),
+// Sources/BellkeysEngine/Voices/MixLoops.swift): compiled for Haswell-class x86-64 CPUs (x86-64-v3),
 // used only where BellkeysSystem's wideMixingAvailable() finds such a CPU. Elsewhere it is built
 // plainly and never called.
 // (-Xcc -march: Swift compiles for the C importer's target CPU, and Swift 6.0's driver turns

@@ -1,1 +1,1 @@
-../BellkeysEngine/MixLoops.swift
+../BellkeysEngine/Voices/MixLoops.swift

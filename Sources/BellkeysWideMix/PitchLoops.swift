@@ -1,1 +1,1 @@
-../BellkeysEngine/PitchLoops.swift
+../BellkeysEngine/Voices/PitchLoops.swift

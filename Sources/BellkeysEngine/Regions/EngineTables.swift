@@ -36,8 +36,9 @@ struct CandidateTables {
     let soundsAs: UnsafeMutablePointer<UInt8>
 }
 
-/// `Engine.regionTable`'s answer.
-struct RegionTable {
+/// `Engine.regionSlots`'s answer: the regions as the render thread reads them, and what the
+/// engine keeps of them besides.
+struct RegionSlots {
     let slots: [RegionSlot]
     let anyPitched: Bool, anyOffCentre: Bool
     let rangeNumbers: [Int32], rangeLows: [UInt8], rangeHighs: [UInt8]
@@ -113,11 +114,11 @@ extension Engine {
     /// The render thread's view of every region (`Engine.regions`), with what the engine asks of
     /// them as a whole: whether any is pitched or off the centre, their controller ranges, and
     /// whether each is damped. Thread: control.
-    static func regionTable(
+    static func regionSlots(
         _ allRegions: [Region], setOfRegion: [Int], setList: InstrumentSets, bank: SampleBank,
         increments allIncrements: [UInt64],
         bases: [Int], sampleRate: Int
-    ) -> RegionTable {
+    ) -> RegionSlots {
         let rate = Double(sampleRate)
         var slots: [RegionSlot] = []
         var anyPitched = false, anyOffCentre = false
@@ -190,7 +191,7 @@ extension Engine {
                     filterVelocityCents: region.filterVelocityCents, filterKeytrackCents: region.filterKeytrackCents,
                     pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i]))
         }
-        return RegionTable(
+        return RegionSlots(
             slots: slots, anyPitched: anyPitched, anyOffCentre: anyOffCentre, rangeNumbers: rangeNumbers,
             rangeLows: rangeLows, rangeHighs: rangeHighs, damps: allDamps)
     }

@@ -239,12 +239,12 @@ public final class Engine: @unchecked Sendable {
             incrementKernels[i] = increment == 1 << 32 ? -1 : Int32(kernels.level(increment: increment))
         }
         regions = .allocate(capacity: storedRegions)
-        let table = Engine.regionTable(
+        let built = Engine.regionSlots(
             allRegions, setOfRegion: setOfRegion, setList: setList, bank: bank, increments: allIncrements, bases: bases,
             sampleRate: configuration.sampleRate)
-        for (i, slot) in table.slots.enumerated() { (regions + i).initialize(to: slot) }
-        let (anyPitched, anyOffCentre, allDamps) = (table.anyPitched, table.anyOffCentre, table.damps)
-        let (rangeNumbers, rangeLows, rangeHighs) = (table.rangeNumbers, table.rangeLows, table.rangeHighs)
+        for (i, slot) in built.slots.enumerated() { (regions + i).initialize(to: slot) }
+        let (anyPitched, anyOffCentre, allDamps) = (built.anyPitched, built.anyOffCentre, built.damps)
+        let (rangeNumbers, rangeLows, rangeHighs) = (built.rangeNumbers, built.rangeLows, built.rangeHighs)
         hasPitched = anyPitched
         let rangeCount = max(rangeNumbers.count, 1)
         controllerRangeNumbers = .allocate(capacity: rangeCount)
