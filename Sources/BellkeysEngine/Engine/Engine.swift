@@ -68,30 +68,17 @@ public final class Engine: @unchecked Sendable {
 
     // Render-thread state. Allocated in init, never resized. Internal, not private, so the
     // render path's other files reach it; nothing outside the module can.
-    /// The regions of every set, set by set: each instrument's mapped keys first (as
-    /// `Region(key:)` makes them), then its own regions.
-    let regions: UnsafeMutablePointer<RegionSlot>
-    let regionCount: Int
-    /// The sets (one for a single instrument), and whether program changes choose among them.
-    let sets: UnsafeMutablePointer<SetSlot>
-    let setCount: Int
+    /// The instrument as the render thread reads it: the regions, the sets, the tables derived
+    /// from them. Built in init, never written after.
+    let table: RegionTable
     /// The sets' names, in order (a reload finds a set again by its name). Thread: any.
     public let setNames: [String]
-    let followsProgramChange: Bool
-    /// For each set s and note n, the regions the note may start: `candidates[candidateStarts[129 s
-    /// + n] ..< candidateStarts[129 s + n + 1]]` (a mapped key's region, or its folded one, or
-    /// every region whose key range holds the note).
-    let candidateStarts: UnsafeMutablePointer<Int32>
-    let candidates: UnsafeMutablePointer<Int32>
-    /// Likewise the regions a note's note-off starts (release samples).
-    let releaseCandidateStarts: UnsafeMutablePointer<Int32>
-    let releaseCandidates: UnsafeMutablePointer<Int32>
+    /// Per set: the keyswitch in force (-1: none), which a key in its keyswitch range chooses.
+    let keyswitches: UnsafeMutablePointer<Int>
+    /// Per set: the room its next voices ring in (`rooms`), which a room chosen live changes.
+    let setRooms: UnsafeMutablePointer<Int>
     /// Round robin: per region, the strikes of its keys so far (modulo its sequence length).
     let sequenceCounters: UnsafeMutablePointer<Int32>
-    /// The regions' controller ranges (`RegionSlot.controllerRangeStart`).
-    let controllerRangeNumbers: UnsafeMutablePointer<Int32>
-    let controllerRangeLows: UnsafeMutablePointer<UInt8>
-    let controllerRangeHighs: UnsafeMutablePointer<UInt8>
     /// Every controller's last value per channel (128 c + n), for the regions' ranges.
     let controllerValues: UnsafeMutablePointer<UInt8>
     /// The velocity of each key held down (128 c + n; 0: up), for release samples, and how many
@@ -106,33 +93,14 @@ public final class Engine: @unchecked Sendable {
     let heldKeyCounts: UnsafeMutablePointer<Int32>
     /// The random generator's state (SplitMix64, a fixed seed: renders are repeatable).
     var randomState: UInt64 = 0x6265_6C6C_6B65_7973
-    /// Per note: whether any of its regions in any set is damped (its note-off changes what
-    /// sounds, whichever set struck it). Per set and note (128 s + n): whether any chokes.
-    let noteDamps: UnsafeMutablePointer<Bool>
-    let noteChokes: UnsafeMutablePointer<Bool>
-    /// Per set and note (128 s + n): the note whose pitch its regions play at (itself, or the
-    /// note a set that folds unmapped notes moves it to).
-    let soundsAs: UnsafeMutablePointer<UInt8>
-    /// Per region and key in its range: the 32.32 playback increment and the kernel level
-    /// (-1: the sample's own pitch).
-    let increments: UnsafeMutablePointer<UInt64>
-    let incrementKernels: UnsafeMutablePointer<Int32>
-    /// The interpolation kernels (kept alive here; the render thread reads `kernelLevels`).
+    /// The interpolation kernels (kept alive here; the render thread reads `table.kernelLevels`).
     let kernels: InterpolationKernels
-    let kernelLevels: UnsafeMutablePointer<KernelLevel>
-    let kernelLevelCount: Int
-    /// Whether any region is pitched, and the pitched voices' read-out (two channels of a block).
-    let hasPitched: Bool
+    /// The pitched voices' read-out (two channels of a block).
     let pitchScratch: UnsafeMutablePointer<Float>
     /// A loop's seam copied out for the kernel loop (`seamWindow`): 16-bit frames, stereo at most.
     let seamScratch: UnsafeMutablePointer<Int16>
-    /// Per region r and velocity v, at 128r + v: the strike's gain.
-    let velocityGains: UnsafeMutablePointer<Float>
+    /// The square law's gain for each value of CC7, CC11 and CC91.
     let controllerGains: UnsafeMutablePointer<Float>
-    /// Velocity timbre: for region r and velocity v, the voice's low-pass coefficient at 128r + v
-    /// (1: open). Only made when the instrument asks for it.
-    let timbreTable: UnsafeMutablePointer<Float>
-    let hasTimbre: Bool
     /// The pan law's left and right gains for each CC10 value (value v: 2v and 2v + 1).
     let panTable: UnsafeMutablePointer<Float>
     /// Channels whose CC10 pan is off the centre or still moving (bit c: channel c); their
@@ -153,8 +121,6 @@ public final class Engine: @unchecked Sendable {
     let wetLanes: UInt128
     /// The most rooms an engine holds (16 lanes each: 128 lanes, one bit each in a `UInt128`).
     public static let maximumRooms = InstrumentSets.maximumRooms
-    /// `Instrument.followsPanController` (of any set).
-    let followsPanController: Bool
     /// Each room's input for a segment (room r: from `r × maxBlockFrames`).
     let sendBuses: UnsafeMutablePointer<Float>
     let voices: UnsafeMutablePointer<Voice>
@@ -179,8 +145,6 @@ public final class Engine: @unchecked Sendable {
     let buses: UnsafeMutablePointer<Float>
     /// Per lane, a left and a right bus for its panned voices (lane l: 2l and 2l + 1).
     let sideBuses: UnsafeMutablePointer<Float>
-    /// Whether any region is off the centre (if not, no voice is checked for it).
-    let hasPannedKeys: Bool
     /// The right channel of a segment rendered for a mono output, before the downmix.
     let segmentRight: UnsafeMutablePointer<Float>
     var masterGain: Float
@@ -219,43 +183,14 @@ public final class Engine: @unchecked Sendable {
         direct = EventQueue(capacity: configuration.eventCapacity)
         let rate = Double(configuration.sampleRate)
 
-        let (allRegions, setOfRegion, setBases) = Engine.combinedRegions(setList)
-        regionCount = allRegions.count
-        setCount = setList.sets.count
+        let layout = RegionLayout(setList, bank: bank)
+        kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: layout.highestRatio)
+        table = RegionTable(
+            setList, layout: layout, bank: bank, kernels: kernels, sampleRate: configuration.sampleRate)
+        let setCount = table.setCount, storedRegions = max(table.regionCount, 1)
         setNames = setList.sets.map(\.name)
-        followsProgramChange = setList.followsProgramChange
-        sets = .allocate(capacity: setCount)
-        sets.initialize(from: Engine.setSlots(setList), count: setCount)
-        let storedRegions = max(regionCount, 1)
-        let (allIncrements, bases, highestRatio) = Engine.playbackIncrements(
-            allRegions, setOfRegion: setOfRegion, setList: setList, bank: bank)
-        kernels = InterpolationKernels(quality: configuration.interpolation, highestRatio: highestRatio)
-        kernelLevels = kernels.levels
-        kernelLevelCount = kernels.levelCount
-        increments = .allocate(capacity: max(allIncrements.count, 1))
-        incrementKernels = .allocate(capacity: max(allIncrements.count, 1))
-        for (i, increment) in allIncrements.enumerated() {
-            increments[i] = increment
-            incrementKernels[i] = increment == 1 << 32 ? -1 : Int32(kernels.level(increment: increment))
-        }
-        regions = .allocate(capacity: storedRegions)
-        let built = Engine.regionSlots(
-            allRegions, setOfRegion: setOfRegion, setList: setList, bank: bank, increments: allIncrements, bases: bases,
-            sampleRate: configuration.sampleRate)
-        for (i, slot) in built.slots.enumerated() { (regions + i).initialize(to: slot) }
-        let (anyPitched, anyOffCentre, allDamps) = (built.anyPitched, built.anyOffCentre, built.damps)
-        let (rangeNumbers, rangeLows, rangeHighs) = (built.rangeNumbers, built.rangeLows, built.rangeHighs)
-        hasPitched = anyPitched
-        let rangeCount = max(rangeNumbers.count, 1)
-        controllerRangeNumbers = .allocate(capacity: rangeCount)
-        controllerRangeNumbers.initialize(repeating: 0, count: rangeCount)
-        controllerRangeNumbers.update(from: rangeNumbers, count: rangeNumbers.count)
-        controllerRangeLows = .allocate(capacity: rangeCount)
-        controllerRangeLows.initialize(repeating: 0, count: rangeCount)
-        controllerRangeLows.update(from: rangeLows, count: rangeLows.count)
-        controllerRangeHighs = .allocate(capacity: rangeCount)
-        controllerRangeHighs.initialize(repeating: 127, count: rangeCount)
-        controllerRangeHighs.update(from: rangeHighs, count: rangeHighs.count)
+        keyswitches = .allocate(capacity: setCount)
+        keyswitches.initialize(from: setList.sets.map { $0.instrument.defaultKeyswitch ?? -1 }, count: setCount)
         sequenceCounters = .allocate(capacity: storedRegions)
         sequenceCounters.initialize(repeating: 0, count: storedRegions)
         controllerValues = Self.startingControllers(setList)
@@ -274,31 +209,8 @@ public final class Engine: @unchecked Sendable {
                 && seamFrames >= 2 * InterpolationKernels.maximumTaps + 64)
         seamScratch = .allocate(capacity: seamCapacity)
         seamScratch.initialize(repeating: 0, count: seamCapacity)
-        hasPannedKeys = anyOffCentre
-
-        let tables = Engine.candidateTables(
-            setList, setBases: setBases, damps: allDamps, chokes: allRegions.map { $0.group != 0 })
-        (candidateStarts, candidates) = (tables.starts, tables.list)
-        (releaseCandidateStarts, releaseCandidates) = (tables.releaseStarts, tables.releaseList)
-        (noteDamps, noteChokes, soundsAs) = (tables.noteDamps, tables.noteChokes, tables.soundsAs)
         noteVoiceCounts = .allocate(capacity: 128)
         noteVoiceCounts.initialize(repeating: 0, count: 128)
-        velocityGains = .allocate(capacity: 128 * storedRegions)
-        controllerGains = .allocate(capacity: 128)
-        hasTimbre = setList.sets.contains { $0.instrument.velocityTimbre > 0 }
-        timbreTable = .allocate(capacity: storedRegions * 128)
-        timbreTable.initialize(repeating: 1, count: storedRegions * 128)
-        for (r, region) in allRegions.enumerated() {
-            let own = setList.sets[setOfRegion[r]].instrument
-            for v in 0..<128 {
-                velocityGains[128 * r + v] = region.velocityGains?[v] ?? own.velocityCurve.gain(velocity: v)
-                if own.velocityTimbre > 0 {
-                    timbreTable[128 * r + v] = timbreCoefficient(
-                        note: region.timbreNote ?? region.pitchKeycenter, velocity: v,
-                        amount: own.velocityTimbre, sampleRate: configuration.sampleRate)
-                }
-            }
-        }
         let (distinct, setRooms, mixes) = Engine.roomTable(setList, roomsToChoose: configuration.roomsToChoose)
         setMixes = mixes
         roomSettings = distinct
@@ -313,34 +225,15 @@ public final class Engine: @unchecked Sendable {
         var lanes: UInt128 = 0
         for (r, settings) in distinct.enumerated() where settings != .off { lanes |= UInt128(0xFFFF) << (16 * r) }
         wetLanes = lanes
-        for k in 0..<setCount { sets[k].room = setRooms[k] }
-        followsPanController = setList.sets.contains { $0.instrument.followsPanController }
+        self.setRooms = .allocate(capacity: setCount)
+        self.setRooms.initialize(from: setRooms, count: setCount)
         sendBuses = .allocate(capacity: roomCount * configuration.maxBlockFrames)
         sendBuses.initialize(repeating: 0, count: roomCount * configuration.maxBlockFrames)
-        panTable = .allocate(capacity: 256)
-        for v in 0..<128 {
-            let (left, right) = panGains(panPosition(controllerValue: v))
-            panTable[2 * v] = left
-            panTable[2 * v + 1] = right
-        }
-        for v in 0..<128 { controllerGains[v] = VelocityCurve.square.gain(velocity: v) }
+        (panTable, controllerGains) = Self.controllerTables()
 
         // Twice the polyphony: a stolen voice keeps its slot while it fades out.
         let slotCount = configuration.polyphony * 2
-        silence = .allocate(capacity: 1)
-        silence.initialize(to: 0)
-        let idle = Voice(
-            frames: UnsafePointer(silence), frameCount: 0,
-            gain: Ramp(0), serial: 0, releaseFrames: 1, chokeGroup: 0, channel: 0,
-            note: 0, damp: false)
-        voices = .allocate(capacity: slotCount)
-        voices.initialize(repeating: idle, count: slotCount)
-        pitchedVoices = .allocate(capacity: slotCount)
-        pitchedVoices.initialize(repeating: PitchedVoice(), count: slotCount)
-        active = .allocate(capacity: slotCount)
-        active.initialize(repeating: 0, count: slotCount)
-        free = .allocate(capacity: slotCount)
-        for i in 0..<slotCount { free[i] = Int32(slotCount - 1 - i) }
+        (silence, voices, pitchedVoices, active, free) = Self.voiceSlots(count: slotCount)
         freeCount = slotCount
 
         let master = linearGain(decibels: instrument.masterVolumeDecibels)
@@ -365,4 +258,42 @@ public final class Engine: @unchecked Sendable {
     }
 
     deinit { releaseStorage() }
+
+    /// The pan law's left and right gains for each CC10 value (value v: 2v and 2v + 1), and the
+    /// square law's gain for each value of CC7, CC11 and CC91. Thread: control.
+    static func controllerTables() -> (pan: UnsafeMutablePointer<Float>, gains: UnsafeMutablePointer<Float>) {
+        let pan = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        for v in 0..<128 {
+            let (left, right) = panGains(panPosition(controllerValue: v))
+            pan[2 * v] = left
+            pan[2 * v + 1] = right
+        }
+        let gains = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        for v in 0..<128 { gains[v] = VelocityCurve.square.gain(velocity: v) }
+        return (pan, gains)
+    }
+
+    /// `count` idle voice slots (pointing at one silent frame), their pitched state, the active
+    /// list (empty) and the free list (every slot, the first on top). Thread: control.
+    static func voiceSlots(count: Int) -> (
+        silence: UnsafeMutablePointer<Int16>, voices: UnsafeMutablePointer<Voice>,
+        pitched: UnsafeMutablePointer<PitchedVoice>, active: UnsafeMutablePointer<Int32>,
+        free: UnsafeMutablePointer<Int32>
+    ) {
+        let silence = UnsafeMutablePointer<Int16>.allocate(capacity: 1)
+        silence.initialize(to: 0)
+        let idle = Voice(
+            frames: UnsafePointer(silence), frameCount: 0,
+            gain: Ramp(0), serial: 0, releaseFrames: 1, chokeGroup: 0, channel: 0,
+            note: 0, damp: false)
+        let voices = UnsafeMutablePointer<Voice>.allocate(capacity: count)
+        voices.initialize(repeating: idle, count: count)
+        let pitched = UnsafeMutablePointer<PitchedVoice>.allocate(capacity: count)
+        pitched.initialize(repeating: PitchedVoice(), count: count)
+        let active = UnsafeMutablePointer<Int32>.allocate(capacity: count)
+        active.initialize(repeating: 0, count: count)
+        let free = UnsafeMutablePointer<Int32>.allocate(capacity: count)
+        for i in 0..<count { free[i] = Int32(count - 1 - i) }
+        return (silence, voices, pitched, active, free)
+    }
 }

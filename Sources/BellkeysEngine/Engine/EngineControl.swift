@@ -100,7 +100,9 @@ extension Engine {
     /// `enqueue` or `schedule`. Thread: control.
     public func roomEvent(set: Int, _ settings: ReverbSettings, frame: Int64) -> EngineEvent? {
         let wanted = settings.preset == .off || settings.mix <= 0 ? ReverbSettings.off : settings
-        guard set >= 0, set < setCount, set < 128, let room = roomSettings.firstIndex(of: wanted) else { return nil }
+        guard set >= 0, set < table.setCount, set < 128, let room = roomSettings.firstIndex(of: wanted) else {
+            return nil
+        }
         return EngineEvent(frame: frame, status: Engine.roomStatus, data1: UInt8(set), data2: UInt8(room))
     }
 
@@ -108,7 +110,7 @@ extension Engine {
     /// when the engine does not hold one of those rooms. Thread: control.
     public func roomEvents(preset: ReverbPreset, frame: Int64) -> [EngineEvent]? {
         var made: [EngineEvent] = []
-        for set in 0..<setCount {
+        for set in 0..<table.setCount {
             guard let event = roomEvent(set: set, ReverbSettings(preset: preset, mix: setMixes[set]), frame: frame)
             else { return nil }
             made.append(event)
@@ -131,7 +133,7 @@ extension Engine {
 
     /// The room set `set` plays in now (an index of `roomSettings`). Thread: render (or after
     /// rendering stopped).
-    public func room(ofSet set: Int) -> Int { sets[set].room }
+    public func room(ofSet set: Int) -> Int { setRooms[set] }
 
     /// Whether no voice sounds, no event waits and the room (if any) is quiet. Thread: render.
     /// Real-time safe.

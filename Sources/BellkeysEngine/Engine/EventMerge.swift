@@ -126,15 +126,15 @@ extension Engine {
         let kind = event.status & 0xF0
         guard kind == 0x80 || kind == 0x90 else { return false }
         let set = channels[Int(event.status & 0x0F)].set
-        let note = soundingNote(of: event), starts = candidateStarts + 129 * set
+        let note = soundingNote(of: event), starts = table.candidateStarts + 129 * set
         if note < 0 { return true } // moved off the keyboard: nothing sounds or stops
-        if kind == 0x80 || event.data2 & 0x7F == 0 { return !noteDamps[note] }
+        if kind == 0x80 || event.data2 & 0x7F == 0 { return !table.noteDamps[note] }
         // A key struck again that lets go of its ringing voice first (a SoundFont's) must do so
         // at its frame.
-        if sets[set].restrikeReleases, noteVelocities[128 * Int(event.status & 0x0F) + note] != 0 { return false }
+        if table.sets[set].restrikeReleases, noteVelocities[128 * Int(event.status & 0x0F) + note] != 0 { return false }
         // (guard, not &&: the operator's autoclosure would retain self)
         let count = Int(starts[note + 1] - starts[note])
-        guard count > 0, !noteChokes[128 * set + note], freeCount >= count else { return false }
+        guard count > 0, !table.noteChokes[128 * set + note], freeCount >= count else { return false }
         return soundingCount + count <= configuration.polyphony
     }
 
@@ -179,7 +179,8 @@ extension Engine {
         if event.status & 0xF0 == 0x90, event.data2 & 0x7F != 0 {
             let set = channels[channel].set
             // (locals: an operator's autoclosure over `sets` would retain self)
-            let low = sets[set].keyswitchLow, high = sets[set].keyswitchHigh, transpose = configuration.transpose
+            let low = table.sets[set].keyswitchLow, high = table.sets[set].keyswitchHigh,
+                transpose = configuration.transpose
             if note >= low && note <= high { return note }
             shifted = note + transpose
             if shifted >= low && shifted <= high { return -1 }

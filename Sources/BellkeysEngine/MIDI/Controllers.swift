@@ -10,10 +10,11 @@ extension Engine {
             heldKeyCounts[channel] -= 1
         }
         letGo(channel: channel, note: note)
-        let releases = releaseCandidateStarts + 129 * Int(noteSets[128 * channel + note])
+        let releases = table.releaseCandidateStarts + 129 * Int(noteSets[128 * channel + note])
         if velocity > 0, releases[note] != releases[note + 1] {
             // Release samples of the set the key was struck in, at the velocity it was struck with.
-            _ = startRegions(releases, releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
+            _ = startRegions(
+                releases, table.releaseCandidates, channel: channel, note: note, velocity: velocity, delay: 0)
         }
     }
 
@@ -45,7 +46,7 @@ extension Engine {
             channels[channel].expression = value
             updateBus(channel: channel)
         case 10: // pan: the channel's whole stereo picture moves, by the same law as a key's pan
-            guard followsPanController else { break }
+            guard table.followsPanController else { break }
             let frames = rampFrames(channel: channel)
             channels[channel].panLeft.move(to: panTable[2 * value], frames: frames)
             channels[channel].panRight.move(to: panTable[2 * value + 1], frames: frames)
@@ -103,7 +104,7 @@ extension Engine {
     /// (`missingPrograms`, `lastMissingProgram`). Ignored by a single instrument.
     @_noLocks
     func programChange(channel: Int, program: Int) {
-        guard followsProgramChange else { return }
+        guard table.followsProgramChange else { return }
         let bank = channels[channel].bankHigh << 7 | channels[channel].bankLow
         let found = findSet(program: program, bank: bank)
         if found >= 0 {
@@ -120,9 +121,9 @@ extension Engine {
     @_noLocks
     func findSet(program: Int, bank: Int) -> Int {
         var any = -1
-        for k in 0..<setCount where sets[k].program == program {
-            if sets[k].bank == bank { return k }
-            if any < 0, sets[k].bank < 0 { any = k }
+        for k in 0..<table.setCount where table.sets[k].program == program {
+            if table.sets[k].bank == bank { return k }
+            if any < 0, table.sets[k].bank < 0 { any = k }
         }
         return any
     }
@@ -130,7 +131,7 @@ extension Engine {
     /// The set a program change to `program` under bank select `bank` (CC0 × 128 + CC32) would
     /// choose, or nil (none has it, or the engine plays one instrument). Thread: any.
     public func set(program: Int, bank: Int) -> Int? {
-        guard followsProgramChange else { return nil }
+        guard table.followsProgramChange else { return nil }
         let found = findSet(program: program, bank: bank)
         return found >= 0 ? found : nil
     }
@@ -151,7 +152,7 @@ extension Engine {
     /// for a set the engine does not have.
     @_noLocks
     func chooseSet(channel: Int, set: Int) {
-        guard followsProgramChange, set < setCount else { return }
+        guard table.followsProgramChange, set < table.setCount else { return }
         channels[channel].set = set
         publishSets()
     }
@@ -175,8 +176,8 @@ extension Engine {
     /// Set `set`'s next voices ring in room `room` (`chooseRoom`).
     @_noLocks
     func setRoom(set: Int, room: Int) {
-        guard set < setCount, room < roomCount else { return }
-        sets[set].room = room
+        guard set < table.setCount, room < roomCount else { return }
+        setRooms[set] = room
     }
 
     /// Pitch bend on `channel`: every pitched voice there moves to its pitch × the bend, at
@@ -189,9 +190,10 @@ extension Engine {
             let slot = Int(active[i])
             guard voices[slot].channel == channel, voices[slot].isPitched else { continue }
             let region = Int(voices[slot].region)
-            guard sets[regions[region].set].followsPitchBend else { continue }
+            guard table.sets[table.regions[region].set].followsPitchBend else { continue }
             retune(
-                slot: slot, factor: regions[region].hasBendRange ? bendFactor(channel: channel, region: region) : factor
+                slot: slot,
+                factor: table.regions[region].hasBendRange ? bendFactor(channel: channel, region: region) : factor
             )
         }
     }
@@ -202,9 +204,10 @@ extension Engine {
     /// channel's.
     @_noLocks
     func bendFactor(channel: Int, region: Int) -> Double {
-        guard regions[region].hasBendRange else { return bendFactor(channel: channel) }
+        guard table.regions[region].hasBendRange else { return bendFactor(channel: channel) }
         let value = Double(max(channels[channel].bend - 8192, -8191)) / 8191
-        let cents = value >= 0 ? value * regions[region].bendUpCents : -value * regions[region].bendDownCents
+        let cents =
+            value >= 0 ? value * table.regions[region].bendUpCents : -value * table.regions[region].bendDownCents
         return exp2Fast(cents / 1200)
     }
 
@@ -228,7 +231,7 @@ extension Engine {
             return
         }
         var k = 0
-        while k < kernelLevelCount - 1, increment > kernelLevels[k].highestIncrement { k += 1 }
+        while k < table.kernelLevelCount - 1, increment > table.kernelLevels[k].highestIncrement { k += 1 }
         pitchedVoices[slot].kernel = Int32(k)
     }
 

@@ -66,8 +66,7 @@ extension Engine {
         return (allRegions, setOfRegion, setBases)
     }
 
-    /// The render thread's view of each set (`Engine.sets`), every one in room 0 until
-    /// `roomTable` places it. Thread: control.
+    /// The render thread's view of each set (`RegionTable.sets`). Thread: control.
     static func setSlots(_ setList: InstrumentSets) -> [SetSlot] {
         setList.sets.map { set in
             let own = set.instrument
@@ -75,8 +74,8 @@ extension Engine {
                 program: set.program, bank: set.bank ?? -1,
                 keyswitchLow: own.keyswitchRange?.lowerBound ?? 128,
                 keyswitchHigh: own.keyswitchRange?.upperBound ?? -1,
-                currentKeyswitch: own.defaultKeyswitch ?? -1, followsPitchBend: own.followsPitchBend,
-                restrikeReleases: own.restrikeReleases, chokesWithinChannel: own.chokesWithinChannel, room: 0)
+                followsPitchBend: own.followsPitchBend, restrikeReleases: own.restrikeReleases,
+                chokesWithinChannel: own.chokesWithinChannel)
         }
     }
 
@@ -300,34 +299,21 @@ extension Engine {
 extension Engine {
     /// Frees every table and buffer the engine allocated (its deinit). Thread: control.
     func releaseStorage() {
-        regions.deallocate()
-        sets.deallocate()
-        candidateStarts.deallocate()
-        candidates.deallocate()
-        releaseCandidateStarts.deallocate()
-        releaseCandidates.deallocate()
+        table.deallocate()
+        keyswitches.deallocate()
+        setRooms.deallocate()
         sequenceCounters.deallocate()
-        controllerRangeNumbers.deallocate()
-        controllerRangeLows.deallocate()
-        controllerRangeHighs.deallocate()
         controllerValues.deallocate()
         noteVelocities.deallocate()
         noteSets.deallocate()
         keyShifts.deallocate()
         heldKeyCounts.deallocate()
-        noteDamps.deallocate()
-        noteChokes.deallocate()
-        soundsAs.deallocate()
-        increments.deallocate()
-        incrementKernels.deallocate()
         pitchScratch.deallocate()
         seamScratch.deallocate()
         silence.deallocate()
         noteVoiceCounts.deallocate()
-        velocityGains.deallocate()
         controllerGains.deallocate()
         panTable.deallocate()
-        timbreTable.deallocate()
         for r in 0..<roomCount { rooms[r].deallocate() }
         rooms.deallocate()
         roomIsWet.deallocate()

@@ -29,7 +29,7 @@ var seamCapacity: Int { 2 * (seamFrames + 2 * seamPadding) }
 @_noLocks
 func resample(
     _ voice: inout PitchedVoice, frames: UnsafePointer<Int16>, frameCount: Int,
-    kernels: UnsafeMutablePointer<KernelLevel>, wide: Bool, left: UnsafeMutablePointer<Float>,
+    kernels: UnsafePointer<KernelLevel>, wide: Bool, left: UnsafeMutablePointer<Float>,
     right: UnsafeMutablePointer<Float>, count m: Int, seam: UnsafeMutablePointer<Int16>
 ) -> Int {
     var produced = 0
@@ -227,14 +227,15 @@ extension Engine {
         var ended = false
         while done < n {
             if pitched.envelope.pieceLeft == 0 {
-                if !nextPiece(&voice.gain, &pitched.envelope, regions[region].envelope) {
+                if !nextPiece(&voice.gain, &pitched.envelope, table.regions[region].envelope) {
                     ended = true
                     break
                 }
             }
             let m = min(n - done, pitched.envelope.pieceLeft)
             let got = resample(
-                &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: kernelLevels, wide: wideMixing,
+                &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: table.kernelLevels,
+                wide: wideMixing,
                 left: scratchLeft, right: scratchRight, count: m, seam: seamScratch)
             if pitched.filterKind != 0 { filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got) }
             var rightFromDone: UnsafeMutablePointer<Float>?

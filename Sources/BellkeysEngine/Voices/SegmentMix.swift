@@ -42,7 +42,7 @@ extension Engine {
         var batch = VoiceBatch(wide: wideMixing)
         // Panned ones likewise, into their channel's left and right buses at once.
         var sides = StereoBatch(wide: wideMixing)
-        let hasPanned = hasPannedKeys, hasFiltered = hasTimbre, hasPitchedRegions = hasPitched
+        let hasPanned = table.hasPannedKeys, hasFiltered = table.hasTimbre, hasPitchedRegions = table.hasPitched
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -109,7 +109,7 @@ extension Engine {
     /// A pitched or filtered voice, alone, into `left` (its lane's bus, or its left side bus)
     /// and `right` (its right side bus, if panned), from its delay on.
     @_noLocks
-    @inline(__always)
+    @_transparent
     func mixOnItsOwnPath(
         slot: Int, activeIndex i: Int, pitched: Bool, left: UnsafeMutablePointer<Float>,
         right: UnsafeMutablePointer<Float>?, frameCount n: Int
@@ -130,7 +130,7 @@ extension Engine {
     /// A panned voice into its lane's side buses, at its gain × its key's pan gain on each
     /// side: four at a time (`batch`) when it holds still for the whole segment.
     @_noLocks
-    @inline(__always)
+    @_transparent
     func mixPanned(
         slot: Int, activeIndex i: Int, left sideLeft: UnsafeMutablePointer<Float>,
         right sideRight: UnsafeMutablePointer<Float>, batch sides: inout StereoBatch, frameCount n: Int
@@ -163,7 +163,7 @@ extension Engine {
     /// A centred voice into its lane's bus: four at a time (`batch`) when it holds still for the
     /// whole segment, else alone (started inside the segment: from its frame on).
     @_noLocks
-    @inline(__always)
+    @_transparent
     func mixCentred(
         slot: Int, activeIndex i: Int, into bus: UnsafeMutablePointer<Float>, batch: inout VoiceBatch,
         frameCount n: Int

@@ -5,22 +5,23 @@ extension Engine {
     @_noLocks
     func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
         let set = channels[channel].set
-        if note >= sets[set].keyswitchLow, note <= sets[set].keyswitchHigh {
+        if note >= table.sets[set].keyswitchLow, note <= table.sets[set].keyswitchHigh {
             // A keyswitch: it chooses the set's articulation and does not sound.
-            sets[set].currentKeyswitch = note
+            keyswitches[set] = note
             return
         }
         // A key struck again before its note-off is still one key held (sfizz would count it
         // twice, and play `legato` regions for a lone key).
         if noteVelocities[128 * channel + note] == 0 {
             heldKeyCounts[channel] += 1
-        } else if sets[set].restrikeReleases {
+        } else if table.sets[set].restrikeReleases {
             letGo(channel: channel, note: note)
         }
         noteVelocities[128 * channel + note] = UInt8(velocity)
         noteSets[128 * channel + note] = UInt8(truncatingIfNeeded: set)
         let started = startRegions(
-            candidateStarts + 129 * set, candidates, channel: channel, note: note, velocity: velocity, delay: delay)
+            table.candidateStarts + 129 * set, table.candidates, channel: channel, note: note, velocity: velocity,
+            delay: delay)
         if !started { ignoredNotes.relaxedAdd(1) }
     }
 
@@ -30,7 +31,7 @@ extension Engine {
     /// value is drawn per call. Thread: render. Real-time safe.
     @_noLocks
     func startRegions(
-        _ starts: UnsafeMutablePointer<Int32>, _ list: UnsafeMutablePointer<Int32>, channel: Int, note: Int,
+        _ starts: UnsafePointer<Int32>, _ list: UnsafePointer<Int32>, channel: Int, note: Int,
         velocity: Int, delay: Int
     ) -> Bool {
         var started = false
@@ -39,7 +40,7 @@ extension Engine {
         let first = Int(starts[note]), end = Int(starts[note + 1])
         for c in first..<end {
             let r = Int(list[c])
-            let region = regions[r]
+            let region = table.regions[r]
             if region.sequenceLength > 1 {
                 let count = sequenceCounters[r]
                 sequenceCounters[r] = (count + 1) % region.sequenceLength
@@ -47,7 +48,7 @@ extension Engine {
             }
             guard velocity >= region.velocityLow, velocity <= region.velocityHigh else { continue }
             guard random >= region.randomLow, random < region.randomHigh else { continue }
-            if region.keyswitch >= 0, region.keyswitch != sets[region.set].currentKeyswitch { continue }
+            if region.keyswitch >= 0, region.keyswitch != keyswitches[region.set] { continue }
             if region.controllerRangeCount > 0, !controllersAllow(region, channel: channel) { continue }
             if region.heldKeys != 0 {
                 // `first` sounds with no other key of the channel held, `legato` with one.
@@ -64,10 +65,10 @@ extension Engine {
     @_noLocks
     func controllersAllow(_ region: RegionSlot, channel: Int) -> Bool {
         for k in region.controllerRangeStart..<(region.controllerRangeStart + region.controllerRangeCount) {
-            let value = controllerValues[128 * channel + Int(controllerRangeNumbers[k])]
+            let value = controllerValues[128 * channel + Int(table.controllerRangeNumbers[k])]
             // (two ifs, not ||: the operator's autoclosure would retain self)
-            if value < controllerRangeLows[k] { return false }
-            if value > controllerRangeHighs[k] { return false }
+            if value < table.controllerRangeLows[k] { return false }
+            if value > table.controllerRangeHighs[k] { return false }
         }
         return true
     }
@@ -86,15 +87,15 @@ extension Engine {
     /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
     @_noLocks
     func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
-        let key = regions[r]
+        let key = table.regions[r]
         if key.group != 0 {
             for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
                 let slot = Int(active[i])
                 if voices[slot].serial >= noteOnSerial { continue }
-                if sets[key.set].chokesWithinChannel, voices[slot].channel != channel { continue }
+                if table.sets[key.set].chokesWithinChannel, voices[slot].channel != channel { continue }
                 // A set's groups are its own: another set's voices of the same number ring on.
-                if regions[Int(voices[slot].region)].set != key.set { continue }
-                let stopped = regions[Int(voices[slot].region)]
+                if table.regions[Int(voices[slot].region)].set != key.set { continue }
+                let stopped = table.regions[Int(voices[slot].region)]
                 if stopped.offReleases, stopped.hasEnvelope {
                     release(slot: slot)
                 } else {
@@ -106,7 +107,7 @@ extension Engine {
         if freeCount == 0 { cutQuietestFadingVoice() }
         freeCount -= 1
         let slot = Int(free[freeCount])
-        let strike = key.gain * velocityGains[128 * r + velocity]
+        let strike = key.gain * table.velocityGains[128 * r + velocity]
         voices[slot] = Voice(
             frames: key.frames, frameCount: key.frameCount,
             gain: Ramp(strike), serial: nextSerial,
@@ -114,45 +115,45 @@ extension Engine {
             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         voices[slot].delay = delay
         voices[slot].region = Int32(r)
-        voices[slot].room = UInt8(truncatingIfNeeded: sets[key.set].room)
+        voices[slot].room = UInt8(truncatingIfNeeded: setRooms[key.set])
         if !key.isCentred {
             voices[slot].isPanned = true
             voices[slot].leftGain = key.leftGain
             voices[slot].rightGain = key.rightGain
         }
         // The note it plays at: itself, or where the set folds it (its voice still answers to `note`).
-        let pitchNote = Int(soundsAs[128 * key.set + note])
+        let pitchNote = Int(table.soundsAs[128 * key.set + note])
         if key.isPitched {
             let k = key.incrementBase + min(max(pitchNote, key.keyLow), key.keyHigh) - key.keyLow
             voices[slot].isPitched = true
             var pitched = PitchedVoice()
             pitched.isStereo = key.isStereo
             pitched.phaseFrames = UInt64(key.offset) << 32
-            pitched.increment = increments[k]
-            pitched.baseIncrement = increments[k]
-            pitched.kernel = incrementKernels[k]
+            pitched.increment = table.increments[k]
+            pitched.baseIncrement = table.increments[k]
+            pitched.kernel = table.incrementKernels[k]
             pitched.loop = key.loop
             pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             pitched.loopStart = key.loopStart
             pitched.loopEnd = key.loopEnd
             if key.hasEnvelope { startEnvelope(&voices[slot].gain, &pitched.envelope, key.envelope, strike: strike) }
             pitchedVoices[slot] = pitched
-            if sets[key.set].followsPitchBend, channels[channel].bend != 8192 {
+            if table.sets[key.set].followsPitchBend, channels[channel].bend != 8192 {
                 retune(slot: slot, factor: bendFactor(channel: channel, region: r))
             }
             if key.filterKind != 0 { startFilter(slot: slot, key, note: pitchNote, velocity: velocity) }
-            if key.filterKind == 0, hasTimbre {
+            if key.filterKind == 0, table.hasTimbre {
                 // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
                 // same two one-pole stages as `mixFilteredVoice`, as the voice's filter.
-                let c = timbreTable[128 * r + velocity]
+                let c = table.timbreTable[128 * r + velocity]
                 if c < 1 {
                     pitchedVoices[slot].filterKind = 3
                     pitchedVoices[slot].filterCoefficients = SIMD8(c, 0, 0, 0, 0, 0, 0, 0)
                     pitchedVoices[slot].filterState = SIMD4()
                 }
             }
-        } else if hasTimbre {
-            let c = timbreTable[128 * r + velocity]
+        } else if table.hasTimbre {
+            let c = table.timbreTable[128 * r + velocity]
             if c < 1 {
                 voices[slot].isFiltered = true
                 voices[slot].lowpass = c
@@ -177,8 +178,8 @@ extension Engine {
         if voices[slot].isPitched {
             if pitchedVoices[slot].loop.is(.sustain) { pitchedVoices[slot].looping = false }
             let region = Int(voices[slot].region)
-            if regions[region].hasEnvelope {
-                startRelease(voices[slot].gain, &pitchedVoices[slot].envelope, regions[region].envelope)
+            if table.regions[region].hasEnvelope {
+                startRelease(voices[slot].gain, &pitchedVoices[slot].envelope, table.regions[region].envelope)
                 return
             }
         }

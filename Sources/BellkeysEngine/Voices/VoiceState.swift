@@ -193,14 +193,11 @@ struct SetSlot {
     var program: Int
     /// -1: any bank.
     var bank: Int
-    /// The keyswitch range (empty: none) and the switch in force (-1: none).
+    /// The keyswitch range (empty: none); the switch in force is `Engine.keyswitches`'.
     var keyswitchLow: Int
     var keyswitchHigh: Int
-    var currentKeyswitch: Int
     /// `Instrument.followsPitchBend`, `restrikeReleases`, `chokesWithinChannel`.
     var followsPitchBend: Bool
     var restrikeReleases: Bool
     var chokesWithinChannel: Bool
-    /// The room its next voices ring in (`Engine.rooms`).
-    var room: Int
 }
