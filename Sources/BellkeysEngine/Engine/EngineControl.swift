@@ -56,10 +56,10 @@ extension Engine {
     /// that comes later. Thread: control, before the engine is handed over.
     public func presetController(channel: Int, controller: Int, value: Int) {
         controlChange(channel: channel & 15, controller: controller & 127, value: value & 127)
-        channels[channel & 15].bus.advance(by: Int.max)
-        channels[channel & 15].panLeft.advance(by: Int.max)
-        channels[channel & 15].panRight.advance(by: Int.max)
-        channels[channel & 15].send.advance(by: Int.max)
+        mixer.channels[channel & 15].bus.advance(by: Int.max)
+        mixer.channels[channel & 15].panLeft.advance(by: Int.max)
+        mixer.channels[channel & 15].panRight.advance(by: Int.max)
+        mixer.channels[channel & 15].send.advance(by: Int.max)
         settlePan(channel: channel & 15)
     }
 
@@ -78,8 +78,8 @@ extension Engine {
     /// after rendering stopped). Real-time safe.
     var roomsAreIdle: Bool {
         @_noLocks get {
-            for r in 0..<roomCount where roomIsWet[r] {
-                if !rooms[r].idle { return false }
+            for r in 0..<mixer.roomCount where mixer.roomIsWet[r] {
+                if !mixer.rooms[r].idle { return false }
             }
             return true
         }
@@ -133,7 +133,7 @@ extension Engine {
 
     /// The room set `set` plays in now (an index of `roomSettings`). Thread: render (or after
     /// rendering stopped).
-    public func room(ofSet set: Int) -> Int { setRooms[set] }
+    public func room(ofSet set: Int) -> Int { mixer.setRooms[set] }
 
     /// Whether no voice sounds, no event waits and the room (if any) is quiet. Thread: render.
     /// Real-time safe.

@@ -100,7 +100,7 @@ extension Engine {
         }
         renderedOnlySilence = rested
         voiceCount.relaxedStore(activeCount)
-        if hasReverb { roomIsQuiet.relaxedStore(roomsAreIdle) }
+        if mixer.hasReverb { roomIsQuiet.relaxedStore(roomsAreIdle) }
         soundingNotesLow.relaxedStore(soundingLow)
         soundingNotesHigh.relaxedStore(soundingHigh)
         if activeCount > peakVoiceCount.relaxedLoad() {
@@ -125,13 +125,15 @@ extension Engine {
     func appliesWithinSegment(_ event: EngineEvent) -> Bool {
         let kind = event.status & 0xF0
         guard kind == 0x80 || kind == 0x90 else { return false }
-        let set = channels[Int(event.status & 0x0F)].set
+        let set = midi.channels[Int(event.status & 0x0F)].set
         let note = soundingNote(of: event), starts = table.candidateStarts + 129 * set
         if note < 0 { return true } // moved off the keyboard: nothing sounds or stops
         if kind == 0x80 || event.data2 & 0x7F == 0 { return !table.noteDamps[note] }
         // A key struck again that lets go of its ringing voice first (a SoundFont's) must do so
         // at its frame.
-        if table.sets[set].restrikeReleases, noteVelocities[128 * Int(event.status & 0x0F) + note] != 0 { return false }
+        if table.sets[set].restrikeReleases, midi.noteVelocities[128 * Int(event.status & 0x0F) + note] != 0 {
+            return false
+        }
         // (guard, not &&: the operator's autoclosure would retain self)
         let count = Int(starts[note + 1] - starts[note])
         guard count > 0, !table.noteChokes[128 * set + note], freeCount >= count else { return false }
@@ -146,7 +148,7 @@ extension Engine {
         switch event.status & 0xF0 {
         case 0x90 where value > 0:
             let sounding = soundingNote(of: event)
-            if event.transposable { keyShifts[128 * channel + note] = Int8(truncatingIfNeeded: sounding - note) }
+            if event.transposable { midi.keyShifts[128 * channel + note] = Int8(truncatingIfNeeded: sounding - note) }
             if sounding < 0 {
                 ignoredNotes.relaxedAdd(1)
             } else {
@@ -177,7 +179,7 @@ extension Engine {
         let channel = Int(event.status & 0x0F)
         let shifted: Int
         if event.status & 0xF0 == 0x90, event.data2 & 0x7F != 0 {
-            let set = channels[channel].set
+            let set = midi.channels[channel].set
             // (locals: an operator's autoclosure over `sets` would retain self)
             let low = table.sets[set].keyswitchLow, high = table.sets[set].keyswitchHigh,
                 transpose = configuration.transpose
@@ -185,7 +187,7 @@ extension Engine {
             shifted = note + transpose
             if shifted >= low && shifted <= high { return -1 }
         } else {
-            shifted = note + Int(keyShifts[128 * channel + note])
+            shifted = note + Int(midi.keyShifts[128 * channel + note])
         }
         return shifted >= 0 && shifted <= 127 ? shifted : -1
     }

@@ -4,13 +4,13 @@ import Synchronization
 extension Engine {
     @_noLocks
     func noteOff(channel: Int, note: Int) {
-        let velocity = Int(noteVelocities[128 * channel + note])
+        let velocity = Int(midi.noteVelocities[128 * channel + note])
         if velocity > 0 {
-            noteVelocities[128 * channel + note] = 0
-            heldKeyCounts[channel] -= 1
+            midi.noteVelocities[128 * channel + note] = 0
+            midi.heldKeyCounts[channel] -= 1
         }
         letGo(channel: channel, note: note)
-        let releases = table.releaseCandidateStarts + 129 * Int(noteSets[128 * channel + note])
+        let releases = table.releaseCandidateStarts + 129 * Int(midi.noteSets[128 * channel + note])
         if velocity > 0, releases[note] != releases[note + 1] {
             // Release samples of the set the key was struck in, at the velocity it was struck with.
             _ = startRegions(
@@ -22,75 +22,75 @@ extension Engine {
     /// (or held by the sustain pedal) if its key damps.
     @_noLocks
     func letGo(channel: Int, note: Int) {
-        let sustain = channels[channel].sustain
+        let sustain = midi.channels[channel].sustain
         for i in 0..<activeCount {
-            let slot = Int(active[i])
-            guard voices[slot].channel == channel, voices[slot].note == note,
-                voices[slot].keyDown
+            let slot = Int(pool.active[i])
+            guard pool.voices[slot].channel == channel, pool.voices[slot].note == note,
+                pool.voices[slot].keyDown
             else { continue }
-            voices[slot].keyDown = false
-            guard voices[slot].damp else { continue }
-            if sustain { voices[slot].sustained = true } else { release(slot: slot) }
+            pool.voices[slot].keyDown = false
+            guard pool.voices[slot].damp else { continue }
+            if sustain { pool.voices[slot].sustained = true } else { release(slot: slot) }
         }
     }
 
     @_noLocks
     func controlChange(channel: Int, controller: Int, value: Int) {
-        controllerValues[128 * channel + controller] = UInt8(value)
+        midi.controllerValues[128 * channel + controller] = UInt8(value)
         // Literal cases: matching named constants or a range calls out of the module.
         switch controller {
         case 7: // channel volume
-            channels[channel].volume = value
+            midi.channels[channel].volume = value
             updateBus(channel: channel)
         case 11: // expression
-            channels[channel].expression = value
+            midi.channels[channel].expression = value
             updateBus(channel: channel)
         case 10: // pan: the channel's whole stereo picture moves, by the same law as a key's pan
             guard table.followsPanController else { break }
             let frames = rampFrames(channel: channel)
-            channels[channel].panLeft.move(to: panTable[2 * value], frames: frames)
-            channels[channel].panRight.move(to: panTable[2 * value + 1], frames: frames)
+            mixer.channels[channel].panLeft.move(to: mixer.panTable[2 * value], frames: frames)
+            mixer.channels[channel].panRight.move(to: mixer.panTable[2 * value + 1], frames: frames)
             pannedChannels |= 1 << UInt16(channel)
             settlePan(channel: channel)
         case 91: // reverb send
-            channels[channel].send.move(to: controllerGains[value], frames: rampFrames(channel: channel))
+            mixer.channels[channel].send.move(to: mixer.controllerGains[value], frames: rampFrames(channel: channel))
         case 64: // sustain pedal
             let down = value >= 64
-            channels[channel].sustain = down
+            midi.channels[channel].sustain = down
             if !down { releaseSustained(channel: channel) }
         case 120: // all sound off: the channel's bells, and the rooms' tails (shared by all)
-            for i in 0..<activeCount where voices[Int(active[i])].channel == channel {
-                fade(slot: Int(active[i]))
+            for i in 0..<activeCount where pool.voices[Int(pool.active[i])].channel == channel {
+                fade(slot: Int(pool.active[i]))
             }
-            for r in 0..<roomCount where roomIsWet[r] { rooms[r].silence(frames: fadeFrames) }
-        case 0: channels[channel].bankHigh = value // bank select, for the next program change
-        case 32: channels[channel].bankLow = value
-        case 101: channels[channel].parameterHigh = value // RPN
-        case 100: channels[channel].parameterLow = value
+            for r in 0..<mixer.roomCount where mixer.roomIsWet[r] { mixer.rooms[r].silence(frames: pool.fadeFrames) }
+        case 0: midi.channels[channel].bankHigh = value // bank select, for the next program change
+        case 32: midi.channels[channel].bankLow = value
+        case 101: midi.channels[channel].parameterHigh = value // RPN
+        case 100: midi.channels[channel].parameterLow = value
         case 6, 38: // data entry: RPN 0 is the pitch bend range (semitones, then cents)
-            guard channels[channel].parameterHigh == 0, channels[channel].parameterLow == 0 else { break }
-            let cents = channels[channel].bendRangeCents
+            guard midi.channels[channel].parameterHigh == 0, midi.channels[channel].parameterLow == 0 else { break }
+            let cents = midi.channels[channel].bendRangeCents
             let range = controller == 6 ? value * 100 + cents % 100 : cents / 100 * 100 + min(value, 99)
-            channels[channel].bendRangeCents = min(range, 2_400)
-            if channels[channel].bend != 8192 { bend(channel: channel, value: channels[channel].bend) }
+            midi.channels[channel].bendRangeCents = min(range, 2_400)
+            if midi.channels[channel].bend != 8192 { bend(channel: channel, value: midi.channels[channel].bend) }
         case 121: // reset all controllers
-            if channels[channel].bend != 8192 { bend(channel: channel, value: 8192) }
-            channels[channel].expression = 127
-            channels[channel].sustain = false
+            if midi.channels[channel].bend != 8192 { bend(channel: channel, value: 8192) }
+            midi.channels[channel].expression = 127
+            midi.channels[channel].sustain = false
             releaseSustained(channel: channel)
             updateBus(channel: channel)
         case 123, 124, 125, 126, 127: // all notes off, and the mode messages
             // All-notes-off (and the mode messages, which imply it): every damped key on the
             // channel is released, sustained or not. Ringing keys ring on. No key is held after
             // it (their note-offs start no release samples).
-            (noteVelocities + 128 * channel).update(repeating: 0, count: 128)
-            heldKeyCounts[channel] = 0
+            (midi.noteVelocities + 128 * channel).update(repeating: 0, count: 128)
+            midi.heldKeyCounts[channel] = 0
             for i in 0..<activeCount {
-                let slot = Int(active[i])
-                guard voices[slot].channel == channel else { continue }
-                voices[slot].keyDown = false
-                voices[slot].sustained = false
-                if voices[slot].damp { release(slot: slot) }
+                let slot = Int(pool.active[i])
+                guard pool.voices[slot].channel == channel else { continue }
+                pool.voices[slot].keyDown = false
+                pool.voices[slot].sustained = false
+                if pool.voices[slot].damp { release(slot: slot) }
             }
         default:
             break
@@ -105,10 +105,10 @@ extension Engine {
     @_noLocks
     func programChange(channel: Int, program: Int) {
         guard table.followsProgramChange else { return }
-        let bank = channels[channel].bankHigh << 7 | channels[channel].bankLow
+        let bank = midi.channels[channel].bankHigh << 7 | midi.channels[channel].bankLow
         let found = findSet(program: program, bank: bank)
         if found >= 0 {
-            channels[channel].set = found
+            midi.channels[channel].set = found
             publishSets()
             return
         }
@@ -153,7 +153,7 @@ extension Engine {
     @_noLocks
     func chooseSet(channel: Int, set: Int) {
         guard table.followsProgramChange, set < table.setCount else { return }
-        channels[channel].set = set
+        midi.channels[channel].set = set
         publishSets()
     }
 
@@ -162,8 +162,8 @@ extension Engine {
     func publishSets() {
         var low: UInt64 = 0, high: UInt64 = 0
         for ch in 0..<8 {
-            low |= UInt64(channels[ch].set & 255) << (8 * ch)
-            high |= UInt64(channels[ch + 8].set & 255) << (8 * ch)
+            low |= UInt64(midi.channels[ch].set & 255) << (8 * ch)
+            high |= UInt64(midi.channels[ch + 8].set & 255) << (8 * ch)
         }
         channelSetsLow.relaxedStore(low)
         channelSetsHigh.relaxedStore(high)
@@ -176,20 +176,20 @@ extension Engine {
     /// Set `set`'s next voices ring in room `room` (`chooseRoom`).
     @_noLocks
     func setRoom(set: Int, room: Int) {
-        guard set < table.setCount, room < roomCount else { return }
-        setRooms[set] = room
+        guard set < table.setCount, room < mixer.roomCount else { return }
+        mixer.setRooms[set] = room
     }
 
     /// Pitch bend on `channel`: every pitched voice there moves to its pitch × the bend, at
     /// once (at the event's frame), if its set follows pitch bend.
     @_noLocks
     func bend(channel: Int, value: Int) {
-        channels[channel].bend = value
+        midi.channels[channel].bend = value
         let factor = bendFactor(channel: channel)
         for i in 0..<activeCount {
-            let slot = Int(active[i])
-            guard voices[slot].channel == channel, voices[slot].isPitched else { continue }
-            let region = Int(voices[slot].region)
+            let slot = Int(pool.active[i])
+            guard pool.voices[slot].channel == channel, pool.voices[slot].isPitched else { continue }
+            let region = Int(pool.voices[slot].region)
             guard table.sets[table.regions[region].set].followsPitchBend else { continue }
             retune(
                 slot: slot,
@@ -205,7 +205,7 @@ extension Engine {
     @_noLocks
     func bendFactor(channel: Int, region: Int) -> Double {
         guard table.regions[region].hasBendRange else { return bendFactor(channel: channel) }
-        let value = Double(max(channels[channel].bend - 8192, -8191)) / 8191
+        let value = Double(max(midi.channels[channel].bend - 8192, -8191)) / 8191
         let cents =
             value >= 0 ? value * table.regions[region].bendUpCents : -value * table.regions[region].bendDownCents
         return exp2Fast(cents / 1200)
@@ -215,7 +215,7 @@ extension Engine {
     /// is 8191/8192 of the range up, 0 the whole range down).
     @_noLocks
     func bendFactor(channel: Int) -> Double {
-        let cents = Double(channels[channel].bend - 8192) / 8192 * Double(channels[channel].bendRangeCents)
+        let cents = Double(midi.channels[channel].bend - 8192) / 8192 * Double(midi.channels[channel].bendRangeCents)
         return exp2Fast(cents / 1200)
     }
 
@@ -223,24 +223,24 @@ extension Engine {
     /// frame by frame only at exactly its own rate on a whole frame).
     @_noLocks
     func retune(slot: Int, factor: Double) {
-        let base = pitchedVoices[slot].baseIncrement
+        let base = pool.pitchedVoices[slot].baseIncrement
         let increment = factor == 1 ? base : UInt64(Double(base) * factor + 0.5)
-        pitchedVoices[slot].increment = max(1, increment)
-        if increment == 1 << 32, UInt32(truncatingIfNeeded: pitchedVoices[slot].phaseFrames) == 0 {
-            pitchedVoices[slot].kernel = -1
+        pool.pitchedVoices[slot].increment = max(1, increment)
+        if increment == 1 << 32, UInt32(truncatingIfNeeded: pool.pitchedVoices[slot].phaseFrames) == 0 {
+            pool.pitchedVoices[slot].kernel = -1
             return
         }
         var k = 0
         while k < table.kernelLevelCount - 1, increment > table.kernelLevels[k].highestIncrement { k += 1 }
-        pitchedVoices[slot].kernel = Int32(k)
+        pool.pitchedVoices[slot].kernel = Int32(k)
     }
 
     @_noLocks
     func releaseSustained(channel: Int) {
         for i in 0..<activeCount {
-            let slot = Int(active[i])
-            guard voices[slot].channel == channel, voices[slot].sustained else { continue }
-            voices[slot].sustained = false
+            let slot = Int(pool.active[i])
+            guard pool.voices[slot].channel == channel, pool.voices[slot].sustained else { continue }
+            pool.voices[slot].sustained = false
             release(slot: slot)
         }
     }
@@ -248,7 +248,7 @@ extension Engine {
     /// Takes `channel` off the panned list once its pan is at rest at the centre.
     @_noLocks
     func settlePan(channel: Int) {
-        let left = channels[channel].panLeft, right = channels[channel].panRight
+        let left = mixer.channels[channel].panLeft, right = mixer.channels[channel].panRight
         if left.framesLeft == 0, right.framesLeft == 0, left.value == 1, right.value == 1 {
             pannedChannels &= ~(1 << UInt16(channel))
         }
@@ -256,18 +256,18 @@ extension Engine {
 
     @_noLocks
     func busTarget(channel: Int) -> Float {
-        controllerGains[channels[channel].volume] * controllerGains[channels[channel].expression]
+        mixer.controllerGains[midi.channels[channel].volume] * mixer.controllerGains[midi.channels[channel].expression]
             * masterGain
     }
 
     @_noLocks
     func updateBus(channel: Int) {
-        channels[channel].bus.move(to: busTarget(channel: channel), frames: rampFrames(channel: channel))
+        mixer.channels[channel].bus.move(to: busTarget(channel: channel), frames: rampFrames(channel: channel))
     }
 
     /// Frames over which a gain of `channel` moves: the ramp, or at once while nothing sounds there.
     @_noLocks
     func rampFrames(channel: Int) -> Int {
-        channels[channel].voiceCount == 0 ? 0 : configuration.rampFrames
+        pool.channelVoiceCounts[channel] == 0 ? 0 : configuration.rampFrames
     }
 }

@@ -11,14 +11,14 @@ extension Engine {
     @inline(__always)
     func segmentIsStereo(_ used: UsedLanes) -> Bool {
         var usedChannels: UInt16 = 0, usedSideChannels: UInt16 = 0
-        for r in 0..<roomCount {
+        for r in 0..<mixer.roomCount {
             usedChannels |= UInt16(truncatingIfNeeded: used.centred >> (16 * r))
             usedSideChannels |= UInt16(truncatingIfNeeded: used.sides >> (16 * r))
         }
-        var reverberant = hasReverb
-        if roomCount > 1 {
+        var reverberant = mixer.hasReverb
+        if mixer.roomCount > 1 {
             // (two ifs, not ||: the operator's autoclosure would retain self)
-            reverberant = (used.centred | used.sides) & wetLanes != 0
+            reverberant = (used.centred | used.sides) & mixer.wetLanes != 0
             if !reverberant { reverberant = !roomsAreIdle }
         }
         // (a local, not the property: the operator's autoclosure would retain self)
@@ -37,12 +37,12 @@ extension Engine {
         stereo: Bool, frameCount n: Int
     ) -> UInt8 {
         var usedChannels: UInt16 = 0
-        for r in 0..<roomCount {
+        for r in 0..<mixer.roomCount {
             usedChannels |= UInt16(truncatingIfNeeded: (used.centred | used.sides) >> (16 * r))
         }
         var sending: UInt8 = 0
-        for r in 0..<roomCount where roomIsWet[r] {
-            (sendBuses + r * configuration.maxBlockFrames).update(repeating: 0, count: n)
+        for r in 0..<mixer.roomCount where mixer.roomIsWet[r] {
+            (mixer.sendBuses + r * configuration.maxBlockFrames).update(repeating: 0, count: n)
         }
         output.update(repeating: 0, count: n)
         if stereo { other.update(repeating: 0, count: n) }
@@ -52,7 +52,7 @@ extension Engine {
                 settleSilentChannel(channel)
                 continue
             }
-            if hasReverb { sending |= sendChannel(channel, used, frameCount: n) }
+            if mixer.hasReverb { sending |= sendChannel(channel, used, frameCount: n) }
             if pannedChannels & bit != 0 {
                 mixPannedChannel(channel, used, into: output, other, frameCount: n)
             } else {
@@ -68,28 +68,28 @@ extension Engine {
     @inline(__always)
     func sendChannel(_ channel: Int, _ used: UsedLanes, frameCount n: Int) -> UInt8 {
         let stride = configuration.maxBlockFrames
-        if channels[channel].send.framesLeft == 0, channels[channel].send.value == 0 {
-            channels[channel].send.advance(by: n) // CC91 at 0: nothing goes into the rooms
+        if mixer.channels[channel].send.framesLeft == 0, mixer.channels[channel].send.value == 0 {
+            mixer.channels[channel].send.advance(by: n) // CC91 at 0: nothing goes into the rooms
             return 0
         }
-        let ramp = channels[channel].bus, send = channels[channel].send
+        let ramp = mixer.channels[channel].bus, send = mixer.channels[channel].send
         var after = send
         var sending: UInt8 = 0
-        for r in 0..<roomCount where roomIsWet[r] {
-            let lane = channel + 16 * r, sendBus = sendBuses + r * stride
+        for r in 0..<mixer.roomCount where mixer.roomIsWet[r] {
+            let lane = channel + 16 * r, sendBus = mixer.sendBuses + r * stride
             if used.centred & (1 << lane) != 0 {
-                after = addBus(buses + lane * stride, into: sendBus, ramp: ramp, pan: send, frameCount: n)
+                after = addBus(mixer.buses + lane * stride, into: sendBus, ramp: ramp, pan: send, frameCount: n)
                 sending |= 1 << r
             }
             if used.sides & (1 << lane) != 0 {
-                let sideLeft = sideBuses + 2 * lane * stride
+                let sideLeft = mixer.sideBuses + 2 * lane * stride
                 after = addBus(sideLeft, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
                 _ = addBus(sideLeft + stride, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
                 sending |= 1 << r
             }
         }
         if sending == 0 { after.advance(by: n) } // (only dry lanes: the send moves on unheard)
-        channels[channel].send = after
+        mixer.channels[channel].send = after
         return sending
     }
 
@@ -102,27 +102,27 @@ extension Engine {
         _ other: UnsafeMutablePointer<Float>, frameCount n: Int
     ) {
         let stride = configuration.maxBlockFrames
-        let ramp = channels[channel].bus
-        let panLeft = channels[channel].panLeft, panRight = channels[channel].panRight
+        let ramp = mixer.channels[channel].bus
+        let panLeft = mixer.channels[channel].panLeft, panRight = mixer.channels[channel].panRight
         var left = panLeft, right = panRight
-        for r in 0..<roomCount {
+        for r in 0..<mixer.roomCount {
             let lane = channel + 16 * r
             if used.centred & (1 << lane) != 0 {
-                let bus = buses + lane * stride
+                let bus = mixer.buses + lane * stride
                 left = addBus(bus, into: output, ramp: ramp, pan: panLeft, frameCount: n)
                 right = addBus(bus, into: other, ramp: ramp, pan: panRight, frameCount: n)
             }
             if used.sides & (1 << lane) != 0 {
-                let sideLeft = sideBuses + 2 * lane * stride
+                let sideLeft = mixer.sideBuses + 2 * lane * stride
                 left = addBus(sideLeft, into: output, ramp: ramp, pan: panLeft, frameCount: n)
                 right = addBus(sideLeft + stride, into: other, ramp: ramp, pan: panRight, frameCount: n)
             }
         }
         var after = ramp
         after.advance(by: n)
-        channels[channel].bus = after
-        channels[channel].panLeft = left
-        channels[channel].panRight = right
+        mixer.channels[channel].bus = after
+        mixer.channels[channel].panLeft = left
+        mixer.channels[channel].panRight = right
         settlePan(channel: channel)
     }
 
@@ -135,22 +135,22 @@ extension Engine {
         _ other: UnsafeMutablePointer<Float>, stereo: Bool, frameCount n: Int
     ) {
         let stride = configuration.maxBlockFrames
-        let ramp = channels[channel].bus
+        let ramp = mixer.channels[channel].bus
         var after = ramp
-        for r in 0..<roomCount {
+        for r in 0..<mixer.roomCount {
             let lane = channel + 16 * r
             if used.centred & (1 << lane) != 0 {
-                let bus = buses + lane * stride
+                let bus = mixer.buses + lane * stride
                 after = addBus(bus, into: output, ramp: ramp, frameCount: n)
                 if stereo { _ = addBus(bus, into: other, ramp: ramp, frameCount: n) }
             }
             if used.sides & (1 << lane) != 0 {
-                let sideLeft = sideBuses + 2 * lane * stride
+                let sideLeft = mixer.sideBuses + 2 * lane * stride
                 after = addBus(sideLeft, into: output, ramp: ramp, frameCount: n)
                 _ = addBus(sideLeft + stride, into: other, ramp: ramp, frameCount: n)
             }
         }
-        channels[channel].bus = after
+        mixer.channels[channel].bus = after
     }
 
     /// A channel with nothing in its buses this segment: its gain, pan and send ramps jump to
@@ -158,13 +158,13 @@ extension Engine {
     @_noLocks
     @inline(__always)
     func settleSilentChannel(_ channel: Int) {
-        channels[channel].bus.advance(by: Int.max)
+        mixer.channels[channel].bus.advance(by: Int.max)
         if pannedChannels & (1 << UInt16(channel)) != 0 {
-            channels[channel].panLeft.advance(by: Int.max)
-            channels[channel].panRight.advance(by: Int.max)
+            mixer.channels[channel].panLeft.advance(by: Int.max)
+            mixer.channels[channel].panRight.advance(by: Int.max)
             settlePan(channel: channel)
         }
-        if hasReverb { channels[channel].send.advance(by: Int.max) }
+        if mixer.hasReverb { mixer.channels[channel].send.advance(by: Int.max) }
     }
 }
 

@@ -21,7 +21,7 @@ extension Engine {
             output[j] = y
             if g < 1 {
                 limited += 1
-                g = min(1, g + limiterRecovery)
+                g = min(1, g + mixer.limiterRecovery)
             }
             if !(abs(y) <= 1) { clipped += 1 }
         }
@@ -56,7 +56,7 @@ extension Engine {
             right[j] = yr
             if g < 1 {
                 limited += 1
-                g = min(1, g + limiterRecovery)
+                g = min(1, g + mixer.limiterRecovery)
             }
             if !(abs(yl) <= 1) || !(abs(yr) <= 1) { clipped += 1 }
         }

@@ -24,7 +24,7 @@ extension Engine {
     }
 }
 
-/// The note-to-regions lists of every set (`Engine.candidateStarts` and the rest).
+/// The note-to-regions lists of every set (`RegionTable.candidateStarts` and the rest).
 struct CandidateTables {
     let starts: UnsafeMutablePointer<Int32>
     let list: UnsafeMutablePointer<Int32>
@@ -110,7 +110,7 @@ extension Engine {
         return (allIncrements, bases, highestRatio)
     }
 
-    /// The render thread's view of every region (`Engine.regions`), with what the engine asks of
+    /// The render thread's view of every region (`RegionTable.regions`), with what the engine asks of
     /// them as a whole: whether any is pitched or off the centre, their controller ranges, and
     /// whether each is damped. Thread: control.
     static func regionSlots(
@@ -300,31 +300,8 @@ extension Engine {
     /// Frees every table and buffer the engine allocated (its deinit). Thread: control.
     func releaseStorage() {
         table.deallocate()
-        keyswitches.deallocate()
-        setRooms.deallocate()
-        sequenceCounters.deallocate()
-        controllerValues.deallocate()
-        noteVelocities.deallocate()
-        noteSets.deallocate()
-        keyShifts.deallocate()
-        heldKeyCounts.deallocate()
-        pitchScratch.deallocate()
-        seamScratch.deallocate()
-        silence.deallocate()
-        noteVoiceCounts.deallocate()
-        controllerGains.deallocate()
-        panTable.deallocate()
-        for r in 0..<roomCount { rooms[r].deallocate() }
-        rooms.deallocate()
-        roomIsWet.deallocate()
-        sendBuses.deallocate()
-        voices.deallocate()
-        pitchedVoices.deallocate()
-        active.deallocate()
-        free.deallocate()
-        channels.deallocate()
-        buses.deallocate()
-        sideBuses.deallocate()
-        segmentRight.deallocate()
+        midi.deallocate()
+        pool.deallocate()
+        mixer.deallocate()
     }
 }

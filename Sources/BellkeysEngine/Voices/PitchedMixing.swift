@@ -220,8 +220,8 @@ extension Engine {
     func mixPitchedVoice(
         slot: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int
     ) -> Bool {
-        let scratchLeft = pitchScratch, scratchRight = pitchScratch + configuration.maxBlockFrames
-        var voice = voices[slot], pitched = pitchedVoices[slot]
+        let scratchLeft = pool.pitchScratch, scratchRight = pool.pitchScratch + configuration.maxBlockFrames
+        var voice = pool.voices[slot], pitched = pool.pitchedVoices[slot]
         let region = Int(voice.region)
         var done = 0
         var ended = false
@@ -236,7 +236,7 @@ extension Engine {
             let got = resample(
                 &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: table.kernelLevels,
                 wide: wideMixing,
-                left: scratchLeft, right: scratchRight, count: m, seam: seamScratch)
+                left: scratchLeft, right: scratchRight, count: m, seam: pool.seamScratch)
             if pitched.filterKind != 0 { filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got) }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
@@ -259,8 +259,8 @@ extension Engine {
         // Where its next segment reads from, for the render loop's prefetch of the voices ahead
         // (SegmentMix.swift), which reads `position` (a pitched voice's place is `phaseFrames`).
         voice.position = (Int(pitched.phaseFrames >> 32) - 16) * (pitched.isStereo ? 2 : 1)
-        voices[slot] = voice
-        pitchedVoices[slot] = pitched
+        pool.voices[slot] = voice
+        pool.pitchedVoices[slot] = pitched
         return ended
     }
 }

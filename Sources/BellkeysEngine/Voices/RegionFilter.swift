@@ -14,10 +14,10 @@ extension Engine {
         let rate = Double(configuration.sampleRate)
         let cutoff = min(region.cutoff * exp2Fast(cents / 1200), 0.49 * rate)
         let w = 2 * 3.141_592_653_589_793 * max(cutoff, 1) / rate
-        pitchedVoices[slot].filterKind = region.filterKind
-        pitchedVoices[slot].filterState = SIMD4()
+        pool.pitchedVoices[slot].filterKind = region.filterKind
+        pool.pitchedVoices[slot].filterState = SIMD4()
         if region.filterKind == 1 {
-            pitchedVoices[slot].filterCoefficients = SIMD8(
+            pool.pitchedVoices[slot].filterCoefficients = SIMD8(
                 Float(1 - exp2Fast(-w * 1.442_695_040_888_963_4)), 0, 0, 0, 0, 0, 0, 0)
             return
         }
@@ -26,7 +26,7 @@ extension Engine {
         let alpha = sine / (2 * region.filterQ)
         let a0 = 1 + alpha
         let b0 = (1 - cosine) / 2 / a0
-        pitchedVoices[slot].filterCoefficients = SIMD8(
+        pool.pitchedVoices[slot].filterCoefficients = SIMD8(
             Float(b0), Float(2 * b0), Float(b0), Float(-2 * cosine / a0), Float((1 - alpha) / a0), 0, 0, 0)
     }
 }

@@ -25,7 +25,7 @@ extension Engine {
         let stereo = segmentIsStereo(used)
         // (if-let, not ??: the operator's autoclosure would retain self)
         let other: UnsafeMutablePointer<Float>
-        if let right { other = right } else { other = segmentRight }
+        if let right { other = right } else { other = mixer.segmentRight }
         let sending = mixChannels(used, into: output, other, stereo: stereo, frameCount: n)
         finishSegment(left: output, right: right, other: other, stereo: stereo, sending: sending, frameCount: n)
     }
@@ -49,16 +49,16 @@ extension Engine {
             // hardware prefetcher cannot follow them and every voice would start with cache
             // misses (3x slower at 64-frame blocks; see docs/design/performance.md). Ask for the data of the voice
             // `prefetchDistance` places ahead while this one mixes.
-            if i >= prefetchDistance {
-                let ahead = Int(active[i - prefetchDistance])
-                prefetch(voices[ahead].frames + voices[ahead].position, byteCount: n * 2 + 64)
+            if i >= pool.prefetchDistance {
+                let ahead = Int(pool.active[i - pool.prefetchDistance])
+                prefetch(pool.voices[ahead].frames + pool.voices[ahead].position, byteCount: n * 2 + 64)
             }
-            let slot = Int(active[i])
-            let lane = Int(voices[slot].channel) | Int(voices[slot].room) << 4
+            let slot = Int(pool.active[i])
+            let lane = Int(pool.voices[slot].channel) | Int(pool.voices[slot].room) << 4
             // A panned voice (filtered or not) goes into its lane's left and right buses.
-            let sideLeft = sideBuses + 2 * lane * stride, sideRight = sideLeft + stride
+            let sideLeft = mixer.sideBuses + 2 * lane * stride, sideRight = sideLeft + stride
             var isPanned = false // (if, not &&: the operator's autoclosure would retain self)
-            if hasPanned, voices[slot].isPanned { isPanned = true }
+            if hasPanned, pool.voices[slot].isPanned { isPanned = true }
             if isPanned, used.sides & (1 << lane) == 0 {
                 sideLeft.update(repeating: 0, count: n)
                 sideRight.update(repeating: 0, count: n)
@@ -69,9 +69,9 @@ extension Engine {
             // filtered ones (velocity timbre), into their channel's bus or, if panned or stereo,
             // its side buses.
             var ownPath = 0 // 1: pitched, 2: filtered
-            if hasPitchedRegions, voices[slot].isPitched {
+            if hasPitchedRegions, pool.voices[slot].isPitched {
                 ownPath = 1
-            } else if hasFiltered, voices[slot].isFiltered {
+            } else if hasFiltered, pool.voices[slot].isFiltered {
                 ownPath = 2
             }
             if ownPath != 0 {
@@ -80,7 +80,7 @@ extension Engine {
                     left = sideLeft
                     right = sideRight
                 } else {
-                    left = buses + lane * stride
+                    left = mixer.buses + lane * stride
                     right = nil
                     if used.centred & (1 << lane) == 0 {
                         left.update(repeating: 0, count: n)
@@ -92,7 +92,7 @@ extension Engine {
             } else if isPanned {
                 mixPanned(slot: slot, activeIndex: i, left: sideLeft, right: sideRight, batch: &sides, frameCount: n)
             } else {
-                let bus = buses + lane * stride
+                let bus = mixer.buses + lane * stride
                 if used.centred & (1 << lane) == 0 {
                     bus.update(repeating: 0, count: n)
                     used.centred |= 1 << lane
@@ -114,15 +114,15 @@ extension Engine {
         slot: Int, activeIndex i: Int, pitched: Bool, left: UnsafeMutablePointer<Float>,
         right: UnsafeMutablePointer<Float>?, frameCount n: Int
     ) {
-        let delay = min(voices[slot].delay, n)
-        voices[slot].delay -= delay
+        let delay = min(pool.voices[slot].delay, n)
+        pool.voices[slot].delay -= delay
         if delay < n {
             var rightFromDelay: UnsafeMutablePointer<Float>?
             if let right { rightFromDelay = right + delay }
             let ended =
                 pitched
                 ? mixPitchedVoice(slot: slot, left: left + delay, right: rightFromDelay, frameCount: n - delay)
-                : mixFilteredVoice(&voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
+                : mixFilteredVoice(&pool.voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
             if ended { retire(activeIndex: i) }
         }
     }
@@ -135,27 +135,28 @@ extension Engine {
         slot: Int, activeIndex i: Int, left sideLeft: UnsafeMutablePointer<Float>,
         right sideRight: UnsafeMutablePointer<Float>, batch sides: inout StereoBatch, frameCount n: Int
     ) {
-        let delay = voices[slot].delay
+        let delay = pool.voices[slot].delay
         if delay > 0 {
-            voices[slot].delay = 0
+            pool.voices[slot].delay = 0
             if delay >= n {
-                voices[slot].delay = delay - n
+                pool.voices[slot].delay = delay - n
             } else if mixPannedVoice(
-                &voices[slot], left: sideLeft + delay, right: sideRight + delay,
+                &pool.voices[slot], left: sideLeft + delay, right: sideRight + delay,
                 frameCount: n - delay)
             {
                 retire(activeIndex: i)
             }
-        } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
+        } else if pool.voices[slot].gain.framesLeft == 0, pool.voices[slot].position + n <= pool.voices[slot].frameCount
+        {
             if sides.count > 0, sides.left != sideLeft { sides.flush(frameCount: n) }
-            let g = voices[slot].gain.value
+            let g = pool.voices[slot].gain.value
             sides.add(
-                voices[slot].frames + voices[slot].position, left: g * voices[slot].leftGain,
-                right: g * voices[slot].rightGain, into: sideLeft, sideRight)
+                pool.voices[slot].frames + pool.voices[slot].position, left: g * pool.voices[slot].leftGain,
+                right: g * pool.voices[slot].rightGain, into: sideLeft, sideRight)
             if sides.count == 4 { sides.flush(frameCount: n) }
-            voices[slot].position += n
-            if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
-        } else if mixPannedVoice(&voices[slot], left: sideLeft, right: sideRight, frameCount: n) {
+            pool.voices[slot].position += n
+            if pool.voices[slot].position >= pool.voices[slot].frameCount { retire(activeIndex: i) }
+        } else if mixPannedVoice(&pool.voices[slot], left: sideLeft, right: sideRight, frameCount: n) {
             retire(activeIndex: i)
         }
     }
@@ -168,21 +169,23 @@ extension Engine {
         slot: Int, activeIndex i: Int, into bus: UnsafeMutablePointer<Float>, batch: inout VoiceBatch,
         frameCount n: Int
     ) {
-        let delay = voices[slot].delay
+        let delay = pool.voices[slot].delay
         if delay > 0 {
-            voices[slot].delay = 0
+            pool.voices[slot].delay = 0
             if delay >= n {
-                voices[slot].delay = delay - n
-            } else if mixVoice(&voices[slot], into: bus + delay, frameCount: n - delay) {
+                pool.voices[slot].delay = delay - n
+            } else if mixVoice(&pool.voices[slot], into: bus + delay, frameCount: n - delay) {
                 retire(activeIndex: i)
             }
-        } else if voices[slot].gain.framesLeft == 0, voices[slot].position + n <= voices[slot].frameCount {
+        } else if pool.voices[slot].gain.framesLeft == 0, pool.voices[slot].position + n <= pool.voices[slot].frameCount
+        {
             if batch.count > 0, batch.bus != bus { batch.flush(frameCount: n) }
-            batch.add(voices[slot].frames + voices[slot].position, gain: voices[slot].gain.value, bus: bus)
+            batch.add(
+                pool.voices[slot].frames + pool.voices[slot].position, gain: pool.voices[slot].gain.value, bus: bus)
             if batch.count == 4 { batch.flush(frameCount: n) }
-            voices[slot].position += n
-            if voices[slot].position >= voices[slot].frameCount { retire(activeIndex: i) }
-        } else if mixVoice(&voices[slot], into: bus, frameCount: n) {
+            pool.voices[slot].position += n
+            if pool.voices[slot].position >= pool.voices[slot].frameCount { retire(activeIndex: i) }
+        } else if mixVoice(&pool.voices[slot], into: bus, frameCount: n) {
             retire(activeIndex: i)
         }
     }
@@ -196,9 +199,9 @@ extension Engine {
         left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
         other: UnsafeMutablePointer<Float>, stereo: Bool, sending: UInt8, frameCount n: Int
     ) {
-        for r in 0..<roomCount where roomIsWet[r] {
-            rooms[r].process(
-                input: sendBuses + r * configuration.maxBlockFrames, left: output, right: other, frameCount: n,
+        for r in 0..<mixer.roomCount where mixer.roomIsWet[r] {
+            mixer.rooms[r].process(
+                input: mixer.sendBuses + r * configuration.maxBlockFrames, left: output, right: other, frameCount: n,
                 inputIsSilent: sending & (1 << r) == 0)
         }
         if stereo {

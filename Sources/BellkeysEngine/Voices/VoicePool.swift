@@ -1,262 +1,75 @@
-import Synchronization
+import BellkeysModel
 
-// Voices start, release, fade, are stolen and end here; slots are preallocated and reused.
-extension Engine {
-    @_noLocks
-    func noteOn(channel: Int, note: Int, velocity: Int, delay: Int) {
-        let set = channels[channel].set
-        if note >= table.sets[set].keyswitchLow, note <= table.sets[set].keyswitchHigh {
-            // A keyswitch: it chooses the set's articulation and does not sound.
-            keyswitches[set] = note
-            return
-        }
-        // A key struck again before its note-off is still one key held (sfizz would count it
-        // twice, and play `legato` regions for a lone key).
-        if noteVelocities[128 * channel + note] == 0 {
-            heldKeyCounts[channel] += 1
-        } else if table.sets[set].restrikeReleases {
-            letGo(channel: channel, note: note)
-        }
-        noteVelocities[128 * channel + note] = UInt8(velocity)
-        noteSets[128 * channel + note] = UInt8(truncatingIfNeeded: set)
-        let started = startRegions(
-            table.candidateStarts + 129 * set, table.candidates, channel: channel, note: note, velocity: velocity,
-            delay: delay)
-        if !started { ignoredNotes.relaxedAdd(1) }
+/// The voices: twice the polyphony of slots (a stolen voice keeps its slot while it fades
+/// out), their pitched state, the list of active slots and the free list, the voices per note
+/// and per channel, and the scratch the pitched read-out uses. The counts that move with them
+/// (`activeCount`, `freeCount` and the rest) are the engine's scalars. Written on the render
+/// thread through its pointers; allocated in `init`, never resized. The engine owns its memory
+/// (`deallocate`). Thread: built on control; render.
+struct VoicePool: BitwiseCopyable {
+    let slotCount: Int
+    let voices: UnsafeMutablePointer<Voice>
+    /// The pitched voices' own state, slot for slot with `voices`.
+    let pitchedVoices: UnsafeMutablePointer<PitchedVoice>
+    /// What idle voice slots point at.
+    let silence: UnsafeMutablePointer<Int16>
+    /// The active slots (the first `Engine.activeCount`), and the free ones (`Engine.freeCount`).
+    let active: UnsafeMutablePointer<Int32>
+    let free: UnsafeMutablePointer<Int32>
+    /// Active voices per MIDI note (kept as voices start and end).
+    let noteVoiceCounts: UnsafeMutablePointer<Int32>
+    /// Voices per channel on its bus; with none, a gain change applies at once.
+    let channelVoiceCounts: UnsafeMutablePointer<Int>
+    /// The pitched voices' read-out (two channels of a block).
+    let pitchScratch: UnsafeMutablePointer<Float>
+    /// A loop's seam copied out for the kernel loop (`seamWindow`): 16-bit frames, stereo at most.
+    let seamScratch: UnsafeMutablePointer<Int16>
+    /// Frames of the fade of a stolen or cut voice.
+    let fadeFrames: Int
+    /// How many voices ahead of the one mixing the sample data is prefetched.
+    let prefetchDistance = 8
+
+    /// Every slot idle (pointing at one silent frame) and free, the first on top. Thread: control.
+    init(configuration: EngineConfiguration) {
+        slotCount = configuration.polyphony * 2
+        silence = .allocate(capacity: 1)
+        silence.initialize(to: 0)
+        let idle = Voice(
+            frames: UnsafePointer(silence), frameCount: 0,
+            gain: Ramp(0), serial: 0, releaseFrames: 1, chokeGroup: 0, channel: 0,
+            note: 0, damp: false)
+        voices = .allocate(capacity: slotCount)
+        voices.initialize(repeating: idle, count: slotCount)
+        pitchedVoices = .allocate(capacity: slotCount)
+        pitchedVoices.initialize(repeating: PitchedVoice(), count: slotCount)
+        active = .allocate(capacity: slotCount)
+        active.initialize(repeating: 0, count: slotCount)
+        free = .allocate(capacity: slotCount)
+        for i in 0..<slotCount { free[i] = Int32(slotCount - 1 - i) }
+        noteVoiceCounts = .allocate(capacity: 128)
+        noteVoiceCounts.initialize(repeating: 0, count: 128)
+        channelVoiceCounts = .allocate(capacity: 16)
+        channelVoiceCounts.initialize(repeating: 0, count: 16)
+        pitchScratch = .allocate(capacity: 2 * configuration.maxBlockFrames)
+        pitchScratch.initialize(repeating: 0, count: 2 * configuration.maxBlockFrames)
+        precondition(
+            seamPadding == samplePadding && samplePadding == InterpolationKernels.maximumTaps / 2
+                && seamFrames >= 2 * InterpolationKernels.maximumTaps + 64)
+        seamScratch = .allocate(capacity: seamCapacity)
+        seamScratch.initialize(repeating: 0, count: seamCapacity)
+        fadeFrames = max(1, Int((configuration.fadeSeconds * Double(configuration.sampleRate)).rounded()))
     }
 
-    /// Starts every region of `note`'s list (`starts`, `list`: the note-on or the release
-    /// candidates) that its selection lets sound; returns whether any did. Round robin counts a
-    /// strike of the region's keys before anything else is asked (as sfizz counts); one random
-    /// value is drawn per call. Thread: render. Real-time safe.
-    @_noLocks
-    func startRegions(
-        _ starts: UnsafePointer<Int32>, _ list: UnsafePointer<Int32>, channel: Int, note: Int,
-        velocity: Int, delay: Int
-    ) -> Bool {
-        var started = false
-        noteOnSerial = nextSerial
-        let random = nextRandom()
-        let first = Int(starts[note]), end = Int(starts[note + 1])
-        for c in first..<end {
-            let r = Int(list[c])
-            let region = table.regions[r]
-            if region.sequenceLength > 1 {
-                let count = sequenceCounters[r]
-                sequenceCounters[r] = (count + 1) % region.sequenceLength
-                if count != region.sequencePosition - 1 { continue }
-            }
-            guard velocity >= region.velocityLow, velocity <= region.velocityHigh else { continue }
-            guard random >= region.randomLow, random < region.randomHigh else { continue }
-            if region.keyswitch >= 0, region.keyswitch != keyswitches[region.set] { continue }
-            if region.controllerRangeCount > 0, !controllersAllow(region, channel: channel) { continue }
-            if region.heldKeys != 0 {
-                // `first` sounds with no other key of the channel held, `legato` with one.
-                let othersHeld = heldKeyCounts[channel] > 1
-                if othersHeld == (region.heldKeys == 1) { continue }
-            }
-            startVoice(region: r, channel: channel, note: note, velocity: velocity, delay: delay)
-            started = true
-        }
-        return started
-    }
-
-    /// Whether every controller range of `region` holds the channel's controller now.
-    @_noLocks
-    func controllersAllow(_ region: RegionSlot, channel: Int) -> Bool {
-        for k in region.controllerRangeStart..<(region.controllerRangeStart + region.controllerRangeCount) {
-            let value = controllerValues[128 * channel + Int(table.controllerRangeNumbers[k])]
-            // (two ifs, not ||: the operator's autoclosure would retain self)
-            if value < table.controllerRangeLows[k] { return false }
-            if value > table.controllerRangeHighs[k] { return false }
-        }
-        return true
-    }
-
-    /// The next value of the random generator, 0 ..< 1 (SplitMix64: the same sequence every run).
-    @_noLocks
-    func nextRandom() -> Double {
-        randomState &+= 0x9E37_79B9_7F4A_7C15
-        var z = randomState
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) * 0x1p-53
-    }
-
-    /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
-    @_noLocks
-    func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
-        let key = table.regions[r]
-        if key.group != 0 {
-            for i in 0..<activeCount where voices[Int(active[i])].chokeGroup == key.group {
-                let slot = Int(active[i])
-                if voices[slot].serial >= noteOnSerial { continue }
-                if table.sets[key.set].chokesWithinChannel, voices[slot].channel != channel { continue }
-                // A set's groups are its own: another set's voices of the same number ring on.
-                if table.regions[Int(voices[slot].region)].set != key.set { continue }
-                let stopped = table.regions[Int(voices[slot].region)]
-                if stopped.offReleases, stopped.hasEnvelope {
-                    release(slot: slot)
-                } else {
-                    fade(slot: slot, frames: stopped.offFrames)
-                }
-            }
-        }
-        if soundingCount >= configuration.polyphony { stealVoice() }
-        if freeCount == 0 { cutQuietestFadingVoice() }
-        freeCount -= 1
-        let slot = Int(free[freeCount])
-        let strike = key.gain * table.velocityGains[128 * r + velocity]
-        voices[slot] = Voice(
-            frames: key.frames, frameCount: key.frameCount,
-            gain: Ramp(strike), serial: nextSerial,
-            releaseFrames: key.releaseFrames, chokeGroup: key.offBy,
-            channel: UInt8(channel), note: UInt8(note), damp: key.damp)
-        voices[slot].delay = delay
-        voices[slot].region = Int32(r)
-        voices[slot].room = UInt8(truncatingIfNeeded: setRooms[key.set])
-        if !key.isCentred {
-            voices[slot].isPanned = true
-            voices[slot].leftGain = key.leftGain
-            voices[slot].rightGain = key.rightGain
-        }
-        // The note it plays at: itself, or where the set folds it (its voice still answers to `note`).
-        let pitchNote = Int(table.soundsAs[128 * key.set + note])
-        if key.isPitched {
-            let k = key.incrementBase + min(max(pitchNote, key.keyLow), key.keyHigh) - key.keyLow
-            voices[slot].isPitched = true
-            var pitched = PitchedVoice()
-            pitched.isStereo = key.isStereo
-            pitched.phaseFrames = UInt64(key.offset) << 32
-            pitched.increment = table.increments[k]
-            pitched.baseIncrement = table.increments[k]
-            pitched.kernel = table.incrementKernels[k]
-            pitched.loop = key.loop
-            pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
-            pitched.loopStart = key.loopStart
-            pitched.loopEnd = key.loopEnd
-            if key.hasEnvelope { startEnvelope(&voices[slot].gain, &pitched.envelope, key.envelope, strike: strike) }
-            pitchedVoices[slot] = pitched
-            if table.sets[key.set].followsPitchBend, channels[channel].bend != 8192 {
-                retune(slot: slot, factor: bendFactor(channel: channel, region: r))
-            }
-            if key.filterKind != 0 { startFilter(slot: slot, key, note: pitchNote, velocity: velocity) }
-            if key.filterKind == 0, table.hasTimbre {
-                // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
-                // same two one-pole stages as `mixFilteredVoice`, as the voice's filter.
-                let c = table.timbreTable[128 * r + velocity]
-                if c < 1 {
-                    pitchedVoices[slot].filterKind = 3
-                    pitchedVoices[slot].filterCoefficients = SIMD8(c, 0, 0, 0, 0, 0, 0, 0)
-                    pitchedVoices[slot].filterState = SIMD4()
-                }
-            }
-        } else if table.hasTimbre {
-            let c = table.timbreTable[128 * r + velocity]
-            if c < 1 {
-                voices[slot].isFiltered = true
-                voices[slot].lowpass = c
-            }
-        }
-        nextSerial &+= 1
-        active[activeCount] = Int32(slot)
-        activeCount += 1
-        soundingCount += 1
-        channels[channel].voiceCount += 1
-        noteVoiceCounts[note] += 1
-        if note < 64 { soundingLow |= 1 << UInt64(note) } else { soundingHigh |= 1 << UInt64(note & 63) }
-    }
-
-    // MARK: Voice life
-
-    /// Damped note-off: fade over the key's release time.
-    @_noLocks
-    func release(slot: Int) {
-        guard voices[slot].phase.is(.sounding) else { return }
-        voices[slot].phase = .releasing
-        if voices[slot].isPitched {
-            if pitchedVoices[slot].loop.is(.sustain) { pitchedVoices[slot].looping = false }
-            let region = Int(voices[slot].region)
-            if table.regions[region].hasEnvelope {
-                startRelease(voices[slot].gain, &pitchedVoices[slot].envelope, table.regions[region].envelope)
-                return
-            }
-        }
-        voices[slot].gain.move(to: 0, frames: voices[slot].releaseFrames)
-    }
-
-    /// Stolen, choked or silenced: fade over `frames` (0: `fadeSeconds`; a choke may give its
-    /// own), or sooner if already nearly silent.
-    @_noLocks
-    func fade(slot: Int, frames: Int = 0) {
-        if voices[slot].phase.is(.fading) { return }
-        voices[slot].phase = .fading
-        soundingCount -= 1
-        if voices[slot].isPitched, !pitchedVoices[slot].envelope.stage.is(.none) {
-            // An envelope gives way to the fade: no more pieces, the fade is the last.
-            pitchedVoices[slot].envelope.stage = .none
-            pitchedVoices[slot].envelope.pieceLeft = Int.max
-        }
-        // (Not `??` on an optional: its autoclosure would retain self.)
-        let ramp = voices[slot].gain, frames = frames > 0 ? frames : fadeFrames
-        if ramp.target == 0, ramp.framesLeft > 0, ramp.framesLeft <= frames { return }
-        voices[slot].gain.move(to: 0, frames: frames)
-    }
-
-    /// Polyphony is full: fade the voice that will be missed least. Releasing voices go first,
-    /// then voices whose key is up, then any; the oldest within each.
-    @_noLocks
-    func stealVoice() {
-        var best = -1
-        var bestRank = Int.max, bestSerial = UInt64.max
-        for i in 0..<activeCount {
-            let slot = Int(active[i])
-            let v = voices[slot]
-            if v.phase.is(.fading) { continue }
-            let rank = v.phase.is(.releasing) ? 0 : (v.keyDown || v.sustained ? 2 : 1)
-            if rank < bestRank || (rank == bestRank && v.serial < bestSerial) {
-                best = slot
-                bestRank = rank
-                bestSerial = v.serial
-            }
-        }
-        if best >= 0 {
-            fade(slot: best)
-            stolenVoices.relaxedAdd(1)
-        }
-    }
-
-    /// Every slot is taken by fading voices: end the quietest now so the new note can start.
-    @_noLocks
-    func cutQuietestFadingVoice() {
-        var best = -1
-        var bestGain = Float.infinity
-        for i in 0..<activeCount {
-            let v = voices[Int(active[i])]
-            if v.phase.is(.fading) && abs(v.gain.value) < bestGain {
-                best = i
-                bestGain = abs(v.gain.value)
-            }
-        }
-        if best < 0 { best = 0 }
-        retire(activeIndex: best)
-        cutVoices.relaxedAdd(1)
-    }
-
-    @_noLocks
-    func retire(activeIndex i: Int) {
-        let slot = active[i]
-        if !voices[Int(slot)].phase.is(.fading) { soundingCount -= 1 }
-        channels[Int(voices[Int(slot)].channel)].voiceCount -= 1
-        let note = Int(voices[Int(slot)].note)
-        noteVoiceCounts[note] -= 1
-        if noteVoiceCounts[note] == 0 {
-            if note < 64 { soundingLow &= ~(1 << UInt64(note)) } else { soundingHigh &= ~(1 << UInt64(note & 63)) }
-        }
-        activeCount -= 1
-        active[i] = active[activeCount]
-        free[freeCount] = slot
-        freeCount += 1
+    /// Frees what `init` allocated. Thread: control.
+    func deallocate() {
+        voices.deallocate()
+        pitchedVoices.deallocate()
+        silence.deallocate()
+        active.deallocate()
+        free.deallocate()
+        noteVoiceCounts.deallocate()
+        channelVoiceCounts.deallocate()
+        pitchScratch.deallocate()
+        seamScratch.deallocate()
     }
 }

@@ -58,7 +58,7 @@ struct RegionSlot {
     var filterVelocityCents: Double
     var filterKeytrackCents: Double
     var pitchKeycenter: Int
-    /// The set the region belongs to (`Engine.sets`).
+    /// The set the region belongs to (`RegionTable.sets`).
     var set: Int
 }
 
@@ -109,11 +109,11 @@ struct Voice {
     var isFiltered = false
     var lowpass: Float = 1
     var lowpassState: Float = 0, lowpassState2: Float = 0
-    /// The region it plays (index into `Engine.regions`).
+    /// The region it plays (index into `RegionTable.regions`).
     var region: Int32 = 0
-    /// Pitched (`RegionSlot.isPitched`): the rest of its state is `Engine.pitchedVoices[slot]`.
+    /// Pitched (`RegionSlot.isPitched`): the rest of its state is `VoicePool.pitchedVoices[slot]`.
     var isPitched = false
-    /// The room it rings in (`Engine.rooms`), its set's when it started; its buses are those
+    /// The room it rings in (`Mixer.rooms`), its set's when it started; its buses are those
     /// of lane `channel + 16 × room`.
     var room: UInt8 = 0
 
@@ -136,7 +136,7 @@ struct Voice {
     }
 }
 
-/// What only a pitched voice needs, kept beside its `Voice` (`Engine.pitchedVoices`, slot for
+/// What only a pitched voice needs, kept beside its `Voice` (`VoicePool.pitchedVoices`, slot for
 /// slot) so that a plain voice, the one the dense mixes are made of, stays small. Plain values.
 struct PitchedVoice {
     var isStereo = false
@@ -163,32 +163,7 @@ struct PitchedVoice {
     init() {}
 }
 
-/// Per MIDI channel: controller state and the gain ramp of the channel's bus.
-struct ChannelState {
-    var volume = 100 // CC7, General MIDI default
-    var expression = 127 // CC11
-    var sustain = false // CC64
-    var bus = Ramp(0)
-    /// The CC10 pan's gains on the left and the right (1 and 1 at the centre), ramped.
-    var panLeft = Ramp(1), panRight = Ramp(1)
-    /// The gain of CC91, the reverb send (the square law, as CC7's), ramped.
-    var send = Ramp(1)
-    /// Voices on this channel's bus; with none, a gain change applies at once.
-    var voiceCount = 0
-    /// Pitch bend, 0...16383 (8192: none), its range in cents (RPN 0), and the registered
-    /// parameter chosen by CC101/CC100 (127: none).
-    var bend = 8192
-    var bendRangeCents = 200
-    var parameterHigh = 127
-    var parameterLow = 127
-    /// The set the channel plays (`Engine.sets`), and the bank select (CC0, CC32) a program
-    /// change will choose it in.
-    var set = 0
-    var bankHigh = 0
-    var bankLow = 0
-}
-
-/// A set as the render thread keeps it (`Engine.sets`).
+/// A set as the render thread keeps it (`RegionTable.sets`).
 struct SetSlot {
     var program: Int
     /// -1: any bank.
