@@ -44,7 +44,7 @@ public final class ALSAOutput: AudioOutput {
         growth == nil ? configuration.periodFrames : max(configuration.periodFrames, BufferGrowth.largest.periodFrames)
     }
 
-    public var wakeDescriptor: Int32? { wakeup.descriptor }
+    public var wakeDescriptor: FileDescriptor? { FileDescriptor(wakeup.descriptor) }
 
     public func start(pulling mixer: LiveMixer, tap: AudioTap?, priority: Int32) -> RealTimeScheduling {
         precondition(thread == nil, "an output is started once")

@@ -311,7 +311,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
 
     public var underrunCount: Int { xruns.load(ordering: .relaxed) }
 
-    public var wakeDescriptor: Int32? { wakeup.descriptor }
+    public var wakeDescriptor: FileDescriptor? { FileDescriptor(wakeup.descriptor) }
 }
 
 /// Loads libjack (once); returns nil, or the dynamic linker's words for why not.

@@ -53,7 +53,7 @@ public final class WebInput: LiveInput {
         return "classroom \(joinURL) code \(code) · \(joined) device\(joined == 1 ? "" : "s")"
     }
 
-    public var descriptors: [Int32] { [link.controlDescriptor] }
+    public var descriptors: [FileDescriptor] { [FileDescriptor(link.controlDescriptor)] }
     /// Whether a phone's light may be on: the bells sounded at the last look.
     private var lightsMayBeOn = false
     // The lights follow the bells within 20 ms while any sounds; when all are dark, the phones'

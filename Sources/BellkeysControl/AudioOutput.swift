@@ -61,7 +61,7 @@ public protocol AudioOutput: AnyObject {
     /// A descriptor that becomes readable when the output has news for the control thread (an
     /// underrun, a failure, a JACK graph change), which may be asleep with nothing sounding;
     /// the loop reads it empty (an eventfd). Nil: the output has none.
-    var wakeDescriptor: Int32? { get }
+    var wakeDescriptor: FileDescriptor? { get }
     /// The driver's own upkeep, on each pass of the control loop at `now` (monotonic ns): the
     /// ALSA buffer grows after underruns. Returns lines for the console (what changed).
     func maintain(now: UInt64) -> [String]
@@ -82,7 +82,7 @@ public protocol AudioOutput: AnyObject {
 extension AudioOutput {
     /// A driver with a fixed period renders exactly that.
     public var maximumPeriodFrames: Int { configuration.periodFrames }
-    public var wakeDescriptor: Int32? { nil }
+    public var wakeDescriptor: FileDescriptor? { nil }
     public func maintain(now: UInt64) -> [String] { [] }
 }
 
@@ -117,7 +117,7 @@ public final class MemoryOutput: AudioOutput {
     public private(set) var isStopped = false
     public var underrunCount: Int { 0 }
     /// Set by a test: a descriptor the loop waits on for the output's news.
-    public var wakeDescriptor: Int32?
+    public var wakeDescriptor: FileDescriptor?
     /// Set by a test: the lines the next `maintain` says.
     public var linesToSay: [String] = []
     /// The times `maintain` was called at.

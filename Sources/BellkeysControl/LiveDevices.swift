@@ -17,7 +17,7 @@ public protocol SequencerClient: AnyObject {
     var inputOverflows: Int { get }
     var readLag: LagStatistics { get }
     /// Descriptors to poll for input.
-    var descriptors: [Int32] { get }
+    var descriptors: [FileDescriptor] { get }
     /// Every port of every client; the port at an address.
     func ports() -> [SequencerPort]
     func port(at address: SequencerAddress) -> SequencerPort?
@@ -32,7 +32,7 @@ public protocol SequencerClient: AnyObject {
 /// The terminal the computer keyboard is read from: `Terminal`, or a fake.
 public protocol TerminalDevice: AnyObject {
     /// The descriptor keys arrive on.
-    var input: Int32 { get }
+    var inputDescriptor: FileDescriptor { get }
     /// The bytes waiting (empty if none), or nil when the terminal went away.
     func read() -> [UInt8]?
     /// Turns on the kitty keyboard protocol's key releases.
@@ -61,7 +61,8 @@ public protocol MIDIPortGraph: AnyObject {
 
 /// Signals delivered through a descriptor: `SignalListener`, or a fake.
 public protocol SignalSource: AnyObject {
-    var descriptor: Int32 { get }
+    /// The descriptor that is readable while a signal waits.
+    var signalDescriptor: FileDescriptor { get }
     /// The next pending signal's number, or nil.
     func next() -> Int32?
 }

@@ -5,7 +5,7 @@
 /// Thread: control.
 public protocol LiveInput: AnyObject {
     /// File descriptors to wait on until one is readable (or hung up).
-    var descriptors: [Int32] { get }
+    var descriptors: [FileDescriptor] { get }
     /// The longest the loop may wait before calling `drain` again with nothing ready, in ms
     /// (a lone Esc waits 30 ms for the rest of a sequence), or nil for no limit of its own.
     var pollTimeoutMilliseconds: Int32? { get }

@@ -50,7 +50,7 @@ public final class JACKMIDIInput: LiveInput {
         look(player: nil)
     }
 
-    public var descriptors: [Int32] { [] }
+    public var descriptors: [FileDescriptor] { [] }
     /// Nothing to wait on: JACK's process thread plays the events, and makes no system call to
     /// wake this one. While a sender is connected, the loop looks at least every
     /// `LiveLoop.busyMilliseconds` (the lit keys, the held notes); with none, nothing can

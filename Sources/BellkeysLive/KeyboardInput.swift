@@ -34,7 +34,7 @@ public final class KeyboardInput: LiveInput {
         keyboardQuery = Double(clock()) / 1e9
     }
 
-    public var descriptors: [Int32] { [terminal.input] }
+    public var descriptors: [FileDescriptor] { [terminal.inputDescriptor] }
     // A lone ESC waits 30 ms for the rest of a sequence.
     public var pollTimeoutMilliseconds: Int32? { parser.hasPending ? 30 : nil }
 

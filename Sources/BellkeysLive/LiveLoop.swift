@@ -66,15 +66,15 @@ public final class LiveLoop {
         self.signals = signals
         self.statusSeconds = statusSeconds
         self.clock = clock
-        var descriptors = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: signals.signalDescriptor.rawValue, events: Int16(POLLIN), revents: 0)]
         var owner = [-1]
         if let wake = output.wakeDescriptor {
-            descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: wake.rawValue, events: Int16(POLLIN), revents: 0))
             owner.append(-2)
         }
         for (index, input) in inputs.enumerated() {
             for fd in input.descriptors {
-                descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+                descriptors.append(pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0))
                 owner.append(index)
             }
         }

@@ -57,7 +57,7 @@ public final class SequencerInput: LiveInput {
         }
     }
 
-    public var descriptors: [Int32] { sequencer.descriptors }
+    public var descriptors: [FileDescriptor] { sequencer.descriptors }
     public var pollTimeoutMilliseconds: Int32? { nil }
 
     public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {

@@ -118,7 +118,7 @@ public final class Sequencer {
 
     /// Descriptors to poll for input.
     /// The descriptors to poll for input.
-    public var descriptors: [Int32] { pollDescriptors().map(\.fd) }
+    public var descriptors: [FileDescriptor] { pollDescriptors().map { FileDescriptor($0.fd) } }
 
     /// alsa-lib's words for `readFailure`, or nil.
     public var readFailureMessage: String? { readFailure.map { alsaMessage($0) } }

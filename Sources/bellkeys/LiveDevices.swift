@@ -7,6 +7,10 @@ import BellkeysSystem
 // one place that ties the device modules to the inputs that read them.
 
 extension Sequencer: SequencerClient {}
-extension Terminal: TerminalDevice {}
+extension Terminal: TerminalDevice {
+    public var inputDescriptor: FileDescriptor { FileDescriptor(input) }
+}
 extension JACKOutput: MIDIPortGraph {}
-extension SignalListener: SignalSource {}
+extension SignalListener: SignalSource {
+    public var signalDescriptor: FileDescriptor { FileDescriptor(descriptor) }
+}

@@ -46,7 +46,7 @@ final class FakeSequencer: SequencerClient {
     private(set) var subscribed: [SequencerAddress] = []
     var refusing: Set<SequencerAddress> = []
 
-    var descriptors: [Int32] { [] }
+    var descriptors: [FileDescriptor] { [] }
     func ports() -> [SequencerPort] { present }
     func port(at address: SequencerAddress) -> SequencerPort? { present.first { $0.address == address } }
     func connect(from source: SequencerAddress) throws(ALSAError) {
@@ -62,7 +62,7 @@ final class FakeSequencer: SequencerClient {
 }
 
 final class FakeTerminal: TerminalDevice {
-    let input: Int32 = -1
+    let inputDescriptor = FileDescriptor(-1)
     let columns = 80
     /// Bytes waiting; nil once the terminal is gone.
     var waiting: [UInt8]? = []
@@ -124,7 +124,7 @@ final class Pipe {
 final class FakeSignals: SignalSource {
     let pipe = Pipe()
     var pending: [Int32] = []
-    var descriptor: Int32 { pipe.read }
+    var signalDescriptor: FileDescriptor { FileDescriptor(pipe.read) }
     func raise(_ signal: Int32) {
         pending.append(signal)
         pipe.poke()

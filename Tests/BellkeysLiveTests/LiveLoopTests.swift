@@ -11,7 +11,7 @@ final class ScriptedInput: LiveInput {
     var outcome = InputOutcome.carryOn
     var timeout: Int32?
     private(set) var drains: [Bool] = []
-    var descriptors: [Int32] { [pipe.read] }
+    var descriptors: [FileDescriptor] { [FileDescriptor(pipe.read)] }
     var pollTimeoutMilliseconds: Int32? { timeout }
     func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
         drains.append(ready)
@@ -36,7 +36,7 @@ final class RecordingDelegate: LiveLoopDelegate {
         -> (LiveLoop, Rig, FakeSignals, RecordingDelegate)
     {
         let rig = Rig(impulseBells()), signals = FakeSignals()
-        rig.output.wakeDescriptor = wake
+        rig.output.wakeDescriptor = wake.map(FileDescriptor.init)
         let loop = LiveLoop(
             inputs: inputs, player: rig.player, output: rig.output, signals: signals, statusSeconds: 0.25,
             clock: clock.read)
