@@ -80,8 +80,12 @@ public final class WebInput: LiveInput {
             case .volume(let decibels):
                 player.setMasterVolume(decibels: decibels, range: Instrument.volumeRange)
             case .reverb(let index):
-                // (The server writes an index of `TeacherMessage.presets`, the presets' order.)
-                if ReverbPreset.allCases.indices.contains(index) { player.ask(.room(ReverbPreset.allCases[index])) }
+                // The server writes an index of the teacher's menu (`TeacherMessage.presets`).
+                if TeacherMessage.presets.indices.contains(index),
+                    let preset = ReverbPreset(rawValue: TeacherMessage.presets[index])
+                {
+                    player.ask(.room(preset))
+                }
             case .set(let index, let arrival):
                 player.ask(.set(index: index, channel: channel, arrival: arrival))
                 setAsked = index
@@ -94,7 +98,7 @@ public final class WebInput: LiveInput {
         let lit = link.publishSounding({ player.isSounding(note: $0) }, notes: notes)
         lightsMayBeOn = !atRest || lit
         link.masterCentibels.store(Int((player.masterDecibels * 100).rounded()), ordering: .relaxed)
-        link.roomIndex.store(ReverbPreset.allCases.firstIndex(of: player.room) ?? 0, ordering: .relaxed)
+        link.roomIndex.store(TeacherMessage.presets.firstIndex(of: player.room.rawValue) ?? 0, ordering: .relaxed)
         // The engine reports the set once it has played the program change (a block or two);
         // a set it never takes (a reload meanwhile) stops the quick looks after 50 passes.
         let set = player.engineSet(channel: Int(channel))

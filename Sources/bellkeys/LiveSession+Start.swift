@@ -79,7 +79,7 @@ extension LiveSession {
     /// The start-up report: what was loaded, the settings, the transposition, the `notes` on
     /// the devices, the output's own lines, the memory lock, the recording.
     static func startupLines(
-        _ loaded: LoadedInstrument, settings: LiveSettings, transpose: Int, notes: [String], output: any AudioOutput,
+        _ loaded: LoadedInstrument, transpose: Int, notes: [String], output: any AudioOutput,
         scheduling: RealTimeScheduling, lockError: Int32?, recorder: Recorder?
     ) -> [String] {
         var lines = [

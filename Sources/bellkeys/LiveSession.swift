@@ -14,10 +14,12 @@ import Glibc
 /// A running instrument: the devices, the inputs, the screen and the poll loop around a
 /// `LivePlayer`.
 ///
-/// The control thread (this one) waits on every live input and drains each in turn (they play
-/// through the player), handles signals (through a signalfd, so no work happens in a signal
-/// handler), watches the output, draws the screen and prints. What the messages do (stamps,
-/// held notes, reload, loop, tune) is the player's; which keyboards to connect is the
+/// The control thread (this one) runs the poll loop (`LiveLoop`), which waits on every live
+/// input and drains each in turn (they play through the player) and reads the signals (through
+/// a signalfd, so no work happens in a signal handler: SIGHUP becomes `ask(.reload)`). The
+/// session carries out what inputs ask of it through the player (a room, a set, a reload:
+/// `carryOut`), watches the output, draws the screen and prints. What the messages do (stamps,
+/// held notes, the loop, the tune) is the player's; which keyboards to connect is the
 /// sequencer input's. Thread: control only.
 final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
     let settings: LiveSettings
@@ -101,7 +103,7 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
         recorder?.start()
         let scheduling = output.start(pulling: mixer, tap: recorder?.tap, priority: settings.output.realTimePriority)
         for line in Self.startupLines(
-            loaded, settings: settings, transpose: engine.configuration.transpose, notes: devices.notes,
+            loaded, transpose: engine.configuration.transpose, notes: devices.notes,
             output: output, scheduling: scheduling, lockError: lockError, recorder: recorder)
         {
             console.line(line)

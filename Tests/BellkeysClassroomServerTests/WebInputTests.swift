@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func theTeachersVolumeDampAndRoomReachThePlayerAndTheSession() throws {
-        let rig = Rig(longBells(1))
+        let rig = Rig(longBells(1), room: .church)
         let session = RecordingSession()
         rig.player.session = session
         let link = try ClassroomLink()
@@ -49,12 +49,14 @@ import Testing
         #expect(link.send(.noteOn(device: 1, note: 60, velocity: 64, arrival: rig.at(100))))
         #expect(link.send(.volume(decibels: -6.5)))
         #expect(link.send(.reverb(index: 2)))
+        #expect(link.send(.reverb(index: 9))) // no such room: not asked
         #expect(link.send(.dampAll(arrival: rig.at(100) + 1)))
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(1_000)
         #expect(rig.player.masterDecibels == -6.5 && link.masterCentibels.load(ordering: .relaxed) == -650)
-        // The room asked of the session; the room published is the player's (still the dry one).
-        #expect(session.requests == [.room(.hall)] && link.roomIndex.load(ordering: .relaxed) == 0)
+        // The room asked of the session; the room published is the player's (the session has not
+        // changed it: still the church, the teacher's menu's fourth).
+        #expect(session.requests == [.room(.hall)] && link.roomIndex.load(ordering: .relaxed) == 3)
         // Struck and damped in the same period: 48 frames of release after 164 and nothing after.
         #expect(rig.out[164] > 0)
         #expect(rig.sounding(164 + 48..<1_000).isEmpty)

@@ -102,7 +102,8 @@ import Testing
 
     @Test func commandsReachThePlayerAndTheSession() {
         let rig = Rig(longBells(2, level: 0.5))
-        let (input, terminal, clock, transcript) = make(rig)
+        let (input, terminal, clock, transcript) = make(rig, channel: 2)
+        rig.player.play(.controlChange(channel: 2, controller: 7, value: 127), from: nil, arrival: rig.at(0))
         let session = RecordingSession()
         rig.player.session = session
         clock.nanoseconds = rig.at(100)
@@ -117,7 +118,7 @@ import Testing
         #expect(rig.sounding(1_064 + 48..<2_000).isEmpty)
         terminal.type("-rp") // 2 dB down, the next room, the next set
         _ = input.drain(ready: true, player: rig.player)
-        #expect(session.requests == [.nextRoom, .nextSet(channel: input.channel, arrival: clock.nanoseconds)])
+        #expect(session.requests == [.nextRoom, .nextSet(channel: 2, arrival: clock.nanoseconds)])
         #expect(rig.player.masterDecibels == -2)
         // Enter twice with nothing between: no loop kept, and it says so.
         terminal.type("\r\r")

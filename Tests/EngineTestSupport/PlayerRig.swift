@@ -12,9 +12,10 @@ public final class Rig {
     /// Every frame played so far.
     public var out: [Float] { output.floats }
 
-    public init(_ engine: Engine) {
+    /// `room`: the room `engine` was built with, as the player is told it.
+    public init(_ engine: Engine, room: ReverbPreset = .off) {
         mixer = LiveMixer(engine: engine, channels: 1, format: .f32, maximumPeriodFrames: 64)
-        player = LivePlayer(mixer: mixer, engine: engine, periodFrames: 64, masterDecibels: 0)
+        player = LivePlayer(mixer: mixer, engine: engine, periodFrames: 64, masterDecibels: 0, room: room)
         _ = output.start(pulling: mixer, tap: nil, priority: 70)
     }
 

@@ -255,8 +255,15 @@ def group_teacher(b):
             f"room message reverb {(room or last)['reverb']}, terminal said 'room: church': {'room: church' in b.text()}")
     t.send({"type": "reverb", "preset": "off"})
     room, last = wait_room(t, lambda m: m["reverb"] == "off")
+    deadline = time.monotonic() + 2
+    while "room: off (no reverb)" not in b.text() and time.monotonic() < deadline:
+        time.sleep(0.02)
     R.check("teacher room off", room is not None and "room: off (no reverb)" in b.text(),
-            f"room message reverb {(room or last)['reverb']}")
+            f"room message reverb {(room or last)['reverb']}, "
+            f"terminal said 'room: off (no reverb)': {'room: off (no reverb)' in b.text()}")
+    # Back in the bundled map's hall, for the groups after this one.
+    t.send({"type": "reverb", "preset": "hall"})
+    wait_room(t, lambda m: m["reverb"] == "hall")
 
     t.send({"type": "free"})
     got = [notes_of(c.recv_type("bells", timeout=2)["bells"]) for c, _, _ in pupils]

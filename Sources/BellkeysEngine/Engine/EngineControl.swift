@@ -2,7 +2,8 @@ import BellkeysModel
 import Synchronization
 
 // The engine's control side: what the control thread (and a JACK callback, for `playNow`)
-// calls to queue events, set the volume and ask what sounds. The state is in Engine.swift.
+// calls to queue events, set the volume and ask what sounds. The state is the engine's four
+// parts (Engine.swift: `table`, `midi`, `pool`, `mixer`) and its scalars.
 extension Engine {
 
     /// Queues `event` for `render`; counts and drops it when the queue is full.

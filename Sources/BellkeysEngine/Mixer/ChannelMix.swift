@@ -40,6 +40,8 @@ extension Engine {
         for r in 0..<mixer.roomCount {
             usedChannels |= UInt16(truncatingIfNeeded: (used.centred | used.sides) >> (16 * r))
         }
+        // The channels CC10 pans as the segment begins (settling one leaves the others' bits).
+        let panned = pannedChannels
         var sending: UInt8 = 0
         for r in 0..<mixer.roomCount where mixer.roomIsWet[r] {
             (mixer.sendBuses + r * configuration.maxBlockFrames).update(repeating: 0, count: n)
@@ -53,7 +55,7 @@ extension Engine {
                 continue
             }
             if mixer.hasReverb { sending |= sendChannel(channel, used, frameCount: n) }
-            if pannedChannels & bit != 0 {
+            if panned & bit != 0 {
                 mixPannedChannel(channel, used, into: output, other, frameCount: n)
             } else {
                 mixCentredChannel(channel, used, into: output, other, stereo: stereo, frameCount: n)

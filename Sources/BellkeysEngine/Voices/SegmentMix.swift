@@ -1,4 +1,4 @@
-// The mix of one segment, in named steps: the voices into their lanes' buses (`mixVoices`; one
+// The mix of one segment, in named steps: the voices into their lanes' buses (`mixActiveVoices`; one
 // by one in VoiceMixing.swift and PitchedMixing.swift, four at a time in MixBatches.swift), the
 // buses through their channel's gain, pan and send into the output and the rooms
 // (`mixChannels`), then the rooms and the limiter (`finishSegment`).
@@ -21,7 +21,7 @@ extension Engine {
     @_noLocks
     func renderSegment(left output: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int)
     {
-        let used = mixVoices(frameCount: n)
+        let used = mixActiveVoices(frameCount: n)
         let stereo = segmentIsStereo(used)
         // (if-let, not ??: the operator's autoclosure would retain self)
         let other: UnsafeMutablePointer<Float>
@@ -34,7 +34,7 @@ extension Engine {
     /// first; a voice that ends is retired. Returns the lanes used.
     @_noLocks
     @inline(__always)
-    func mixVoices(frameCount n: Int) -> UsedLanes {
+    func mixActiveVoices(frameCount n: Int) -> UsedLanes {
         let stride = configuration.maxBlockFrames
         var used = UsedLanes()
         // Voices at a constant gain with a whole segment of sample left are mixed four at a

@@ -11,7 +11,7 @@ struct RegionSlot {
     var group: Int
     var offBy: Int
     var offReleases: Bool
-    /// The choke's fade in frames (0: the engine's `fadeFrames`).
+    /// The choke's fade in frames (0: `VoicePool.fadeFrames`).
     var offFrames: Int
     /// 0: any strike; 1: only with no other key of the channel held; 2: only with one held.
     var heldKeys: UInt8
@@ -42,7 +42,7 @@ struct RegionSlot {
     /// stereo sample, an envelope, a loop or a start offset. Otherwise a voice is today's
     /// exact one-shot at the sample's own pitch.
     var isPitched: Bool
-    /// Its 32.32 playback increments start here in `Engine.increments`, for keys
+    /// Its 32.32 playback increments start here in `RegionTable.increments`, for keys
     /// `keyLow...keyHigh` (a key outside is clamped into it: a folded note).
     var incrementBase: Int
     var hasEnvelope: Bool
@@ -168,7 +168,7 @@ struct SetSlot {
     var program: Int
     /// -1: any bank.
     var bank: Int
-    /// The keyswitch range (empty: none); the switch in force is `Engine.keyswitches`'.
+    /// The keyswitch range (empty: none); the switch in force is `MIDIState.keyswitches`'.
     var keyswitchLow: Int
     var keyswitchHigh: Int
     /// `Instrument.followsPitchBend`, `restrikeReleases`, `chokesWithinChannel`.
