@@ -80,7 +80,7 @@ public func defaultMapCandidates() -> [String] {
         }
     }
     #if !BELLKEYS_INSTALLED
-    // This file is <checkout>/Sources/BellkeysSystem/Files.swift.
+    // This file is <checkout>/Sources/BellkeysSystem/DiskFiles.swift.
     let checkout = directoryName(directoryName(directoryName(#filePath)))
     let bundled = checkout + "/Samples/tags.json"
     if !candidates.contains(bundled) { candidates.append(bundled) }
