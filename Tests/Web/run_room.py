@@ -246,21 +246,16 @@ def group_teacher(b):
 
     # The teacher's room menu: asked of the session through the player, taken by the engine
     # playing (the live engine holds every room), said in the terminal and shown back.
-    t.send({"type": "reverb", "preset": "church"})
-    room, last = wait_room(t, lambda m: m["reverb"] == "church")
-    deadline = time.monotonic() + 2
-    while "room: church" not in b.text() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    R.check("teacher room", room is not None and "room: church" in b.text(),
-            f"room message reverb {(room or last)['reverb']}, terminal said 'room: church': {'room: church' in b.text()}")
-    t.send({"type": "reverb", "preset": "off"})
-    room, last = wait_room(t, lambda m: m["reverb"] == "off")
-    deadline = time.monotonic() + 2
-    while "room: off (no reverb)" not in b.text() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    R.check("teacher room off", room is not None and "room: off (no reverb)" in b.text(),
-            f"room message reverb {(room or last)['reverb']}, "
-            f"terminal said 'room: off (no reverb)': {'room: off (no reverb)' in b.text()}")
+    def choose_room(name, preset, said):
+        t.send({"type": "reverb", "preset": preset})
+        room, last = wait_room(t, lambda m: m["reverb"] == preset)
+        deadline = time.monotonic() + 2
+        while said not in b.text() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        R.check(name, room is not None and said in b.text(),
+                f"room message reverb {(room or last)['reverb']}, terminal said {said!r}: {said in b.text()}")
+    choose_room("teacher room", "church", "room: church")
+    choose_room("teacher room off", "off", "room: off (no reverb)")
     # Back in the bundled map's hall, for the groups after this one.
     t.send({"type": "reverb", "preset": "hall"})
     wait_room(t, lambda m: m["reverb"] == "hall")

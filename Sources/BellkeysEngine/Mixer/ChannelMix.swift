@@ -10,11 +10,6 @@ extension Engine {
     @_noLocks
     @inline(__always)
     func segmentIsStereo(_ used: UsedLanes) -> Bool {
-        var usedChannels: UInt16 = 0, usedSideChannels: UInt16 = 0
-        for r in 0..<mixer.roomCount {
-            usedChannels |= UInt16(truncatingIfNeeded: used.centred >> (16 * r))
-            usedSideChannels |= UInt16(truncatingIfNeeded: used.sides >> (16 * r))
-        }
         var reverberant = mixer.hasReverb
         if mixer.roomCount > 1 {
             // (two ifs, not ||: the operator's autoclosure would retain self)
@@ -23,7 +18,7 @@ extension Engine {
         }
         // (a local, not the property: the operator's autoclosure would retain self)
         let panned = pannedChannels
-        return reverberant || usedSideChannels != 0 || panned & (usedChannels | usedSideChannels) != 0
+        return reverberant || used.sideChannels != 0 || panned & (used.centredChannels | used.sideChannels) != 0
     }
 
     /// Each channel's lanes into `output` (and `other`, when `stereo`) through the channel's
@@ -36,10 +31,7 @@ extension Engine {
         _ used: UsedLanes, into output: UnsafeMutablePointer<Float>, _ other: UnsafeMutablePointer<Float>,
         stereo: Bool, frameCount n: Int
     ) -> UInt8 {
-        var usedChannels: UInt16 = 0
-        for r in 0..<mixer.roomCount {
-            usedChannels |= UInt16(truncatingIfNeeded: (used.centred | used.sides) >> (16 * r))
-        }
+        let usedChannels = used.centredChannels | used.sideChannels
         // The channels CC10 pans as the segment begins (settling one leaves the others' bits).
         let panned = pannedChannels
         var sending: UInt8 = 0

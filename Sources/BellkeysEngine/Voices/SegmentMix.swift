@@ -9,6 +9,20 @@ import Synchronization
 struct UsedLanes {
     var centred: UInt128 = 0
     var sides: UInt128 = 0
+    /// The channels with such a lane in any room (bit c: channel c), of centred voices and of
+    /// panned ones: folded once from the lanes when the voices are mixed (`foldChannels`).
+    var centredChannels: UInt16 = 0
+    var sideChannels: UInt16 = 0
+
+    /// Folds the lanes of `rooms` rooms into their channels.
+    @_noLocks
+    @inline(__always)
+    mutating func foldChannels(rooms: Int) {
+        for r in 0..<rooms {
+            centredChannels |= UInt16(truncatingIfNeeded: centred >> (16 * r))
+            sideChannels |= UInt16(truncatingIfNeeded: sides >> (16 * r))
+        }
+    }
 }
 
 extension Engine {
@@ -103,6 +117,7 @@ extension Engine {
         }
         batch.flush(frameCount: n)
         sides.flush(frameCount: n)
+        used.foldChannels(rooms: mixer.roomCount)
         return used
     }
 
