@@ -12,7 +12,7 @@
 ///
 /// It is measured each time the control thread wakes, before it reads (`sample`): the queue's time
 /// read between two monotonic readings; a sample whose two readings are further apart than
-/// `maximumBracketNanoseconds` (the thread was preempted in between) is ignored. The events read
+/// `maximumBracket` (the thread was preempted in between) is ignored. The events read
 /// at one wake-up were delivered after the previous wake-up's measurement, so the offset valid
 /// at their delivery is that measurement's or the new one's. `offset` is the larger of the two:
 /// right for an event delivered before a jump, and, for one delivered after it, a stamp late by
@@ -22,7 +22,7 @@
 /// Thread: control.
 public struct DeliveryClock: Sendable {
     /// The widest bracket a sample may have: an ioctl takes a few microseconds.
-    public static let maximumBracketNanoseconds: UInt64 = 200_000
+    public static let maximumBracket: Duration = .microseconds(200)
     /// The last two good samples, the newer last.
     private var older: Int64?
     private var newer: Int64?
@@ -41,9 +41,9 @@ public struct DeliveryClock: Sendable {
     /// Offers a measurement: the queue's time `queue`, read between the monotonic readings
     /// `before` and `after`. Returns whether it was kept.
     @discardableResult
-    public mutating func sample(before: UInt64, queue: UInt64, after: UInt64) -> Bool {
-        guard after >= before, after - before <= Self.maximumBracketNanoseconds else { return false }
-        let middle = before + (after - before) / 2
+    public mutating func sample(before: MonotonicInstant, queue: UInt64, after: MonotonicInstant) -> Bool {
+        guard before <= after, after - before <= Self.maximumBracket else { return false }
+        let middle = before.nanoseconds + (after.nanoseconds - before.nanoseconds) / 2
         older = newer
         newer = Int64(bitPattern: middle) &- Int64(bitPattern: queue)
         return true
@@ -52,9 +52,9 @@ public struct DeliveryClock: Sendable {
     /// The monotonic time of a delivery stamped `queue` on the queue, given that it was read at
     /// `now`. Without a measurement, or for a stamp that would lie after `now`, it is `now`: an
     /// event never arrives after it was read.
-    public func arrival(queue: UInt64, readAt now: UInt64) -> UInt64 {
+    public func arrival(queue: UInt64, readAt now: MonotonicInstant) -> MonotonicInstant {
         guard let offset else { return now }
         let stamped = Int64(bitPattern: queue) &+ offset
-        return stamped < 0 ? now : min(now, UInt64(stamped))
+        return stamped < 0 ? now : min(now, MonotonicInstant(nanoseconds: UInt64(stamped)))
     }
 }

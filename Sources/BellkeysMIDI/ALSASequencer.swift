@@ -109,14 +109,13 @@ public final class Sequencer {
     /// Measures the queue's time against the monotonic clock (see `DeliveryClock`).
     private func measureQueue() {
         guard let queue, let queueStatus else { return }
-        let before = monotonicNanoseconds()
+        let before = MonotonicInstant(nanoseconds: monotonicNanoseconds())
         guard snd_seq_get_queue_status(handle, Int32(queue), queueStatus) >= 0 else { return }
-        let after = monotonicNanoseconds()
+        let after = MonotonicInstant(nanoseconds: monotonicNanoseconds())
         guard let time = snd_seq_queue_status_get_real_time(queueStatus)?.pointee else { return }
         delivery.sample(before: before, queue: UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec), after: after)
     }
 
-    /// Descriptors to poll for input.
     /// The descriptors to poll for input.
     public var descriptors: [FileDescriptor] { pollDescriptors().map { FileDescriptor($0.fd) } }
 
@@ -199,12 +198,12 @@ public final class Sequencer {
                 return nil
             }
             guard let event = pointer else { return nil }
-            let now = monotonicNanoseconds()
+            let now = MonotonicInstant(nanoseconds: monotonicNanoseconds())
             let stamp = bellkeys_seq_event_real_time(event, Int32(queue ?? -1))
             let arrival = stamp >= 0 ? delivery.arrival(queue: UInt64(stamp), readAt: now) : now
             let decoded = decode(event)
-            if stamp >= 0, case .midi = decoded { readLag.add(now - arrival) }
-            return (decoded, arrival)
+            if stamp >= 0, case .midi = decoded { readLag.add(now.nanoseconds - arrival.nanoseconds) }
+            return (decoded, arrival.nanoseconds)
         }
     }
 
