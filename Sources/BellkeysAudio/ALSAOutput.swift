@@ -78,7 +78,7 @@ public final class ALSAOutput: AudioOutput {
     /// thread stops after its period, the device is opened again at the next size, and a new
     /// render thread starts on the same mixer (the bells go on where they were; the device's
     /// clock line starts again). Returns the line that says so.
-    public func maintain(now: UInt64) -> [String] {
+    public func maintain(now: MonotonicInstant) -> [String] {
         guard var rule = growth else { return [] }
         let next = rule.observe(underruns: device.underruns.load(ordering: .relaxed), now: now)
         growth = rule

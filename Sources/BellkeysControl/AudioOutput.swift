@@ -62,9 +62,9 @@ public protocol AudioOutput: AnyObject {
     /// underrun, a failure, a JACK graph change), which may be asleep with nothing sounding;
     /// the loop reads it empty (an eventfd). Nil: the output has none.
     var wakeDescriptor: FileDescriptor? { get }
-    /// The driver's own upkeep, on each pass of the control loop at `now` (monotonic ns): the
+    /// The driver's own upkeep, on each pass of the control loop at `now`: the
     /// ALSA buffer grows after underruns. Returns lines for the console (what changed).
-    func maintain(now: UInt64) -> [String]
+    func maintain(now: MonotonicInstant) -> [String]
 
     // What the driver says of itself: the session prints these as they come and names no driver.
 
@@ -83,7 +83,7 @@ extension AudioOutput {
     /// A driver with a fixed period renders exactly that.
     public var maximumPeriodFrames: Int { configuration.periodFrames }
     public var wakeDescriptor: FileDescriptor? { nil }
-    public func maintain(now: UInt64) -> [String] { [] }
+    public func maintain(now: MonotonicInstant) -> [String] { [] }
 }
 
 /// One row of the driver table (`--driver`, `bellkeys list`): a driver's name and what it finds
@@ -121,7 +121,7 @@ public final class MemoryOutput: AudioOutput {
     /// Set by a test: the lines the next `maintain` says.
     public var linesToSay: [String] = []
     /// The times `maintain` was called at.
-    public private(set) var maintained: [UInt64] = []
+    public private(set) var maintained: [MonotonicInstant] = []
 
     public init(sampleRate: Int = 48_000, channels: Int = 1, format: OutputSampleFormat = .f32, periodFrames: Int = 64)
     {
@@ -157,7 +157,7 @@ public final class MemoryOutput: AudioOutput {
 
     public func stop() { isStopped = true }
 
-    public func maintain(now: UInt64) -> [String] {
+    public func maintain(now: MonotonicInstant) -> [String] {
         maintained.append(now)
         defer { linesToSay = [] }
         return linesToSay

@@ -1,6 +1,6 @@
 /// When a sound device's buffer should grow: the rule that heals a default buffer too small for
 /// the machine. The output starts at the default size; after `underrunLimit` underruns within
-/// `windowNanoseconds` it asks for the next size: twice the period up to `largest.periodFrames`,
+/// `window` it asks for the next size: twice the period up to `largest.periodFrames`,
 /// then one more period up to `largest.periods`. A size the user chose is never changed (the
 /// output makes no `BufferGrowth` then). Pure: the driver reports underruns and applies sizes.
 /// Thread: control.
@@ -25,7 +25,7 @@ public struct BufferGrowth: Sendable, Equatable {
     /// Underruns within the window that make it grow.
     public static let underrunLimit = 3
     /// The window: 10 s.
-    public static let windowNanoseconds: UInt64 = 10_000_000_000
+    public static let window: Duration = .seconds(10)
 
     /// The size it started at (the default).
     public let first: Size
@@ -34,7 +34,7 @@ public struct BufferGrowth: Sendable, Equatable {
     /// Times it grew.
     public private(set) var steps = 0
     /// Arrival times of the latest underruns (at most `underrunLimit`), oldest first.
-    private var recent: [UInt64] = []
+    private var recent: [MonotonicInstant] = []
     /// The device's underrun count when last looked at.
     private var seen = 0
 
@@ -55,16 +55,16 @@ public struct BufferGrowth: Sendable, Equatable {
     }
 
     /// Looks at the device's underrun count `underruns` (since it was opened at `size`) at
-    /// `now` (monotonic ns). Returns the size to grow to when `underrunLimit` underruns fell
+    /// `now`. Returns the size to grow to when `underrunLimit` underruns fell
     /// within the window, else nil. Each new underrun counts as seen now: the loop looks as soon
     /// as the device signals one.
-    public mutating func observe(underruns: Int, now: UInt64) -> Size? {
+    public mutating func observe(underruns: Int, now: MonotonicInstant) -> Size? {
         let new = underruns - seen
         seen = underruns
         guard new > 0 else { return nil }
         for _ in 0..<min(new, Self.underrunLimit) { recent.append(now) }
         if recent.count > Self.underrunLimit { recent.removeFirst(recent.count - Self.underrunLimit) }
-        guard !stuck, recent.count == Self.underrunLimit, now &- recent[0] <= Self.windowNanoseconds,
+        guard !stuck, recent.count == Self.underrunLimit, now - recent[0] <= Self.window,
             let next = Self.next(after: size)
         else { return nil }
         return next

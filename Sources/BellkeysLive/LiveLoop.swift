@@ -109,7 +109,7 @@ public final class LiveLoop {
             var count: UInt64 = 0
             _ = read(descriptors[index].fd, &count, 8)
         }
-        for line in output.maintain(now: clock()) { delegate.loopOutputSaid(line) }
+        for line in output.maintain(now: MonotonicInstant(nanoseconds: clock())) { delegate.loopOutputSaid(line) }
         for (index, input) in inputs.enumerated() {
             let ready = descriptors.indices.contains { owner[$0] == index && descriptors[$0].revents != 0 }
             switch input.drain(ready: ready, player: player) {

@@ -199,7 +199,7 @@ final class RecordingDelegate: LiveLoopDelegate {
         wakeup.poke()
         _ = loop.pass(delegate: delegate)
         #expect(delegate.said == ["sound: the buffer grows"])
-        #expect(rig.output.maintained.last == clock.nanoseconds)
+        #expect(rig.output.maintained.last == MonotonicInstant(nanoseconds: clock.nanoseconds))
         // Read empty: not ready again until the next signal.
         var descriptor = pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)
         #expect(poll(&descriptor, 1, 0) == 0)
