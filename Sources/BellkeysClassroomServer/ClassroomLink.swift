@@ -1,4 +1,5 @@
 import BellkeysClassroom
+import BellkeysControl
 import BellkeysSystem
 import Glibc
 import Synchronization
@@ -21,16 +22,16 @@ public final class ClassroomLink: @unchecked Sendable {
     /// What the server asks of the control thread.
     public enum Request: Equatable, Sendable {
         /// A phone's note: on with `velocity`, or off. `device` is the classroom's id.
-        case noteOn(device: Int, note: Int, velocity: Int, arrival: UInt64)
-        case noteOff(device: Int, note: Int, arrival: UInt64)
+        case noteOn(device: Int, note: Int, velocity: Int, arrival: MonotonicInstant)
+        case noteOff(device: Int, note: Int, arrival: MonotonicInstant)
         /// The device left: release what it holds, as an unplugged keyboard's.
-        case gone(device: Int, arrival: UInt64)
-        case dampAll(arrival: UInt64)
+        case gone(device: Int, arrival: MonotonicInstant)
+        case dampAll(arrival: MonotonicInstant)
         case volume(decibels: Double)
         /// A room preset by index in `ReverbPreset.allCases` order (off, room, hall, church).
         case reverb(index: Int)
         /// The phones' channel plays set `index` of the map's sets, from `arrival`.
-        case set(index: Int, arrival: UInt64)
+        case set(index: Int, arrival: MonotonicInstant)
     }
 
     private let toControl: (read: Int32, write: Int32)
@@ -90,19 +91,19 @@ public final class ClassroomLink: @unchecked Sendable {
             record[1] = UInt8(note & 0x7F)
             record[2] = UInt8(velocity & 0x7F)
             put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4)
-            put(arrival, at: 16, bytes: 8)
+            put(arrival.nanoseconds, at: 16, bytes: 8)
         case .noteOff(let device, let note, let arrival):
             record[0] = 2
             record[1] = UInt8(note & 0x7F)
             put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4)
-            put(arrival, at: 16, bytes: 8)
+            put(arrival.nanoseconds, at: 16, bytes: 8)
         case .gone(let device, let arrival):
             record[0] = 3
             put(UInt64(UInt32(truncatingIfNeeded: device)), at: 4, bytes: 4)
-            put(arrival, at: 16, bytes: 8)
+            put(arrival.nanoseconds, at: 16, bytes: 8)
         case .dampAll(let arrival):
             record[0] = 4
-            put(arrival, at: 16, bytes: 8)
+            put(arrival.nanoseconds, at: 16, bytes: 8)
         case .volume(let decibels):
             record[0] = 5
             put(UInt64(bitPattern: Int64((decibels * 100).rounded())), at: 8, bytes: 8)
@@ -112,7 +113,7 @@ public final class ClassroomLink: @unchecked Sendable {
         case .set(let index, let arrival):
             record[0] = 8
             put(UInt64(index), at: 8, bytes: 8)
-            put(arrival, at: 16, bytes: 8)
+            put(arrival.nanoseconds, at: 16, bytes: 8)
         }
         return record.withUnsafeBytes { write(toControl.write, $0.baseAddress, 24) } == 24
     }
@@ -128,8 +129,8 @@ public final class ClassroomLink: @unchecked Sendable {
 
     /// The strikes the control thread has queued since the last call: (device, note, arrival).
     /// Thread: server.
-    public func takeQueued(limit: Int = 256) -> [(device: Int, note: Int, arrival: UInt64)] {
-        var out: [(Int, Int, UInt64)] = []
+    public func takeQueued(limit: Int = 256) -> [(device: Int, note: Int, arrival: MonotonicInstant)] {
+        var out: [(Int, Int, MonotonicInstant)] = []
         var record = [UInt8](repeating: 0, count: 16)
         while out.count < limit {
             let n = record.withUnsafeMutableBytes { read(toServer.read, $0.baseAddress, 16) }
@@ -137,7 +138,7 @@ public final class ClassroomLink: @unchecked Sendable {
             var device = 0, arrival: UInt64 = 0
             for k in 0..<4 { device |= Int(record[4 + k]) << (8 * k) }
             for k in 0..<8 { arrival |= UInt64(record[8 + k]) << (8 * UInt64(k)) }
-            out.append((device, Int(record[1]), arrival))
+            out.append((device, Int(record[1]), MonotonicInstant(nanoseconds: arrival)))
         }
         return out
     }
@@ -172,7 +173,7 @@ public final class ClassroomLink: @unchecked Sendable {
                 for k in 0..<bytes { v |= UInt64(record[offset + k]) << (8 * UInt64(k)) }
                 return v
             }
-            let device = Int(get(4, 4)), arrival = get(16, 8), note = Int(record[1])
+            let device = Int(get(4, 4)), arrival = MonotonicInstant(nanoseconds: get(16, 8)), note = Int(record[1])
             switch record[0] {
             case 1: out.append(.noteOn(device: device, note: note, velocity: Int(record[2]), arrival: arrival))
             case 2: out.append(.noteOff(device: device, note: note, arrival: arrival))
@@ -196,11 +197,11 @@ public final class ClassroomLink: @unchecked Sendable {
     /// Tells the server that a phone's strike is queued for the engine (it answers the phone:
     /// the tap-to-engine time). Never blocks; dropped if the server is far behind.
     /// Thread: control.
-    public func queued(device: Int, note: Int, arrival: UInt64) {
+    public func queued(device: Int, note: Int, arrival: MonotonicInstant) {
         var record = [UInt8](repeating: 0, count: 16)
         record[1] = UInt8(note & 0x7F)
         for k in 0..<4 { record[4 + k] = UInt8(truncatingIfNeeded: device >> (8 * k)) }
-        for k in 0..<8 { record[8 + k] = UInt8(truncatingIfNeeded: arrival >> (8 * UInt64(k))) }
+        for k in 0..<8 { record[8 + k] = UInt8(truncatingIfNeeded: arrival.nanoseconds >> (8 * UInt64(k))) }
         _ = record.withUnsafeBytes { write(toServer.write, $0.baseAddress, 16) }
     }
 

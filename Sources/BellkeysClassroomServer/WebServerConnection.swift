@@ -1,4 +1,5 @@
 import BellkeysClassroom
+import BellkeysControl
 import BellkeysSystem
 import Glibc
 
@@ -112,7 +113,7 @@ extension WebServer {
     /// The device of `c` leaves the room: the control thread releases what it holds.
     func left(_ c: Connection, now: UInt64) {
         if let id = classroom.leave(connection: c.id) {
-            hand(.gone(device: id, arrival: now))
+            hand(.gone(device: id, arrival: MonotonicInstant(nanoseconds: now)))
             joinedNow.store(classroom.devices.count, ordering: .relaxed)
             teacherDirty = true
         }

@@ -1,4 +1,5 @@
 import BellkeysClassroom
+import BellkeysControl
 import BellkeysSystem
 import Glibc
 
@@ -50,7 +51,9 @@ extension WebServer {
             }
             switch classroom.perform(message, connection: c.id, at: now) {
             case .on(let note, let velocity)?:
-                hand(.noteOn(device: device.id, note: note, velocity: velocity, arrival: now))
+                hand(
+                    .noteOn(
+                        device: device.id, note: note, velocity: velocity, arrival: MonotonicInstant(nanoseconds: now)))
                 teacherDirty = true
                 if followRunning, let follow, case .strike(_, _, let at) = message {
                     // The tap's time as the page stamped it on our clock, if it is plausible.
@@ -65,7 +68,7 @@ extension WebServer {
                     }
                 }
             case .off(let note)?:
-                hand(.noteOff(device: device.id, note: note, arrival: now))
+                hand(.noteOff(device: device.id, note: note, arrival: MonotonicInstant(nanoseconds: now)))
             case nil:
                 teacherDirty = true
             }
@@ -94,14 +97,14 @@ extension WebServer {
             if let connection = classroom.remove(id: id), let pupil = connections.first(where: { $0.id == connection })
             {
                 send(pupil, text: "{\"type\":\"removed\",\"text\":\"The teacher took this device out of the room.\"}")
-                hand(.gone(device: id, arrival: now))
+                hand(.gone(device: id, arrival: MonotonicInstant(nanoseconds: now)))
                 closeWebSocket(
                     pupil, code: WebSocketClose.policy, reason: "removed by the teacher", now: now, leave: false)
             }
         case .volume(let decibels):
             hand(.volume(decibels: decibels))
         case .dampAll:
-            hand(.dampAll(arrival: now))
+            hand(.dampAll(arrival: MonotonicInstant(nanoseconds: now)))
         case .reverb(let preset):
             hand(.reverb(index: TeacherMessage.presets.firstIndex(of: preset) ?? 0))
         case .set(let index):
@@ -113,7 +116,7 @@ extension WebServer {
                 send(c, text: "{\"type\":\"error\",\"text\":\"set: there is no set \(index); \(fix)\"}")
                 return
             }
-            hand(.set(index: index, arrival: now))
+            hand(.set(index: index, arrival: MonotonicInstant(nanoseconds: now)))
         case .velocity(let fixed):
             classroom.fixedVelocity = fixed
             sendBells()

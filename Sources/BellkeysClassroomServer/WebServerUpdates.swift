@@ -1,4 +1,5 @@
 import BellkeysClassroom
+import BellkeysControl
 import BellkeysSystem
 import Glibc
 
@@ -90,7 +91,7 @@ extension WebServer {
         for (device, note, arrival) in link.takeQueued() {
             guard let d = classroom.device(id: device), let c = connections.first(where: { $0.id == d.connection })
             else { continue }
-            let ms = Double(now &- arrival) / 1e6
+            let ms = Double(now &- arrival.nanoseconds) / 1e6
             send(c, text: "{\"type\":\"rang\",\"note\":\(note),\"queuedAfter\":\(ms)}")
         }
     }

@@ -14,14 +14,12 @@ extension FrameClock {
             latencyFrames = Int64(periodFrames)
         }
 
-        /// The frame for an event that arrived at `nanoseconds`, given a point of the clock
-        /// line. Frames never go backwards, so the engine's queue stays in order.
-        public mutating func frame(
-            arrivalNanoseconds nanoseconds: UInt64,
-            clock: (frame: Int64, nanoseconds: UInt64)?
-        ) -> Int64 {
+        /// The frame for an event that arrived at `arrival`, given a point of the clock line
+        /// (the render thread's raw reading: a frame and the monotonic nanoseconds it began at).
+        /// Frames never go backwards, so the engine's queue stays in order.
+        public mutating func frame(arrival: MonotonicInstant, clock: (frame: Int64, nanoseconds: UInt64)?) -> Int64 {
             guard let clock else { return lastFrame }
-            let elapsed = Double(Int64(bitPattern: nanoseconds &- clock.nanoseconds))
+            let elapsed = Double(Int64(bitPattern: arrival.nanoseconds &- clock.nanoseconds))
             let frame = clock.frame + latencyFrames + Int64((elapsed * Double(sampleRate) / 1e9).rounded())
             lastFrame = max(lastFrame, frame)
             return lastFrame

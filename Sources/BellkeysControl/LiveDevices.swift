@@ -23,8 +23,8 @@ public protocol SequencerClient: AnyObject {
     func port(at address: SequencerAddress) -> SequencerPort?
     /// Subscribes our port to what `source` sends.
     func connect(from source: SequencerAddress) throws(ALSAError)
-    /// The next event and its arrival time (monotonic ns), or nil when none waits.
-    func read() -> (event: SequencerEvent, arrival: UInt64)?
+    /// The next event and the instant it arrived, or nil when none waits.
+    func read() -> (event: SequencerEvent, arrival: MonotonicInstant)?
     /// Measures the queue's clock against the monotonic one again (each wake-up).
     func remeasure()
 }

@@ -9,9 +9,9 @@ public enum SessionRequest: Equatable, Sendable {
     /// The teacher's page: every set in this room.
     case room(ReverbPreset)
     /// `p`: the next set of a map of several on `channel`, from `arrival`.
-    case nextSet(channel: UInt8, arrival: UInt64)
+    case nextSet(channel: UInt8, arrival: MonotonicInstant)
     /// The teacher's page: set `index` of the map's on `channel`, from `arrival`.
-    case set(index: Int, channel: UInt8, arrival: UInt64)
+    case set(index: Int, channel: UInt8, arrival: MonotonicInstant)
     /// SIGHUP: the map loaded again.
     case reload
 }
@@ -35,7 +35,7 @@ extension LivePlayer {
     /// bells already ringing ring out in their room, the next strikes ring in the new one. No
     /// engine changes hands. False when the engine holds no such room for a set (it was not
     /// made with `roomsToChoose`), and nothing changes.
-    public func chooseRoom(_ preset: ReverbPreset, arrival: UInt64) -> Bool {
+    public func chooseRoom(_ preset: ReverbPreset, arrival: MonotonicInstant) -> Bool {
         let at = frame(arrival: arrival)
         guard let events = engine.roomEvents(preset: preset, frame: at) else { return false }
         queued(at)
@@ -46,7 +46,7 @@ extension LivePlayer {
 
     /// Chooses set `set` (its program, and bank if it has one) on `channel` from the frame for
     /// `arrival`, as a keyboard's program change would (kept in a loop being recorded).
-    public func chooseSet(program: Int, bank: Int?, channel: UInt8, arrival: UInt64) {
+    public func chooseSet(program: Int, bank: Int?, channel: UInt8, arrival: MonotonicInstant) {
         if let bank {
             play(
                 .controlChange(channel: channel, controller: 0, value: UInt8(bank >> 7 & 127)), from: nil,

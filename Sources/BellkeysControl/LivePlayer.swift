@@ -7,7 +7,7 @@ import BellkeysModel
 /// loop, schedules a tune, and hands every event to the engine now playing (and note-offs and
 /// controllers to the engine of the map before a reload, until its bells have rung out).
 ///
-/// It owns no device and no thread: the caller passes arrival times (monotonic nanoseconds),
+/// It owns no device and no thread: the caller passes arrival times (`MonotonicInstant`),
 /// and a driver runs the `mixer`'s periods. So it is tested against a real `Engine` and
 /// `LiveMixer` with made-up times.
 ///
@@ -74,12 +74,12 @@ public final class LivePlayer {
 
     // MARK: Playing
 
-    /// The output frame for an event arriving at `arrival` (monotonic nanoseconds): one
+    /// The output frame for an event arriving at `arrival`: one
     /// period (the one under way) after the frame the output's clock line gives for it.
-    public func frame(arrival: UInt64) -> Int64 {
+    public func frame(arrival: MonotonicInstant) -> Int64 {
         let period = mixer.periodFrames.load(ordering: .relaxed)
         if period > 0 { stamper.latencyFrames = Int64(period) }
-        return stamper.frame(arrivalNanoseconds: arrival, clock: mixer.clock.read())
+        return stamper.frame(arrival: arrival, clock: mixer.clock.read())
     }
 
     /// Plays `message`, which arrived at `arrival`, from `source` (a number naming the sender,
@@ -87,7 +87,7 @@ public final class LivePlayer {
     /// is remembered for a reload, recorded into a loop being recorded, and queued.
     /// `transposable`: the source is a MIDI input, whose notes the engine transposes
     /// (`EngineEvent.transposable`); the computer keyboard and the phones are not.
-    public func play(_ message: MIDIMessage, from source: Int?, arrival: UInt64, transposable: Bool = false) {
+    public func play(_ message: MIDIMessage, from source: Int?, arrival: MonotonicInstant, transposable: Bool = false) {
         let message = message.masked
         if let source {
             held.track(source: source, message)
@@ -167,7 +167,7 @@ public final class LivePlayer {
     /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless
     /// another source holds them too. Returns how many notes it released.
     @discardableResult
-    public func release(source: Int, arrival: UInt64) -> Int {
+    public func release(source: Int, arrival: MonotonicInstant) -> Int {
         let released = held.release(source: source)
         let transposable = transposedSources.remove(source) != nil
         for message in released { play(message, from: nil, arrival: arrival, transposable: transposable) }
@@ -176,7 +176,7 @@ public final class LivePlayer {
 
     /// Damps the bells of every damped key: all-notes-off (CC123) on every channel, which the
     /// map's ringing keys ignore.
-    public func dampAll(arrival: UInt64) {
+    public func dampAll(arrival: MonotonicInstant) {
         for channel in 0..<16 {
             send(
                 .controlChange(channel: UInt8(channel), controller: MIDIMessage.Controller.allNotesOff, value: 0),
@@ -199,7 +199,7 @@ public final class LivePlayer {
     /// Queues `message` for the engine at the frame for `arrival`, and returns it as queued.
     /// Bells of the map before a reload hear it too, unless it strikes (`EngineEvent.strikes`).
     @discardableResult
-    private func send(_ message: MIDIMessage, arrival: UInt64, transposable: Bool = false) -> EngineEvent {
+    private func send(_ message: MIDIMessage, arrival: MonotonicInstant, transposable: Bool = false) -> EngineEvent {
         let event = message.event(atFrame: frame(arrival: arrival), transposable: transposable)
         queued(event.frame)
         engine.enqueue(event)
@@ -210,7 +210,7 @@ public final class LivePlayer {
     // MARK: The loop and the tune
 
     /// Starts recording a phrase loop, or closes the loop: its repeats start at once.
-    public func toggleLoop(arrival: UInt64) -> PhraseLooper.Outcome {
+    public func toggleLoop(arrival: MonotonicInstant) -> PhraseLooper.Outcome {
         let outcome = looper.toggle(atFrame: frame(arrival: arrival), sets: channelSets)
         if case .closed = outcome { scheduleAhead(arrival: arrival) }
         return outcome
@@ -219,7 +219,7 @@ public final class LivePlayer {
     /// Stops the loop: what is scheduled goes, and its held notes and pedal are let go.
     /// Returns false when there was no loop.
     @discardableResult
-    public func clearLoop(arrival: UInt64) -> Bool {
+    public func clearLoop(arrival: MonotonicInstant) -> Bool {
         guard looper.state != .empty else { return false }
         let channel = UInt8(looper.channel)
         looper.clear()
@@ -241,7 +241,7 @@ public final class LivePlayer {
     /// it starts a fifth of a second after `arrival`, at the next frame of the engine's block
     /// grid, so the tune is mixed in the same blocks as `render --block N` mixes it, and the
     /// device receives the render's samples exactly.
-    public func startTune(_ events: [EngineEvent], endFrame: Int64, arrival: UInt64) {
+    public func startTune(_ events: [EngineEvent], endFrame: Int64, arrival: MonotonicInstant) {
         let block = Int64(engine.configuration.maxBlockFrames)
         let start = (frame(arrival: arrival) + Int64(sampleRate / 5) + block - 1) / block * block
         tune = events.map {
@@ -263,14 +263,14 @@ public final class LivePlayer {
 
     /// Work done each time the control thread wakes: hands the engine the loop's and the tune's
     /// events of the next `lookaheadFrames`, and lets go of an engine that has rung out.
-    public func update(arrival: UInt64) {
+    public func update(arrival: MonotonicInstant) {
         scheduleAhead(arrival: arrival)
         if let retired = mixer.takeRetired(), retired === previousEngine { previousEngine = nil }
     }
 
     /// The loop's and the tune's events up to the horizon, merged in frame order (the engine's
     /// scheduled queue must stay in order).
-    private func scheduleAhead(arrival: UInt64) {
+    private func scheduleAhead(arrival: MonotonicInstant) {
         let horizon = frame(arrival: arrival) + lookaheadFrames
         while true {
             let fromTune = tuneNext < tune.count && tune[tuneNext].frame <= horizon ? tune[tuneNext] : nil
@@ -299,7 +299,9 @@ public final class LivePlayer {
     /// volume keys' setting), else it keeps its own; `room` is the room it was built with (nil:
     /// the room as it was). Returns false, changing nothing, while `isReloading`. (`arrival` is
     /// kept for callers; nothing is stamped.)
-    public func install(_ newEngine: Engine, masterDecibels: Double?, room: ReverbPreset? = nil, arrival: UInt64)
+    public func install(
+        _ newEngine: Engine, masterDecibels: Double?, room: ReverbPreset? = nil, arrival: MonotonicInstant
+    )
         -> Bool
     {
         guard !isReloading else { return false }
@@ -352,7 +354,7 @@ public final class LivePlayer {
     /// itself, JACK MIDI), and every bell fades out (all-sound-off, CC120, on every channel: the
     /// engine's short fade). Wait for `isSilent` before stopping
     /// the output.
-    public func silence(arrival: UInt64) {
+    public func silence(arrival: MonotonicInstant) {
         mixer.takesRenderThreadEvents.store(false, ordering: .relaxed)
         forEachEngine { $0.cancelScheduled(channel: nil) }
         for channel in 0..<16 {

@@ -25,11 +25,11 @@ public final class JACKMIDIInput: LiveInput {
     /// Messages played from `midi_in` (after the --channel filter).
     public private(set) var eventsReceived = 0
     /// The monotonic clock in ns (a test's own in tests): when a sender's notes are released.
-    let clock: () -> UInt64
+    let clock: () -> MonotonicInstant
 
     public init(
         output: any MIDIPortGraph, console: Console, connectsPhysicalPorts: Bool, verbose: Bool,
-        clock: @escaping () -> UInt64
+        clock: @escaping () -> MonotonicInstant
     ) {
         self.output = output
         self.clock = clock

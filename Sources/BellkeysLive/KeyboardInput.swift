@@ -12,7 +12,7 @@ public final class KeyboardInput: LiveInput {
     /// The MIDI channel it plays on (--channel, else 1), 0-based.
     public let channel: UInt8
     /// The monotonic clock in ns (a test's own in tests): key times and arrivals.
-    let clock: () -> UInt64
+    let clock: () -> MonotonicInstant
     private var parser = TerminalInputParser()
     public private(set) var keyboard = TerminalKeyboard()
     /// When the kitty keyboard query was sent; the answer (or its absence) decides the mode.
@@ -24,14 +24,14 @@ public final class KeyboardInput: LiveInput {
     /// play from `lowestNote` (a C) up.
     public init(
         terminal: any TerminalDevice, console: Console, channel: UInt8, lowestNote: Int = 60,
-        clock: @escaping () -> UInt64
+        clock: @escaping () -> MonotonicInstant
     ) {
         self.terminal = terminal
         self.console = console
         self.channel = channel
         self.clock = clock
         keyboard = TerminalKeyboard(lowestNote: lowestNote)
-        keyboardQuery = Double(clock()) / 1e9
+        keyboardQuery = clock().seconds
     }
 
     public var descriptors: [FileDescriptor] { [terminal.inputDescriptor] }
@@ -39,7 +39,7 @@ public final class KeyboardInput: LiveInput {
     public var pollTimeoutMilliseconds: Int32? { parser.hasPending ? 30 : nil }
 
     public func drain(ready: Bool, player: LivePlayer) -> InputOutcome {
-        let now = Double(clock()) / 1e9
+        let now = clock().seconds
         var inputs: [TerminalInput] = []
         if ready {
             guard let bytes = terminal.read() else { return .quit(reason: "the terminal closed") }

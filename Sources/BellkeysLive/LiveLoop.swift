@@ -41,7 +41,7 @@ public final class LiveLoop {
     /// Seconds between two status updates.
     let statusSeconds: Double
     /// The monotonic clock in ns (a test's own in tests).
-    let clock: () -> UInt64
+    let clock: () -> MonotonicInstant
     /// One descriptor set for the life of the loop: the signals, the output's wake-up, then
     /// each input's, and which input each belongs to (-1: the signals, -2: the output).
     private var descriptors: [pollfd]
@@ -58,7 +58,7 @@ public final class LiveLoop {
 
     public init(
         inputs: [any LiveInput], player: LivePlayer, output: any AudioOutput, signals: any SignalSource,
-        statusSeconds: Double, clock: @escaping () -> UInt64
+        statusSeconds: Double, clock: @escaping () -> MonotonicInstant
     ) {
         self.inputs = inputs
         self.player = player
@@ -109,7 +109,7 @@ public final class LiveLoop {
             var count: UInt64 = 0
             _ = read(descriptors[index].fd, &count, 8)
         }
-        for line in output.maintain(now: MonotonicInstant(nanoseconds: clock())) { delegate.loopOutputSaid(line) }
+        for line in output.maintain(now: clock()) { delegate.loopOutputSaid(line) }
         for (index, input) in inputs.enumerated() {
             let ready = descriptors.indices.contains { owner[$0] == index && descriptors[$0].revents != 0 }
             switch input.drain(ready: ready, player: player) {
@@ -127,7 +127,7 @@ public final class LiveLoop {
         }
         if let failure = output.failure { return .outputFailed(failure) }
         if player.tuneHasRungOut { return .tuneRungOut }
-        let now = Double(clock()) / 1e9
+        let now = clock().seconds
         if now >= nextStatus || (!drawnAtRest && player.isAtRest && delegate.loopIsAtRest) {
             // At rest, the status is drawn once more at once (the last key going dark), and the
             // loop may then sleep.

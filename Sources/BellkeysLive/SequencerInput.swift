@@ -15,7 +15,7 @@ public final class SequencerInput: LiveInput {
     public let filter: ChannelFilter
     let verbose: Bool
     /// The monotonic clock in ns (a test's own in tests): when a keyboard's notes are released.
-    let clock: () -> UInt64
+    let clock: () -> MonotonicInstant
     /// Ports sending to us, with what they were called when they connected.
     public private(set) var connected: [SequencerAddress: SequencerPort] = [:]
     /// Messages received from keyboards, played or not (before the --channel filter), for the
@@ -24,7 +24,7 @@ public final class SequencerInput: LiveInput {
 
     public init(
         sequencer: any SequencerClient, console: Console, patterns: [String], filter: ChannelFilter, verbose: Bool,
-        clock: @escaping () -> UInt64
+        clock: @escaping () -> MonotonicInstant
     ) {
         self.sequencer = sequencer
         self.clock = clock
@@ -65,7 +65,7 @@ public final class SequencerInput: LiveInput {
         // name lookup) never delays the stamps of the notes behind it. The stamps are the
         // kernel's delivery times when the sequencer gives them (see Sequencer.read).
         sequencer.remeasure()
-        var arrived: [(SequencerEvent, UInt64)] = []
+        var arrived: [(SequencerEvent, MonotonicInstant)] = []
         while let received = sequencer.read() { arrived.append(received) }
         for (event, arrival) in arrived { handle(event, arrival: arrival, player: player) }
         if let failure = sequencer.readFailureMessage {
@@ -77,7 +77,7 @@ public final class SequencerInput: LiveInput {
 
     /// One sequencer event: a message to play (unless --channel filters it out), or a port
     /// that appeared, went away, or was connected or disconnected by someone.
-    private func handle(_ event: SequencerEvent, arrival: UInt64, player: LivePlayer) {
+    private func handle(_ event: SequencerEvent, arrival: MonotonicInstant, player: LivePlayer) {
         switch event {
         case .midi(let source, let message):
             eventsReceived += 1

@@ -182,7 +182,7 @@ public final class Sequencer {
     /// The arrival is the kernel's delivery stamp, turned into the monotonic clock: the moment
     /// the keyboard's bytes reached bellkeys' port, however late this thread wakes to read them.
     /// Without a queue it is the time of the read.
-    public func read() -> (event: SequencerEvent, arrival: UInt64)? {
+    public func read() -> (event: SequencerEvent, arrival: MonotonicInstant)? {
         while true {
             var pointer: UnsafeMutablePointer<snd_seq_event_t>?
             let result = snd_seq_event_input(handle, &pointer)
@@ -203,7 +203,7 @@ public final class Sequencer {
             let arrival = stamp >= 0 ? delivery.arrival(queue: UInt64(stamp), readAt: now) : now
             let decoded = decode(event)
             if stamp >= 0, case .midi = decoded { readLag.add(now.nanoseconds - arrival.nanoseconds) }
-            return (decoded, arrival.nanoseconds)
+            return (decoded, arrival)
         }
     }
 

@@ -33,7 +33,7 @@ extension LiveSession {
 
     /// `p`: the next set of a map of several, on the terminal's `channel`, from `arrival` (the
     /// bells ringing ring on in their set); with one instrument, says there is nothing to change.
-    func nextSet(channel: UInt8, arrival: UInt64) {
+    func nextSet(channel: UInt8, arrival: MonotonicInstant) {
         guard !loaded.sets.isEmpty else {
             console.line("set: \(loaded.path) is one instrument; a map with \"sets\" has several (docs/map.md)")
             return
@@ -44,7 +44,7 @@ extension LiveSession {
 
     /// Plays set `index` of the map's on `channel` from `arrival`, as a program change with its
     /// bank select (so a loop being recorded keeps it), and says so; `by` names who chose it.
-    func chooseSet(_ index: Int, channel: UInt8, arrival: UInt64, by: String) {
+    func chooseSet(_ index: Int, channel: UInt8, arrival: MonotonicInstant, by: String) {
         guard loaded.sets.indices.contains(index) else { return }
         let set = loaded.sets[index]
         player.chooseSet(
@@ -73,7 +73,7 @@ extension LiveSession {
     /// such room, a new engine.
     func takeWantedRoom() {
         guard wantedRoom != room || roomAsked else { return }
-        if player.chooseRoom(wantedRoom, arrival: monotonicNanoseconds()) {
+        if player.chooseRoom(wantedRoom, arrival: monotonicInstant()) {
             setsRoomsDiffer = false
             roomAsked = false
             console.line("room: \(room.rawValue)" + (room == .off ? " (no reverb)" : ""))

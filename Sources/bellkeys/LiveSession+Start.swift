@@ -127,6 +127,6 @@ extension LiveSession {
                 + PianoPicture.rangeText(TerminalKeyboard.notes(lowest: lowestNote)) + ", ←/→ an octave down/up")
         return KeyboardInput(
             terminal: terminal, console: console, channel: UInt8((settings.notes.channel ?? 1) - 1),
-            lowestNote: lowestNote, clock: monotonicNanoseconds)
+            lowestNote: lowestNote, clock: monotonicInstant)
     }
 }

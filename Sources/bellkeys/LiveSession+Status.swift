@@ -78,7 +78,7 @@ extension LiveSession {
         case .empty:
             return "off (Enter records)"
         case .recording(let start):
-            let seconds = Double(max(0, player.frame(arrival: monotonicNanoseconds()) - start)) / rate
+            let seconds = Double(max(0, player.frame(arrival: monotonicInstant()) - start)) / rate
             return "recording \(secondsText(seconds, digits: 1)) s, \(looper.noteCount) notes (Enter closes)"
         case .looping(_, let length):
             return

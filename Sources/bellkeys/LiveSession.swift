@@ -93,7 +93,7 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
         midi = devices.sequencer.map {
             SequencerInput(
                 sequencer: $0, console: console, patterns: settings.connect,
-                filter: settings.notes.filter, verbose: settings.verbose, clock: monotonicNanoseconds)
+                filter: settings.notes.filter, verbose: settings.verbose, clock: monotonicInstant)
         }
         // Keyboards come through the sequencer when it is there, else through the driver's own
         // MIDI input: never both, so no keyboard is connected twice.
@@ -144,13 +144,13 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
     func run() -> Int32 {
         let loop = LiveLoop(
             inputs: inputs, player: player, output: output, signals: signals,
-            statusSeconds: keys == nil ? 0.25 : 0.04, clock: monotonicNanoseconds)
+            statusSeconds: keys == nil ? 0.25 : 0.04, clock: monotonicInstant)
         if let tune = settings.tune {
             // (bellkeys' own tune: --transpose is for keyboards and the files a user brings)
             let schedule = tune.scheduled(sampleRate: output.configuration.sampleRate, transposable: false)
             player.startTune(
                 settings.notes.filter.apply(schedule.events), endFrame: schedule.endFrame,
-                arrival: monotonicNanoseconds())
+                arrival: monotonicInstant())
         }
         switch loop.run(delegate: self) {
         case .quit(let reason):
@@ -231,7 +231,7 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
     /// still under way.
     func install(_ engine: Engine, masterDecibels: Double?, room: ReverbPreset) -> Bool {
         _ = lockMemory()
-        return player.install(engine, masterDecibels: masterDecibels, room: room, arrival: monotonicNanoseconds())
+        return player.install(engine, masterDecibels: masterDecibels, room: room, arrival: monotonicInstant())
     }
 
     /// Erases the status area and gives the terminal back as it was; closes the classroom.
@@ -271,7 +271,7 @@ final class LiveSession: LiveLoopDelegate, SessionRequestHandler {
         // Devices in the room at the end, before the classroom closes (which empties it).
         let devicesAtEnd = classroomServer?.joinedNow.load(ordering: .relaxed) ?? 0
         // Nothing planned may start after this; every bell fades (CC120).
-        player.silence(arrival: monotonicNanoseconds())
+        player.silence(arrival: monotonicInstant())
         // The fade is 5 ms; the buffer a few more. Wait for both, at most 200 ms.
         let deadline = monotonicSeconds() + 0.2
         while !player.isSilent, output.failure == nil, monotonicSeconds() < deadline { usleep(2_000) }

@@ -42,7 +42,7 @@ enum OutputDrivers {
                 let midi: (Console, Bool, Bool) -> any LiveInput = { console, connectsKeyboards, verbose in
                     JACKMIDIInput(
                         output: jack, console: console, connectsPhysicalPorts: connectsKeyboards, verbose: verbose,
-                        clock: monotonicNanoseconds)
+                        clock: monotonicInstant)
                 }
                 return Opened(output: jack, loaded: try load(jack.configuration.sampleRate), notes: [], midiInput: midi)
             } catch let error as JACKError {

@@ -50,7 +50,7 @@ import Testing
         #expect(link.send(.volume(decibels: -6.5)))
         #expect(link.send(.reverb(index: 2)))
         #expect(link.send(.reverb(index: 9))) // no such room: not asked
-        #expect(link.send(.dampAll(arrival: rig.at(100) + 1)))
+        #expect(link.send(.dampAll(arrival: rig.at(100) + .nanoseconds(1))))
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(1_000)
         #expect(rig.player.masterDecibels == -6.5 && link.masterCentibels.load(ordering: .relaxed) == -650)

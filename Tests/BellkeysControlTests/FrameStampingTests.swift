@@ -11,9 +11,13 @@ import Testing
         clock.publish(frame: 6_400, nanoseconds: 10 * second)
         var stamper = FrameClock.Stamper(sampleRate: 48_000, periodFrames: 64)
         // 0.5 ms after the period started: 24 frames in, plus one period.
-        #expect(stamper.frame(arrivalNanoseconds: 10 * second + 500_000, clock: clock.read()) == 6_400 + 64 + 24)
+        #expect(
+            stamper.frame(arrival: MonotonicInstant(nanoseconds: 10 * second + 500_000), clock: clock.read()) == 6_400
+                + 64 + 24)
         // Two arrivals 0.25 ms apart land 12 frames apart: no quantising to the period.
-        #expect(stamper.frame(arrivalNanoseconds: 10 * second + 750_000, clock: clock.read()) == 6_400 + 64 + 36)
+        #expect(
+            stamper.frame(arrival: MonotonicInstant(nanoseconds: 10 * second + 750_000), clock: clock.read()) == 6_400
+                + 64 + 36)
     }
 
     @Test func lateWakeUpsDoNotMoveTheLine() {
@@ -26,7 +30,8 @@ import Testing
         let point = clock.read()!
         #expect(point.frame == 0 || point.frame == 64)
         var stamper = FrameClock.Stamper(sampleRate: 48_000, periodFrames: 64)
-        #expect(stamper.frame(arrivalNanoseconds: 10 * second + 5_000_000, clock: point) == 64 + 240)
+        #expect(
+            stamper.frame(arrival: MonotonicInstant(nanoseconds: 10 * second + 5_000_000), clock: point) == 64 + 240)
     }
 
     @Test func theLineFollowsTheDeviceAfterAWindow() {
@@ -56,9 +61,9 @@ import Testing
         let clock = FrameClock(sampleRate: 48_000)
         clock.publish(frame: 1_000, nanoseconds: 10 * second)
         var stamper = FrameClock.Stamper(sampleRate: 48_000, periodFrames: 64)
-        let first = stamper.frame(arrivalNanoseconds: 10 * second + 2_000_000, clock: clock.read())
+        let first = stamper.frame(arrival: MonotonicInstant(nanoseconds: 10 * second + 2_000_000), clock: clock.read())
         // An arrival stamped before the clock's point (read before a publish) keeps the order.
-        let second = stamper.frame(arrivalNanoseconds: 10 * second - 1_000_000, clock: clock.read())
+        let second = stamper.frame(arrival: MonotonicInstant(nanoseconds: 10 * second - 1_000_000), clock: clock.read())
         #expect(first == 1_000 + 64 + 96)
         #expect(second == first)
     }
@@ -101,6 +106,6 @@ import Testing
         let clock = FrameClock(sampleRate: 48_000)
         #expect(clock.read() == nil)
         var stamper = FrameClock.Stamper(sampleRate: 48_000, periodFrames: 64)
-        #expect(stamper.frame(arrivalNanoseconds: 5, clock: clock.read()) == 0)
+        #expect(stamper.frame(arrival: 5, clock: clock.read()) == 0)
     }
 }

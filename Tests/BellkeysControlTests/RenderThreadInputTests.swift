@@ -21,13 +21,14 @@ final class CycleRig {
     deinit { buffer.deallocate() }
 
     static func nanoseconds(_ frame: Int64) -> UInt64 { UInt64((Double(frame) * 1e9 / 48_000).rounded()) }
+    static func arrival(_ frame: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: nanoseconds(frame)) }
 
     /// The control thread wakes at the start of a cycle of `frameCount` frames (`update`, and
     /// takes what was played), then the cycle runs with `events` (offset in the cycle, message)
     /// read by the render thread.
     func cycle(_ frameCount: Int = 64, _ events: [(Int, MIDIMessage)] = []) {
         player.notePlayedNow(source: 7)
-        player.update(arrival: Self.nanoseconds(mixer.frame))
+        player.update(arrival: Self.arrival(mixer.frame))
         let first = mixer.beginPeriod(frameCount: frameCount, nanoseconds: Self.nanoseconds(mixer.frame))
         for (offset, message) in events { mixer.playNow(message.event(atFrame: first + Int64(offset))) }
         var pointer: UnsafeMutablePointer<Float> = buffer
@@ -36,9 +37,9 @@ final class CycleRig {
     }
 
     /// Runs cycles until frame `frame` has been rendered; returns that frame's time.
-    func at(_ frame: Int, frameCount: Int = 64) -> UInt64 {
+    func at(_ frame: Int, frameCount: Int = 64) -> MonotonicInstant {
         while Int(mixer.frame) <= frame { cycle(frameCount) }
-        return Self.nanoseconds(Int64(frame))
+        return Self.arrival(Int64(frame))
     }
 
     func sounding(_ range: Range<Int>) -> [Int] { range.filter { out[$0] != 0 } }
@@ -122,11 +123,11 @@ final class CycleRig {
         let (samples, keys) = impulseKeys()
         let rig = CycleRig(makeEngine(samples: samples, keys: keys))
         _ = rig.at(1_000)
-        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: CycleRig.nanoseconds(1_000))
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: CycleRig.arrival(1_000))
         _ = rig.at(2_000)
         // The server switches to 256-frame cycles: the same constant latency of one (new) period.
         _ = rig.at(3_000, frameCount: 256)
-        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: CycleRig.nanoseconds(3_000))
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: CycleRig.arrival(3_000))
         _ = rig.at(4_000, frameCount: 256)
         #expect(rig.sounding(0..<4_000) == [1_064, 3_256])
     }
@@ -155,7 +156,7 @@ final class CycleRig {
             withUnsafePointer(to: &pointer) { rig.mixer.render(frameCount: 64, into: $0, tap: nil) }
         }
         let new = longBells([0.5])
-        #expect(rig.player.install(new, masterDecibels: nil, arrival: CycleRig.nanoseconds(rig.mixer.frame)))
+        #expect(rig.player.install(new, masterDecibels: nil, arrival: CycleRig.arrival(rig.mixer.frame)))
         #expect(!ringsOn(rig))
     }
 
@@ -167,7 +168,7 @@ final class CycleRig {
         // the new one over; the lift it plays next goes to the old engine only.
         let first = rig.mixer.beginPeriod(frameCount: 64, nanoseconds: CycleRig.nanoseconds(rig.mixer.frame))
         let new = longBells([0.5])
-        #expect(rig.player.install(new, masterDecibels: nil, arrival: CycleRig.nanoseconds(rig.mixer.frame)))
+        #expect(rig.player.install(new, masterDecibels: nil, arrival: CycleRig.arrival(rig.mixer.frame)))
         rig.mixer.playNow(MIDIMessage.controlChange(channel: 0, controller: 64, value: 0).event(atFrame: first + 3))
         var buffer = [Float](repeating: 0, count: 64)
         buffer.withUnsafeMutableBufferPointer { b in
@@ -183,7 +184,7 @@ final class CycleRig {
         let (samples, keys) = impulseKeys()
         let rig = CycleRig(makeEngine(samples: samples, keys: keys))
         _ = rig.at(100)
-        rig.player.silence(arrival: CycleRig.nanoseconds(rig.mixer.frame))
+        rig.player.silence(arrival: CycleRig.arrival(rig.mixer.frame))
         rig.cycle(64, [(5, .noteOn(channel: 0, note: 60, velocity: 127))])
         _ = rig.at(1_000)
         #expect(rig.sounding(0..<1_000).isEmpty)
@@ -196,7 +197,7 @@ final class CycleRig {
         _ = rig.at(2_000)
         // A stamped note (one period after its arrival, 2,048 + 64 = 2,112) and, drained after
         // it, a JACK note at its frame in an earlier cycle (2,048 + 10).
-        rig.player.play(.noteOn(channel: 0, note: 62, velocity: 127), from: nil, arrival: CycleRig.nanoseconds(2_048))
+        rig.player.play(.noteOn(channel: 0, note: 62, velocity: 127), from: nil, arrival: CycleRig.arrival(2_048))
         rig.cycle(64, [(10, .noteOn(channel: 0, note: 61, velocity: 127))])
         _ = rig.at(14_000)
         let outcome = rig.player.toggleLoop(arrival: rig.at(14_000))

@@ -80,7 +80,7 @@ import Testing
                     let seen = periods.load(ordering: .acquiring)
                     for _ in 0..<4 where i < notesPerMap {
                         let frame = stamper.frame(
-                            arrivalNanoseconds: UInt64(seen) * 1_333_333, clock: mixer.clock.read())
+                            arrival: MonotonicInstant(nanoseconds: UInt64(seen) * 1_333_333), clock: mixer.clock.read())
                         if engine.enqueue(.noteOn(frame: frame, note: 60, velocity: 127)) {
                             if isNew { sent.value.new += 1 } else { sent.value.old += 1 }
                         }

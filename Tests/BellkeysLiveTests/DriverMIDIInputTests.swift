@@ -54,7 +54,7 @@ import Testing
         rig.mixer.render(frameCount: 64)
         #expect(input.drain(ready: false, player: rig.player) == .carryOn)
         #expect(rig.player.isSounding(note: 60))
-        clock.nanoseconds = rig.at(1_000)
+        clock.now = rig.at(1_000)
         graph.disconnect("vmpk:out")
         _ = input.drain(ready: false, player: rig.player)
         #expect(transcript.lines.last == "disconnected JACK MIDI vmpk:out; released 1 held note")

@@ -19,8 +19,8 @@ final class Transcript {
 
 /// A clock the test moves: the frame times of a `Rig`. (The inputs hold it through `read`.)
 final class TestClock {
-    var nanoseconds: UInt64 = 0
-    var read: () -> UInt64 { { self.nanoseconds } }
+    var now: MonotonicInstant = 0
+    var read: () -> MonotonicInstant { { self.now } }
 }
 
 /// Port capabilities and types as alsa-lib numbers them (SND_SEQ_PORT_CAP_*, _TYPE_*).
@@ -41,7 +41,7 @@ final class FakeSequencer: SequencerClient {
     /// The ports the machine has.
     var present: [SequencerPort] = []
     /// Events waiting to be read, with their arrival times.
-    var waiting: [(SequencerEvent, UInt64)] = []
+    var waiting: [(SequencerEvent, MonotonicInstant)] = []
     /// Addresses subscribed to, in order; and the ones that refuse.
     private(set) var subscribed: [SequencerAddress] = []
     var refusing: Set<SequencerAddress> = []
@@ -57,7 +57,7 @@ final class FakeSequencer: SequencerClient {
         }
         subscribed.append(source)
     }
-    func read() -> (event: SequencerEvent, arrival: UInt64)? { waiting.isEmpty ? nil : waiting.removeFirst() }
+    func read() -> (event: SequencerEvent, arrival: MonotonicInstant)? { waiting.isEmpty ? nil : waiting.removeFirst() }
     func remeasure() {}
 }
 

@@ -24,10 +24,10 @@ import Testing
         // Channel 3 at full volume (as the rig's channel 1), channel 1 silent: only channel 3 sounds.
         rig.player.play(.controlChange(channel: 2, controller: 7, value: 127), from: nil, arrival: rig.at(0))
         rig.player.play(.controlChange(channel: 0, controller: 7, value: 0), from: nil, arrival: rig.at(0))
-        clock.nanoseconds = rig.at(200)
+        clock.now = rig.at(200)
         terminal.type("d") // E4: its impulse 4 frames into the bell
         #expect(input.drain(ready: true, player: rig.player) == .carryOn)
-        clock.nanoseconds = rig.at(500)
+        clock.now = rig.at(500)
         terminal.type("K") // C5, either case
         #expect(input.drain(ready: true, player: rig.player) == .carryOn)
         _ = rig.at(1_000)
@@ -42,10 +42,10 @@ import Testing
         terminal.type("\u{1B}[?0u")
         #expect(input.drain(ready: true, player: rig.player) == .carryOn)
         #expect(terminal.kittyEnabled && input.keyboard.reportsReleases)
-        clock.nanoseconds = rig.at(200)
+        clock.now = rig.at(200)
         terminal.type("\u{1B}[97u") // a pressed
         _ = input.drain(ready: true, player: rig.player)
-        clock.nanoseconds = rig.at(1_000)
+        clock.now = rig.at(1_000)
         terminal.type("\u{1B}[97;1:3u") // a released
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(2_000)
@@ -57,13 +57,13 @@ import Testing
     @Test func aLoneEscWaitsForTheRestOfASequenceThenQuits() {
         let rig = Rig(impulseBells())
         let (input, terminal, clock, _) = make(rig)
-        clock.nanoseconds = 1_000_000_000
+        clock.now = 1_000_000_000
         terminal.type("\u{1B}")
         #expect(input.drain(ready: true, player: rig.player) == .carryOn)
         #expect(input.pollTimeoutMilliseconds == 30)
-        clock.nanoseconds += 24_000_000
+        clock.now += .nanoseconds(24_000_000)
         #expect(input.drain(ready: false, player: rig.player) == .carryOn)
-        clock.nanoseconds += 2_000_000
+        clock.now += .nanoseconds(2_000_000)
         #expect(input.drain(ready: false, player: rig.player) == .quit(reason: "Esc"))
         // An arrow key's sequence is a key, not Esc.
         terminal.type("\u{1B}[A")
@@ -74,14 +74,14 @@ import Testing
     @Test func theOctaveKeysMoveTheNotesTheKeysPlay() {
         let rig = Rig(impulseBells())
         let (input, terminal, clock, _) = make(rig)
-        clock.nanoseconds = rig.at(200)
+        clock.now = rig.at(200)
         terminal.type("\u{1B}[Ca") // → then a: C5, its impulse 12 frames into the bell
         _ = input.drain(ready: true, player: rig.player)
         #expect(input.keyboard.lowestNote == 72)
-        clock.nanoseconds = rig.at(500)
+        clock.now = rig.at(500)
         terminal.type("<<k") // two octaves down, k: C4
         _ = input.drain(ready: true, player: rig.player)
-        clock.nanoseconds = rig.at(600)
+        clock.now = rig.at(600)
         terminal.type("\u{1B}[Ds") // ← then s: D2, no bell of the 13
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(1_000)
@@ -106,10 +106,10 @@ import Testing
         rig.player.play(.controlChange(channel: 2, controller: 7, value: 127), from: nil, arrival: rig.at(0))
         let session = RecordingSession()
         rig.player.session = session
-        clock.nanoseconds = rig.at(100)
+        clock.now = rig.at(100)
         terminal.type("aw")
         _ = input.drain(ready: true, player: rig.player)
-        clock.nanoseconds = rig.at(1_000)
+        clock.now = rig.at(1_000)
         terminal.type("x") // damp all
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(2_000)
@@ -118,7 +118,7 @@ import Testing
         #expect(rig.sounding(1_064 + 48..<2_000).isEmpty)
         terminal.type("-rp") // 2 dB down, the next room, the next set
         _ = input.drain(ready: true, player: rig.player)
-        #expect(session.requests == [.nextRoom, .nextSet(channel: 2, arrival: clock.nanoseconds)])
+        #expect(session.requests == [.nextRoom, .nextSet(channel: 2, arrival: clock.now)])
         #expect(rig.player.masterDecibels == -2)
         // Enter twice with nothing between: no loop kept, and it says so.
         terminal.type("\r\r")

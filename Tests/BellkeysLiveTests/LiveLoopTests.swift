@@ -99,13 +99,13 @@ final class RecordingDelegate: LiveLoopDelegate {
         a.timeout = 1
         let clock = TestClock()
         let (loop, rig, _, delegate) = make([a], clock: clock)
-        clock.nanoseconds = rig.at(0)
-        rig.player.startTune([.noteOn(frame: 100, note: 60, velocity: 127)], endFrame: 200, arrival: clock.nanoseconds)
+        clock.now = rig.at(0)
+        rig.player.startTune([.noteOn(frame: 100, note: 60, velocity: 127)], endFrame: 200, arrival: clock.now)
         // The tune starts a fifth of a second (9,600 frames) after the frame its start plays at (64).
-        clock.nanoseconds = rig.at(9_800)
+        clock.now = rig.at(9_800)
         #expect(loop.pass(delegate: delegate) == nil)
         // Played, then rung out (the impulse is 16 frames long) and past its end.
-        clock.nanoseconds = rig.at(12_000)
+        clock.now = rig.at(12_000)
         #expect(loop.pass(delegate: delegate) == .tuneRungOut)
         #expect(rig.sounding(0..<12_000) == [9_764])
     }
@@ -116,7 +116,7 @@ final class RecordingDelegate: LiveLoopDelegate {
         let clock = TestClock()
         let (loop, _, _, delegate) = make([a], clock: clock)
         for milliseconds in [1_000, 1_100, 1_240, 1_250, 1_400, 1_510] {
-            clock.nanoseconds = UInt64(milliseconds) * 1_000_000
+            clock.now = MonotonicInstant(nanoseconds: UInt64(milliseconds) * 1_000_000)
             _ = loop.pass(delegate: delegate)
         }
         // At 1.0 s, then 1.25 s, then 1.51 s.
@@ -127,7 +127,7 @@ final class RecordingDelegate: LiveLoopDelegate {
         let a = ScriptedInput()
         let clock = TestClock()
         let (loop, rig, _, delegate) = make([a], clock: clock)
-        clock.nanoseconds = rig.at(0)
+        clock.now = rig.at(0)
         // Not yet drawn at rest: the usual pace.
         #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
         a.pipe.poke()
@@ -140,16 +140,16 @@ final class RecordingDelegate: LiveLoopDelegate {
         #expect(loop.waitMilliseconds(delegate: delegate) == 30)
         a.timeout = nil
         // A note played: queued for the engine, not yet rendered, so not at rest.
-        clock.nanoseconds = rig.at(50)
-        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: clock.nanoseconds)
+        clock.now = rig.at(50)
+        rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: nil, arrival: clock.now)
         #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
         // Rendered and sounding at the period's end (the impulse at frame 114 sounds for 16
         // frames, into the next period).
-        clock.nanoseconds = rig.at(120)
+        clock.now = rig.at(120)
         #expect(rig.player.voiceCount == 1 && !rig.player.isAtRest)
         #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
         // Rung out: the next pass draws the status at once (the key goes dark), then sleeps.
-        clock.nanoseconds = rig.at(200)
+        clock.now = rig.at(200)
         #expect(rig.player.isAtRest)
         a.pipe.poke()
         _ = loop.pass(delegate: delegate)
@@ -164,18 +164,18 @@ final class RecordingDelegate: LiveLoopDelegate {
         let a = ScriptedInput()
         let clock = TestClock()
         let (loop, rig, _, delegate) = make([a], clock: clock)
-        clock.nanoseconds = rig.at(0)
+        clock.now = rig.at(0)
         a.pipe.poke()
         _ = loop.pass(delegate: delegate)
         #expect(loop.waitMilliseconds(delegate: delegate) == -1 && delegate.statuses == 1)
         // A key that only moves the volume, 10 ms later: the status is not due yet (0.25 s),
         // so the loop keeps its pace until it has drawn it.
-        clock.nanoseconds += 10_000_000
+        clock.now += .nanoseconds(10_000_000)
         a.pipe.poke()
         _ = loop.pass(delegate: delegate)
         #expect(delegate.statuses == 1)
         #expect(loop.waitMilliseconds(delegate: delegate) == LiveLoop.busyMilliseconds)
-        clock.nanoseconds += 250_000_000
+        clock.now += .nanoseconds(250_000_000)
         a.pipe.poke()
         _ = loop.pass(delegate: delegate)
         #expect(delegate.statuses == 2)
@@ -188,18 +188,18 @@ final class RecordingDelegate: LiveLoopDelegate {
         let wakeup = Pipe()
         let clock = TestClock()
         let (loop, rig, _, delegate) = make([a], clock: clock, wake: wakeup.read)
-        clock.nanoseconds = rig.at(0)
+        clock.now = rig.at(0)
         a.pipe.poke()
         _ = loop.pass(delegate: delegate)
         #expect(loop.waitMilliseconds(delegate: delegate) == -1)
         // The render thread after underruns: the loop wakes (it would sleep for good without
         // it), the driver does its upkeep at the loop's clock, and its line is said.
         rig.output.linesToSay = ["sound: the buffer grows"]
-        clock.nanoseconds += 1_000_000
+        clock.now += .nanoseconds(1_000_000)
         wakeup.poke()
         _ = loop.pass(delegate: delegate)
         #expect(delegate.said == ["sound: the buffer grows"])
-        #expect(rig.output.maintained.last == MonotonicInstant(nanoseconds: clock.nanoseconds))
+        #expect(rig.output.maintained.last == clock.now)
         // Read empty: not ready again until the next signal.
         var descriptor = pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)
         #expect(poll(&descriptor, 1, 0) == 0)

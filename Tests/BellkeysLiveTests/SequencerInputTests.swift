@@ -116,7 +116,7 @@ import Testing
             address: SequencerAddress(client: 28, port: 0), clientName: "Nord Stage 3", portName: "Nord MIDI",
             capability: PortBits.sends, type: PortBits.hardware)
         sequencer.present.append(nord)
-        sequencer.waiting = [(.portStarted(nord.address), clock.nanoseconds), (.portStarted(synth.address), 0)]
+        sequencer.waiting = [(.portStarted(nord.address), clock.now), (.portStarted(synth.address), 0)]
         let rig = Rig(impulseBells())
         #expect(input.drain(ready: true, player: rig.player) == .carryOn)
         #expect(sequencer.subscribed == [through.address, nord.address])
@@ -131,8 +131,8 @@ import Testing
             (.midi(source: synth.address, message: .noteOn(channel: 0, note: 61, velocity: 64)), rig.at(100)),
         ]
         _ = input.drain(ready: true, player: rig.player)
-        clock.nanoseconds = rig.at(1_000)
-        sequencer.waiting = [(.portExited(keyboard.address), clock.nanoseconds)]
+        clock.now = rig.at(1_000)
+        sequencer.waiting = [(.portExited(keyboard.address), clock.now)]
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(2_000)
         #expect(
@@ -143,8 +143,8 @@ import Testing
         #expect(abs(rig.out[164] - 2 * g64) < 1e-6 && abs(rig.out[1_063] - 2 * g64) < 1e-6)
         #expect(abs(rig.out[1_112] - g64) < 1e-6 && abs(rig.out[1_999] - g64) < 1e-6)
         // The other keyboard's client goes: its note is released too.
-        clock.nanoseconds = rig.at(2_000)
-        sequencer.waiting = [(.clientExited(client: 130), clock.nanoseconds)]
+        clock.now = rig.at(2_000)
+        sequencer.waiting = [(.clientExited(client: 130), clock.now)]
         _ = input.drain(ready: true, player: rig.player)
         _ = rig.at(3_000)
         #expect(transcript.lines.last == "disconnected 130:0 out (vmpk): client gone; released 1 held note")

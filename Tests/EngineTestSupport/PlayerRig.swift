@@ -19,16 +19,20 @@ public final class Rig {
         _ = output.start(pulling: mixer, tap: nil, priority: 70)
     }
 
+    /// Frame `frame`'s time on the line, as the render thread reads it (raw nanoseconds).
     public static func nanoseconds(_ frame: Int) -> UInt64 { UInt64((Double(frame) * 1e9 / 48_000).rounded()) }
+
+    /// Frame `frame`'s time on the line, as an input stamps an arrival.
+    public static func instant(_ frame: Int) -> MonotonicInstant { MonotonicInstant(nanoseconds: nanoseconds(frame)) }
 
     /// Renders periods until frame `frame` has been rendered (the control thread wakes in the
     /// period after it), letting the player do its wake-up work; returns that frame's time.
-    public func at(_ frame: Int) -> UInt64 {
+    public func at(_ frame: Int) -> MonotonicInstant {
         while Int(mixer.frame) <= frame {
-            player.update(arrival: Self.nanoseconds(Int(mixer.frame)))
+            player.update(arrival: Self.instant(Int(mixer.frame)))
             output.pull(atNanoseconds: Self.nanoseconds(Int(mixer.frame)))
         }
-        return Self.nanoseconds(frame)
+        return Self.instant(frame)
     }
 
     /// Frames in `range` that are not silent.
