@@ -21,7 +21,7 @@ import Testing
         now += .nanoseconds(1)
         #expect(now.nanoseconds == 5_000_000_001)
         // A fraction of a nanosecond is dropped, toward zero.
-        #expect(now + .nanoseconds(0.9) == now)
+        #expect(now + .microseconds(0.0009) == now)
         #expect(now + .seconds(2.5) == 7_500_000_001)
     }
 
