@@ -71,7 +71,8 @@ import Testing
     /// An instrument of regions as SFZ files make them, in every way a voice can play: transposed
     /// up and down (stretched kernels too), stereo and mono, looped (continuous and sustain) and
     /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
-    /// choice, keyswitches, controller ranges, release samples and choke groups; thousands of
+    /// choice, keyswitches, controller ranges, release samples and choke groups, a third under a
+    /// modulation envelope on their pitch, the wheel moving; thousands of
     /// blocks at every quality: the render thread must not allocate once.
     @Test(arguments: InterpolationQuality.allCases)
     func pitchedRegionsNeverAllocate(quality: InterpolationQuality) {
@@ -100,6 +101,11 @@ import Testing
             r.keyswitch = k == 10 ? 24 : nil
             r.triggersOnRelease = k == 11
             r.pan = Double(k - 6) / 6
+            if k % 3 == 2 {
+                r.modulation = VoiceModulation(
+                    envelope: ModulationEnvelope(delay: 0.001, attack: 0.01, hold: 0.01, decay: 0.1, sustain: 0.3),
+                    envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200)
+            }
             regions.append(r)
         }
         var config = EngineConfiguration(sampleRate: 48_000, polyphony: 24)
@@ -107,6 +113,7 @@ import Testing
         var instrument = Instrument(keys: [])
         instrument.regions = regions
         instrument.keyswitchRange = 24...25
+        instrument.followsPitchBend = true
         let e = Engine(bank: bank, instrument: instrument, configuration: config)
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
@@ -124,6 +131,7 @@ import Testing
             if b % 70 == 0 { e.enqueue(.control(frame: frame, controller: 64, value: (b / 70) % 2 * 127)) }
             if b % 90 == 0 { e.enqueue(.control(frame: frame, controller: 1, value: b % 128)) }
             if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
+            if b % 30 == 0 { e.enqueue(.pitchBend(frame: frame + 7, value: (b * 131) % 16_384)) }
             if b % 2 == 0 {
                 e.render(into: output, frameCount: block)
             } else {

@@ -219,20 +219,32 @@ extension Engine {
         return exp2Fast(cents / 1200)
     }
 
+    /// Bends a voice by `factor` (the wheel's): its increment becomes its own × `factor` (× its
+    /// modulation's, for a modulated voice, which keeps the wheel's for its next tick).
+    @_noLocks
+    func retune(slot: Int, factor: Double) {
+        guard pool.pitchedVoices[slot].isModulated else {
+            tune(&pool.pitchedVoices[slot], factor: factor)
+            return
+        }
+        pool.modulatedVoices[slot].bend = factor
+        tune(&pool.pitchedVoices[slot], factor: factor * pool.modulatedVoices[slot].pitchFactor)
+    }
+
     /// Sets a voice's increment to its own × `factor`, and the kernel that increment needs (read
     /// frame by frame only at exactly its own rate on a whole frame).
     @_noLocks
-    func retune(slot: Int, factor: Double) {
-        let base = pool.pitchedVoices[slot].baseIncrement
+    func tune(_ voice: inout PitchedVoice, factor: Double) {
+        let base = voice.baseIncrement
         let increment = factor == 1 ? base : UInt64(Double(base) * factor + 0.5)
-        pool.pitchedVoices[slot].increment = max(1, increment)
-        if increment == 1 << 32, UInt32(truncatingIfNeeded: pool.pitchedVoices[slot].phaseFrames) == 0 {
-            pool.pitchedVoices[slot].kernel = -1
+        voice.increment = max(1, increment)
+        if increment == 1 << 32, UInt32(truncatingIfNeeded: voice.phaseFrames) == 0 {
+            voice.kernel = -1
             return
         }
         var k = 0
         while k < table.kernelLevelCount - 1, increment > table.kernelLevels[k].highestIncrement { k += 1 }
-        pool.pitchedVoices[slot].kernel = Int32(k)
+        voice.kernel = Int32(k)
     }
 
     @_noLocks

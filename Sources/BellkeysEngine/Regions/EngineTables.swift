@@ -150,6 +150,7 @@ extension Engine {
             let pitched =
                 transposed || stereo || region.envelope != nil || looped || region.offset != 0
                 || setList.sets[setOfRegion[i]].instrument.followsPitchBend || region.filter != nil
+                || region.modulation != nil
             anyPitched = anyPitched || pitched
             anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
             let loop: VoiceLoop =
@@ -159,7 +160,7 @@ extension Engine {
                 case .continuous: .continuous
                 case .sustain: .sustain
                 }
-            slots.append(
+            var slot =
                 RegionSlot(
                     frames: bank.frames(of: index), frameCount: frameCount, isStereo: stereo,
                     gain: region.gain * bank.scales[index], damp: damp,
@@ -188,7 +189,12 @@ extension Engine {
                     cutoff: region.cutoff,
                     filterQ: 0.707_106_781_186_547_5 * exp2(region.resonance / 20 * 3.321_928_094_887_362_3),
                     filterVelocityCents: region.filterVelocityCents, filterKeytrackCents: region.filterKeytrackCents,
-                    pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i]))
+                    pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i])
+            if let modulation = region.modulation {
+                slot.hasModulation = true
+                slot.modulation = ModulationTicks(modulation, sampleRate: sampleRate)
+            }
+            slots.append(slot)
         }
         return RegionSlots(
             slots: slots, anyPitched: anyPitched, anyOffCentre: anyOffCentre, rangeNumbers: rangeNumbers,

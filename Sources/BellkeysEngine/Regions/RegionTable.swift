@@ -52,6 +52,8 @@ struct RegionTable: BitwiseCopyable {
     let hasPannedKeys: Bool
     /// `Instrument.followsPanController` (of any set).
     let followsPanController: Bool
+    /// The SoundFont convex curve at 128 points (`convexCurve()`), for the modulation envelope.
+    let convexCurve: UnsafePointer<Double>
 
     /// The table of `setList`'s regions as `layout` lists them, read through `kernels`, at the
     /// output's `sampleRate`. Thread: control.
@@ -108,6 +110,9 @@ struct RegionTable: BitwiseCopyable {
         followsPanController = setList.sets.contains { $0.instrument.followsPanController }
         let gains = Self.strikeGains(setList, layout: layout, sampleRate: sampleRate)
         (velocityGains, timbreTable) = (UnsafePointer(gains.velocity), UnsafePointer(gains.timbre))
+        let curve = UnsafeMutablePointer<Double>.allocate(capacity: 128)
+        curve.initialize(from: BellkeysEngine.convexCurve(), count: 128)
+        convexCurve = UnsafePointer(curve)
     }
 
     /// Per region r and velocity v, at 128r + v: the strike's gain (the region's own velocity
@@ -152,6 +157,7 @@ struct RegionTable: BitwiseCopyable {
         incrementKernels.deallocate()
         velocityGains.deallocate()
         timbreTable.deallocate()
+        convexCurve.deallocate()
     }
 }
 

@@ -214,7 +214,8 @@ func readAcrossLoop(
 extension Engine {
     /// Mixes up to `n` frames of the pitched voice in `slot` into `left` (its channel's bus, or
     /// the left side bus) and, if given, `right` (the right side bus: panned or stereo voices),
-    /// through its envelope and filter; returns true when the voice has ended. Thread: render.
+    /// through its envelope and filter (and its modulation, tick by tick); returns true when the
+    /// voice has ended. Thread: render.
     /// Real-time safe.
     @_noLocks
     func mixPitchedVoice(
@@ -232,7 +233,11 @@ extension Engine {
                     break
                 }
             }
-            let m = min(n - done, pitched.envelope.pieceLeft)
+            var m = min(n - done, pitched.envelope.pieceLeft)
+            if pitched.isModulated {
+                if pool.modulatedVoices[slot].tickLeft == 0 { tickModulation(slot: slot, region: region, &pitched) }
+                m = min(m, pool.modulatedVoices[slot].tickLeft)
+            }
             let got = resample(
                 &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: table.kernelLevels,
                 wide: wideMixing,
@@ -246,6 +251,7 @@ extension Engine {
             voice.gain.advance(by: got)
             if pitched.envelope.pieceLeft != Int.max { pitched.envelope.pieceLeft -= got }
             pitched.envelope.stageFrame += got
+            if pitched.isModulated { pool.modulatedVoices[slot].tickLeft -= got }
             done += got
             if got < m {
                 ended = true

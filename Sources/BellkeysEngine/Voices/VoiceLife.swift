@@ -139,6 +139,10 @@ extension Engine {
             if key.hasEnvelope {
                 startEnvelope(&pool.voices[slot].gain, &pitched.envelope, key.envelope, strike: strike)
             }
+            if key.hasModulation {
+                pitched.isModulated = true
+                pool.modulatedVoices[slot] = ModulatedVoice()
+            }
             pool.pitchedVoices[slot] = pitched
             if table.sets[key.set].followsPitchBend, midi.channels[channel].bend != 8192 {
                 retune(slot: slot, factor: bendFactor(channel: channel, region: r))
@@ -179,6 +183,7 @@ extension Engine {
         pool.voices[slot].phase = .releasing
         if pool.voices[slot].isPitched {
             if pool.pitchedVoices[slot].loop.is(.sustain) { pool.pitchedVoices[slot].looping = false }
+            if pool.pitchedVoices[slot].isModulated { pool.modulatedVoices[slot].releaseAsked = true }
             let region = Int(pool.voices[slot].region)
             if table.regions[region].hasEnvelope {
                 startRelease(pool.voices[slot].gain, &pool.pitchedVoices[slot].envelope, table.regions[region].envelope)

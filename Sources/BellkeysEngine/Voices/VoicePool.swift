@@ -11,6 +11,8 @@ struct VoicePool: BitwiseCopyable {
     let voices: UnsafeMutablePointer<Voice>
     /// The pitched voices' own state, slot for slot with `voices`.
     let pitchedVoices: UnsafeMutablePointer<PitchedVoice>
+    /// The modulated voices' own state, slot for slot with `voices`.
+    let modulatedVoices: UnsafeMutablePointer<ModulatedVoice>
     /// What idle voice slots point at.
     let silence: UnsafeMutablePointer<Int16>
     /// The active slots (the first `Engine.activeCount`), and the free ones (`Engine.freeCount`).
@@ -42,6 +44,8 @@ struct VoicePool: BitwiseCopyable {
         voices.initialize(repeating: idle, count: slotCount)
         pitchedVoices = .allocate(capacity: slotCount)
         pitchedVoices.initialize(repeating: PitchedVoice(), count: slotCount)
+        modulatedVoices = .allocate(capacity: slotCount)
+        modulatedVoices.initialize(repeating: ModulatedVoice(), count: slotCount)
         active = .allocate(capacity: slotCount)
         active.initialize(repeating: 0, count: slotCount)
         free = .allocate(capacity: slotCount)
@@ -64,6 +68,7 @@ struct VoicePool: BitwiseCopyable {
     func deallocate() {
         voices.deallocate()
         pitchedVoices.deallocate()
+        modulatedVoices.deallocate()
         silence.deallocate()
         active.deallocate()
         free.deallocate()

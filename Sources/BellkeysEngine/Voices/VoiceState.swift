@@ -60,6 +60,9 @@ struct RegionSlot {
     var pitchKeycenter: Int
     /// The set the region belongs to (`RegionTable.sets`).
     var set: Int
+    /// Its modulation envelope (`Region.modulation`), if it has one: its voices are modulated.
+    var hasModulation = false
+    var modulation = ModulationTicks()
 }
 
 /// Where a voice is in its life.
@@ -158,6 +161,9 @@ struct PitchedVoice {
     var filterKind: UInt8 = 0
     var filterCoefficients = SIMD8<Float>()
     var filterState = SIMD4<Float>()
+    /// Whether its region has a modulation envelope: the rest of its state is
+    /// `VoicePool.modulatedVoices[slot]`.
+    var isModulated = false
 
     @_noLocks
     init() {}

@@ -1,0 +1,190 @@
+import BellkeysModel
+
+// The modulation envelope on the render thread. It moves in ticks of 64 frames counted from the
+// voice's first frame, and its stages are whole numbers of ticks counted as FluidSynth 2.3
+// counts them (`fluid_voice_update_param`, `calculate_hold_decay_buffers`), stepped by
+// FluidSynth's rule (`fluid_adsr_env_calc`). FluidSynth renders in 64-frame blocks and starts a
+// voice on a block, so its envelope moves at the same frames of the voice: a voice's pitch
+// follows FluidSynth's tick for tick, whatever blocks bellkeys renders in.
+
+/// A region's modulation in ticks, as the render thread reads it (`RegionSlot.modulation`).
+struct ModulationTicks {
+    /// Frames in a tick.
+    static let frames = 64
+
+    /// Ticks of each stage; the steps of the attack (up), decay and release (down), as the
+    /// change in level per tick; the sustain level.
+    var delay = 0
+    var attack = 1
+    var attackStep = 1.0
+    var hold = 0
+    var decay = 0
+    var decayStep = 0.0
+    var sustain = 1.0
+    var release = 1
+    var releaseStep = -1.0
+    /// Cents of pitch at full level.
+    var toPitchCents = 0.0
+
+    init() {}
+
+    /// `modulation` at `sampleRate` frames a second. FluidSynth's own arithmetic: a delay's
+    /// ticks are cut down to a whole tick, an attack's and a release's are one more than that,
+    /// a hold's and a decay's are rounded; a step is 1 over the ticks in single precision.
+    init(_ modulation: VoiceModulation, sampleRate: Int) {
+        let e = modulation.envelope, rate = Double(sampleRate), tick = Double(Self.frames)
+        func cut(_ seconds: Double) -> Int { Int(max(0, rate * seconds / tick)) }
+        func rounded(_ seconds: Double) -> Int { Int(max(0, rate * seconds / tick + 0.5)) }
+        func step(_ ticks: Int) -> Double { Double(Float(1) / Float(ticks)) }
+        delay = cut(e.delay)
+        attack = 1 + cut(e.attack)
+        attackStep = step(attack)
+        hold = rounded(e.hold)
+        decay = rounded(e.decay)
+        decayStep = decay > 0 ? -step(decay) : 0
+        sustain = max(0, min(1, e.sustain))
+        release = 1 + cut(e.release)
+        releaseStep = -step(release)
+        toPitchCents = max(-12_000, min(12_000, modulation.envelopeToPitchCents))
+    }
+}
+
+/// Where a modulation envelope is.
+enum ModulationStage: UInt8 {
+    case delay, attack, hold, decay, sustain, release, finished
+
+    /// Whether this is `stage` (not `==`: see `VoicePhase.is`).
+    @_noLocks
+    func `is`(_ stage: ModulationStage) -> Bool { rawValue == stage.rawValue }
+}
+
+/// What a modulated voice adds to a pitched one (`VoicePool.modulatedVoices`, slot for slot):
+/// its envelope's place and level, and the two factors of its pitch. Plain values. Thread: render.
+struct ModulatedVoice {
+    var stage = ModulationStage.delay
+    /// Ticks into the stage.
+    var count = 0
+    /// The envelope's level, 0...1.
+    var level = 0.0
+    /// Frames left in the tick under way (0: the next frame begins a tick).
+    var tickLeft = 0
+    /// Note-off came: the release starts at the next tick (FluidSynth starts it at a block).
+    var releaseAsked = false
+    /// The wheel's factor on its increment (`Engine.retune` keeps it), and the envelope's (set
+    /// at each tick).
+    var bend = 1.0
+    var pitchFactor = 1.0
+
+    @_noLocks
+    init() {}
+}
+
+/// The SoundFont convex curve at 128 points (FluidSynth's `fluid_convex_tab`): 0 at 0, 1 at 127,
+/// 1 + 5/12 log₁₀(i / 127) between. Thread: control.
+func convexCurve() -> [Double] {
+    let log10Of2 = 0.301_029_995_663_981_2
+    var curve = [Double](repeating: 0, count: 128)
+    for i in 1..<127 {
+        let x = log2(Double(i) / 127) * log10Of2
+        curve[i] = 1 + 5 / 12 * x
+    }
+    curve[127] = 1
+    return curve
+}
+
+/// The curve at `x` in 0...127, between its points linearly (FluidSynth's `fluid_convex`).
+@_noLocks
+func convex(_ x: Double, curve: UnsafePointer<Double>) -> Double {
+    if x < 0 { return 0 }
+    let i = Int(x)
+    if i >= 127 { return curve[127] }
+    return curve[i] + (curve[i + 1] - curve[i]) * (x - Double(i))
+}
+
+/// The level a modulated voice's pitch follows: in the attack, the envelope's through the convex
+/// curve (as FluidSynth reads it), else the envelope's own.
+@_noLocks
+func heardLevel(_ v: ModulatedVoice, curve: UnsafePointer<Double>) -> Double {
+    v.stage.is(.attack) ? convex(127 * v.level, curve: curve) : v.level
+}
+
+/// One tick of a modulation envelope (FluidSynth's `fluid_adsr_env_calc`), after a note-off
+/// asked for since the last (`fluid_rvoice_noteoff_LOCAL`): on to the next stage while this
+/// one's ticks are used up (leaving the decay at the sustain level), then one step, which ends
+/// the stage early when it passes the stage's bound. Thread: render.
+@_noLocks
+func stepModulation(_ v: inout ModulatedVoice, _ t: ModulationTicks, curve: UnsafePointer<Double>) {
+    if v.releaseAsked {
+        v.releaseAsked = false
+        if v.stage.is(.delay) || v.stage.is(.attack) || v.stage.is(.hold) || v.stage.is(.decay)
+            || v.stage.is(.sustain)
+        {
+            // The release falls from the level heard: in the attack that is the curve's.
+            if v.stage.is(.attack), v.level > 0 { v.level = max(0, min(1, convex(127 * v.level, curve: curve))) }
+            v.stage = .release
+            v.count = 0
+        }
+    }
+    while v.count >= ticks(of: v.stage, t) {
+        if v.stage.is(.decay) { v.level = t.sustain }
+        v.stage = ModulationStage(rawValue: v.stage.rawValue + 1) ?? .finished
+        v.count = 0
+    }
+    let (step, low, high) = bounds(of: v.stage, t)
+    var x = v.stage.is(.delay) || v.stage.is(.finished) ? 0 : v.level + step
+    if x < low {
+        x = low
+        v.stage = ModulationStage(rawValue: v.stage.rawValue + 1) ?? .finished
+        v.count = 0
+    } else if x > high {
+        x = high
+        v.stage = ModulationStage(rawValue: v.stage.rawValue + 1) ?? .finished
+        v.count = 0
+    } else {
+        v.count += 1
+    }
+    v.level = x
+}
+
+/// The ticks of `stage` (the sustain and the end last for ever).
+@_noLocks
+private func ticks(of stage: ModulationStage, _ t: ModulationTicks) -> Int {
+    switch stage {
+    case .delay: t.delay
+    case .attack: t.attack
+    case .hold: t.hold
+    case .decay: t.decay
+    case .sustain, .finished: Int.max
+    case .release: t.release
+    }
+}
+
+/// A stage's step and the bounds that end it (FluidSynth's `increment`, `min`, `max`).
+@_noLocks
+private func bounds(of stage: ModulationStage, _ t: ModulationTicks) -> (step: Double, low: Double, high: Double) {
+    switch stage {
+    case .delay, .finished: (0, -1, 1)
+    case .attack: (t.attackStep, -1, 1)
+    case .hold, .sustain: (0, -1, 2)
+    case .decay: (t.decayStep, t.sustain, 2)
+    case .release: (t.releaseStep, 0, 2)
+    }
+}
+
+extension Engine {
+    /// A modulated voice's tick: its envelope one step on, and its pitch to the level's (with
+    /// the wheel's), for the next `ModulationTicks.frames` frames. Thread: render.
+    @_noLocks
+    func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice) {
+        let ticks = table.regions[region].modulation
+        var modulated = pool.modulatedVoices[slot]
+        stepModulation(&modulated, ticks, curve: table.convexCurve)
+        modulated.tickLeft = ModulationTicks.frames
+        if ticks.toPitchCents != 0 {
+            let cents = heardLevel(modulated, curve: table.convexCurve) * ticks.toPitchCents
+            modulated.pitchFactor = exp2Fast(cents / 1200)
+            tune(&pitched, factor: modulated.bend * modulated.pitchFactor)
+        }
+        pool.modulatedVoices[slot] = modulated
+    }
+}

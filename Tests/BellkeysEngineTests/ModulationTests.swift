@@ -1,0 +1,154 @@
+import BellkeysModel
+import Glibc
+import Testing
+
+@testable import BellkeysEngine
+
+/// The modulation envelope: its stages counted in 64-frame ticks and stepped as FluidSynth 2.3
+/// steps them, and a voice's pitch following it tick by tick.
+@Suite struct ModulationEnvelopes {
+    static let rate = 44_100
+    /// The seconds of `ticks` ticks at 44.1 kHz.
+    static func seconds(_ ticks: Double) -> Double { ticks * 64 / Double(rate) }
+    /// Delay 2 ticks (2.5 cut down), attack 3 (1 + 2.5 cut down), hold 1, decay 4 (both rounded)
+    /// to a sustain of 0.4, release 5 (1 + 4.5 cut down); an octave at full level.
+    static let modulation = VoiceModulation(
+        envelope: ModulationEnvelope(
+            delay: seconds(2.5), attack: seconds(2.5), hold: seconds(1), decay: seconds(4), sustain: 0.4,
+            release: seconds(4.5)),
+        envelopeToPitchCents: 1_200)
+    /// 1/n in single precision, as FluidSynth makes a step.
+    static func step(_ n: Int) -> Double { Double(Float(1) / Float(n)) }
+    /// The convex curve at x in 0...127, from its formula (1 + 5/12 log₁₀(i/127) at the points,
+    /// straight between them).
+    static func convexAt(_ x: Double) -> Double {
+        func point(_ i: Int) -> Double { i == 0 ? 0 : 1 + 5.0 / 12.0 * log10(Double(i) / 127) }
+        let i = Int(x)
+        return point(i) + (point(i + 1) - point(i)) * (x - Double(i))
+    }
+
+    /// The convex curve as the engine keeps it (for the life of the tests; only ever read).
+    nonisolated(unsafe) static let curve: UnsafePointer<Double> = {
+        let curve = UnsafeMutablePointer<Double>.allocate(capacity: 128)
+        curve.initialize(from: convexCurve(), count: 128)
+        return UnsafePointer(curve)
+    }()
+
+    @Test func stagesAreCountedInTicksAsFluidSynthCountsThem() {
+        let t = ModulationTicks(Self.modulation, sampleRate: Self.rate)
+        #expect(t.delay == 2 && t.attack == 3 && t.hold == 1 && t.decay == 4 && t.release == 5)
+        #expect(t.attackStep == Self.step(3) && t.decayStep == -0.25 && t.releaseStep == -Self.step(5))
+        #expect(t.sustain == 0.4 && t.toPitchCents == 1_200)
+        // No times at all: no delay, an attack of one tick, no hold or decay, a release of one.
+        let none = ModulationTicks(VoiceModulation(), sampleRate: Self.rate)
+        #expect(none.delay == 0 && none.attack == 1 && none.attackStep == 1 && none.hold == 0 && none.decay == 0)
+        #expect(none.release == 1 && none.releaseStep == -1)
+    }
+
+    /// Tick by tick: 0 through the delay; the attack's steps through the convex curve; the top
+    /// (the third step passes 1 and is held there, into the hold); the decay by quarters until
+    /// it would pass the sustain level, which it then holds.
+    @Test func theLevelMovesTickByTick() {
+        let t = ModulationTicks(Self.modulation, sampleRate: Self.rate)
+        let curve = Self.curve
+        var v = ModulatedVoice()
+        var heard: [Double] = []
+        for _ in 0..<10 {
+            stepModulation(&v, t, curve: curve)
+            heard.append(heardLevel(v, curve: curve))
+        }
+        let third = Self.step(3)
+        let expected = [
+            0, 0, Self.convexAt(127 * third), Self.convexAt(127 * (third + third)), 1, 1, 0.75, 0.5, 0.4, 0.4,
+        ]
+        #expect(zip(heard, expected).allSatisfy { abs($0 - $1) < 1e-12 })
+        #expect(v.stage == .sustain)
+    }
+
+    /// A note-off in the attack: the release starts at the next tick from the level heard (the
+    /// curve's) and falls a fifth of the way each tick to 0, where the envelope ends.
+    @Test func aReleaseInTheAttackFallsFromTheCurvesLevel() {
+        let t = ModulationTicks(Self.modulation, sampleRate: Self.rate)
+        let curve = Self.curve
+        var v = ModulatedVoice()
+        for _ in 0..<3 { stepModulation(&v, t, curve: curve) } // delay, delay, the first step up
+        v.releaseAsked = true
+        var levels: [Double] = []
+        for _ in 0..<6 {
+            stepModulation(&v, t, curve: curve)
+            levels.append(heardLevel(v, curve: curve))
+        }
+        var level = Self.convexAt(127 * Self.step(3))
+        var expected: [Double] = []
+        for _ in 0..<6 {
+            level = max(0, level - Self.step(5))
+            expected.append(level)
+        }
+        #expect(zip(levels, expected).allSatisfy { abs($0 - $1) < 1e-12 })
+        #expect(v.stage == .finished)
+    }
+
+    /// An engine at 44.1 kHz playing a looped sine at its own pitch under the envelope (an
+    /// octave at the top): each tick's increment is the sample's step × 2^(level heard), and
+    /// the voice reads exactly 64 × that increment in each tick.
+    func engine(bend: Bool = false) -> Engine {
+        let bank = SampleBank(samples: [loopedSine(cycles: 441, frames: 44_100)], sampleRate: Self.rate)
+        var region = Region(sampleIndex: 0)
+        region.loopMode = .continuous
+        region.loopEnd = 44_099
+        region.modulation = Self.modulation
+        var config = EngineConfiguration(sampleRate: Self.rate)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [])
+        instrument.regions = [region]
+        instrument.followsPitchBend = bend
+        return Engine(bank: bank, instrument: instrument, configuration: config)
+    }
+
+    @Test func theVoicesPitchFollowsTheEnvelopeTickByTick() {
+        let e = engine()
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        let t = ModulationTicks(Self.modulation, sampleRate: Self.rate)
+        let curve = Self.curve
+        var model = ModulatedVoice()
+        var read: UInt64 = 0
+        for k in 0..<12 {
+            _ = render(e, k == 0 ? 1 : 64) // into tick k: its first frame
+            stepModulation(&model, t, curve: curve)
+            let expected = UInt64(4_294_967_296 * exp2Fast(heardLevel(model, curve: curve)) + 0.5)
+            let slot = Int(e.pool.active[0])
+            #expect(e.pool.pitchedVoices[slot].increment == expected, "tick \(k)")
+            #expect(e.pool.pitchedVoices[slot].phaseFrames == read + expected, "tick \(k)")
+            read += 64 * expected
+        }
+    }
+
+    /// Where the output's blocks fall does not move the ticks: 1,000 frames rendered whole, in
+    /// 64-frame blocks and in 17-frame ones are the same samples.
+    @Test func blocksDoNotMoveTheTicks() {
+        var outputs: [[Float]] = []
+        for block in [1_000, 64, 17] {
+            let e = engine()
+            e.enqueue(.noteOn(frame: 5, note: 60, velocity: 127))
+            e.enqueue(.noteOff(frame: 700, note: 60))
+            outputs.append(renderStereo(e, 1_000, block: block).left)
+        }
+        #expect(outputs[0] == outputs[1] && outputs[0] == outputs[2])
+        #expect(outputs[0][5...].contains { $0 != 0 })
+    }
+
+    /// The wheel and the envelope multiply: at the envelope's top a voice plays an octave up;
+    /// bent to the wheel's top, that octave and 8,191/8,192 of 200 cents more, at once.
+    @Test func theWheelAndTheEnvelopeMultiply() {
+        let e = engine(bend: true)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        _ = render(e, 64 * 4 + 1) // tick 4: the top
+        let slot = Int(e.pool.active[0])
+        #expect(e.pool.pitchedVoices[slot].increment == 1 << 33)
+        e.enqueue(.pitchBend(frame: Int64(64 * 4 + 10), value: 16_383))
+        _ = render(e, 20)
+        let bend = exp2Fast(200.0 * 8_191 / 8_192 / 1_200)
+        #expect(e.pool.pitchedVoices[slot].increment == UInt64(Double(1 << 32) * bend * 2 + 0.5))
+        #expect(e.pool.modulatedVoices[slot].bend == bend)
+    }
+}
