@@ -36,9 +36,28 @@ public struct VoiceModulation: Sendable, Equatable {
     public var envelope: ModulationEnvelope
     /// Cents of pitch at the envelope's full level (SoundFont `modEnvToPitch`), −12,000...12,000.
     public var envelopeToPitchCents: Double
+    /// Cents of the two-pole low-pass's cutoff at the envelope's full level (SoundFont
+    /// `modEnvToFilterFc`), −12,000...12,000: the region's filter moves (a region without one
+    /// has none to move).
+    public var envelopeToCutoffCents: Double
+    /// Where the moving cutoff stays, in Hz (and below 0.45 of the output's rate): by default
+    /// a SoundFont's, 1,500 to 13,500 cents above 8.176 Hz (FluidSynth's `fluid_ct2hz`).
+    public var cutoffRange: ClosedRange<Double>
 
-    public init(envelope: ModulationEnvelope = ModulationEnvelope(), envelopeToPitchCents: Double = 0) {
+    /// A SoundFont filter's range of cutoffs, in Hz.
+    public static let soundFontCutoffRange: ClosedRange<Double> = {
+        let lowest = 8.175_798_915_643_707 * 2.378_414_230_005_442 // 2^(1500/1200)
+        let highest = 8.175_798_915_643_707 * 2_435.496_591_027_272_8 // 2^(13500/1200)
+        return lowest...highest
+    }()
+
+    public init(
+        envelope: ModulationEnvelope = ModulationEnvelope(), envelopeToPitchCents: Double = 0,
+        envelopeToCutoffCents: Double = 0, cutoffRange: ClosedRange<Double> = Self.soundFontCutoffRange
+    ) {
         self.envelope = envelope
         self.envelopeToPitchCents = envelopeToPitchCents
+        self.envelopeToCutoffCents = envelopeToCutoffCents
+        self.cutoffRange = cutoffRange
     }
 }

@@ -124,11 +124,12 @@ import Testing
     }
 
     /// Where the output's blocks fall does not move the ticks: 1,000 frames rendered whole, in
-    /// 64-frame blocks and in 17-frame ones are the same samples.
-    @Test func blocksDoNotMoveTheTicks() {
+    /// 64-frame blocks and in 17-frame ones are the same samples, the pitch's and the filter's.
+    @Test(arguments: [false, true])
+    func blocksDoNotMoveTheTicks(filtered: Bool) {
         var outputs: [[Float]] = []
         for block in [1_000, 64, 17] {
-            let e = engine()
+            let e = filtered ? filteredEngine() : engine()
             e.enqueue(.noteOn(frame: 5, note: 60, velocity: 127))
             e.enqueue(.noteOff(frame: 700, note: 60))
             outputs.append(renderStereo(e, 1_000, block: block).left)
@@ -150,5 +151,82 @@ import Testing
         let bend = exp2Fast(200.0 * 8_191 / 8_192 / 1_200)
         #expect(e.pool.pitchedVoices[slot].increment == UInt64(Double(1 << 32) * bend * 2 + 0.5))
         #expect(e.pool.modulatedVoices[slot].bend == bend)
+    }
+
+    /// A 4 kHz sine (at its own pitch) through a low-pass at 500 Hz that the envelope opens 3
+    /// octaves: held at the top for half a second, then down to nothing over 0.2 s.
+    func filteredEngine(frequency: Int = 4_000) -> Engine {
+        let bank = SampleBank(samples: [loopedSine(cycles: frequency, frames: 44_100)], sampleRate: Self.rate)
+        var region = Region(sampleIndex: 0)
+        region.loopMode = .continuous
+        region.loopEnd = 44_099
+        region.filter = .lowPass2
+        region.cutoff = 500
+        region.modulation = VoiceModulation(
+            envelope: ModulationEnvelope(hold: 0.5, decay: 0.2, sustain: 0), envelopeToCutoffCents: 3_600)
+        var config = EngineConfiguration(sampleRate: Self.rate)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [])
+        instrument.regions = [region]
+        let e = Engine(bank: bank, instrument: instrument, configuration: config)
+        e.enqueue(.control(frame: 0, controller: 7, value: 127))
+        return e
+    }
+
+    /// The biquad's gain at `frequency` for its coefficients (b0, b1, b2, a1, a2).
+    static func gain(_ k: SIMD8<Float>, at frequency: Double) -> Double {
+        let w = 2 * Double.pi * frequency / Double(rate)
+        func magnitude(_ c0: Double, _ c1: Double, _ c2: Double) -> Double {
+            let re = c0 + c1 * cos(w) + c2 * cos(2 * w), im = -c1 * sin(w) - c2 * sin(2 * w)
+            return (re * re + im * im).squareRoot()
+        }
+        return magnitude(Double(k[0]), Double(k[1]), Double(k[2])) / magnitude(1, Double(k[3]), Double(k[4]))
+    }
+
+    /// The cutoff is the region's × 2^(level × cents / 1200) at each tick: at once at the first
+    /// (the attack of one tick is at the top: 4 kHz), then reached over the 64 frames of a tick,
+    /// a step a frame, landing on them (at the decay's first tick the level is 1 − 1/ticks).
+    @Test func theCutoffFollowsTheEnvelopeTickByTick() {
+        let e = filteredEngine()
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        _ = render(e, 1)
+        let slot = Int(e.pool.active[0])
+        let q = 0.707_106_781_186_547_5
+        #expect(
+            e.pool.pitchedVoices[slot].filterCoefficients
+                == lowPassCoefficients(cutoff: 4_000, q: q, sampleRate: 44_100))
+        #expect(e.pool.modulatedVoices[slot].filterStepsLeft == 0)
+        let t = ModulationTicks(
+            VoiceModulation(envelope: ModulationEnvelope(hold: 0.5, decay: 0.2)), sampleRate: Self.rate)
+        let holdEnds = 64 * (1 + t.hold) // the attack's tick, then the hold's
+        _ = render(e, holdEnds - 1) // up to the decay's first tick
+        let before = e.pool.pitchedVoices[slot].filterCoefficients
+        let level = 1 - Self.step(t.decay)
+        let target = lowPassCoefficients(cutoff: 500 * exp2Fast(level * 3_600 / 1_200), q: q, sampleRate: 44_100)
+        _ = render(e, 1) // its first frame
+        #expect(e.pool.modulatedVoices[slot].filterStepsLeft == 63)
+        #expect(e.pool.modulatedVoices[slot].filterSteps == (target - before) / 64)
+        #expect(e.pool.pitchedVoices[slot].filterCoefficients == before + (target - before) / 64)
+        _ = render(e, 63)
+        #expect(e.pool.pitchedVoices[slot].filterCoefficients == target)
+        #expect(e.pool.modulatedVoices[slot].filterStepsLeft == 0)
+    }
+
+    /// What comes out: while the envelope holds, the sine at the 4 kHz cutoff's gain (−3 dB);
+    /// once it has fallen, at the 500 Hz cutoff's (−36 dB); each to 0.01 dB.
+    @Test func theSineComesOutAtTheMovingCutoffsGain() {
+        let e = filteredEngine()
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        let out = render(e, 44_100)
+        let q = 0.707_106_781_186_547_5
+        func decibels(_ range: Range<Int>) -> Double {
+            10 * log10(power(Array(out[range])) / (0.5 * 0.5 / 2))
+        }
+        func expected(_ cutoff: Double) -> Double {
+            20 * log10(Self.gain(lowPassCoefficients(cutoff: cutoff, q: q, sampleRate: 44_100), at: 4_000))
+        }
+        #expect(abs(decibels(4_410..<22_050) - expected(4_000)) < 0.01)
+        #expect(abs(decibels(33_075..<44_100) - expected(500)) < 0.01)
+        #expect(expected(4_000) < -2.9 && expected(4_000) > -3.1 && expected(500) < -35)
     }
 }

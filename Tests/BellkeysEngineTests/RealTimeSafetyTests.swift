@@ -72,7 +72,7 @@ import Testing
     /// up and down (stretched kernels too), stereo and mono, looped (continuous and sustain) and
     /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
     /// choice, keyswitches, controller ranges, release samples and choke groups, a third under a
-    /// modulation envelope on their pitch, the wheel moving; thousands of
+    /// modulation envelope on their pitch and filter, the wheel moving; thousands of
     /// blocks at every quality: the render thread must not allocate once.
     @Test(arguments: InterpolationQuality.allCases)
     func pitchedRegionsNeverAllocate(quality: InterpolationQuality) {
@@ -102,9 +102,11 @@ import Testing
             r.triggersOnRelease = k == 11
             r.pan = Double(k - 6) / 6
             if k % 3 == 2 {
+                r.filter = .lowPass2
+                r.cutoff = 2_000
                 r.modulation = VoiceModulation(
                     envelope: ModulationEnvelope(delay: 0.001, attack: 0.01, hold: 0.01, decay: 0.1, sustain: 0.3),
-                    envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200)
+                    envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200, envelopeToCutoffCents: 2_400)
             }
             regions.append(r)
         }

@@ -23,8 +23,11 @@ struct ModulationTicks {
     var sustain = 1.0
     var release = 1
     var releaseStep = -1.0
-    /// Cents of pitch at full level.
+    /// Cents of pitch and of the filter's cutoff at full level, and where the cutoff stays (Hz).
     var toPitchCents = 0.0
+    var toCutoffCents = 0.0
+    var lowestCutoff = 0.0
+    var highestCutoff = 0.0
 
     init() {}
 
@@ -46,6 +49,9 @@ struct ModulationTicks {
         release = 1 + cut(e.release)
         releaseStep = -step(release)
         toPitchCents = max(-12_000, min(12_000, modulation.envelopeToPitchCents))
+        toCutoffCents = max(-12_000, min(12_000, modulation.envelopeToCutoffCents))
+        lowestCutoff = modulation.cutoffRange.lowerBound
+        highestCutoff = min(modulation.cutoffRange.upperBound, 0.45 * rate)
     }
 }
 
@@ -74,6 +80,14 @@ struct ModulatedVoice {
     /// at each tick).
     var bend = 1.0
     var pitchFactor = 1.0
+    /// Its filter's cutoff at note-on (Hz; `startFilter`), the cutoff its coefficients were last
+    /// made for (-1: none yet: the first are set at once), and their move toward those
+    /// (`filterTarget`): `filterSteps` a frame for `filterStepsLeft` frames more, landing on them.
+    var cutoff = 0.0
+    var lastCutoff = -1.0
+    var filterTarget = SIMD8<Float>()
+    var filterSteps = SIMD8<Float>()
+    var filterStepsLeft = 0
 
     @_noLocks
     init() {}
@@ -180,10 +194,28 @@ extension Engine {
         var modulated = pool.modulatedVoices[slot]
         stepModulation(&modulated, ticks, curve: table.convexCurve)
         modulated.tickLeft = ModulationTicks.frames
+        let level = heardLevel(modulated, curve: table.convexCurve)
         if ticks.toPitchCents != 0 {
-            let cents = heardLevel(modulated, curve: table.convexCurve) * ticks.toPitchCents
-            modulated.pitchFactor = exp2Fast(cents / 1200)
+            modulated.pitchFactor = exp2Fast(level * ticks.toPitchCents / 1200)
             tune(&pitched, factor: modulated.bend * modulated.pitchFactor)
+        }
+        if ticks.toCutoffCents != 0, pitched.filterKind == 2 {
+            // FluidSynth's `fluid_iir_filter_calc`: new coefficients when the cutoff moved by more
+            // than 0.01 Hz, reached over one tick (at once the first time).
+            let moved = modulated.cutoff * exp2Fast(level * ticks.toCutoffCents / 1200)
+            let cutoff = max(ticks.lowestCutoff, min(ticks.highestCutoff, moved))
+            if abs(cutoff - modulated.lastCutoff) > 0.01 {
+                let target = lowPassCoefficients(
+                    cutoff: cutoff, q: table.regions[region].filterQ, sampleRate: Double(configuration.sampleRate))
+                if modulated.lastCutoff < 0 {
+                    pitched.filterCoefficients = target
+                } else {
+                    modulated.filterTarget = target
+                    modulated.filterSteps = (target - pitched.filterCoefficients) / Float(ModulationTicks.frames)
+                    modulated.filterStepsLeft = ModulationTicks.frames
+                }
+                modulated.lastCutoff = cutoff
+            }
         }
         pool.modulatedVoices[slot] = modulated
     }

@@ -242,7 +242,11 @@ extension Engine {
                 &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: table.kernelLevels,
                 wide: wideMixing,
                 left: scratchLeft, right: scratchRight, count: m, seam: pool.seamScratch)
-            if pitched.filterKind != 0 { filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got) }
+            if pitched.isModulated, pool.modulatedVoices[slot].filterStepsLeft > 0 {
+                filterModulatedVoice(&pitched, &pool.modulatedVoices[slot], scratchLeft, scratchRight, frameCount: got)
+            } else if pitched.filterKind != 0 {
+                filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got)
+            }
             var rightFromDone: UnsafeMutablePointer<Float>?
             if let right { rightFromDone = right + done }
             addVoice(
