@@ -222,7 +222,6 @@ public func compileSoundFont(path: String, font: SoundFont, preset choice: Prese
         let unplayed: [(SoundFontGenerator, String)] = [
             (.modLfoToPitch, "the modulation LFO"), (.modLfoToFilterFc, "the modulation LFO"),
             (.modLfoToVolume, "the modulation LFO"), (.vibLfoToPitch, "the vibrato LFO"),
-            (.modEnvToPitch, "the modulation envelope"), (.modEnvToFilterFc, "the modulation envelope"),
         ]
         for (generator, what) in unplayed where zone[generator] != 0 {
             warnOnce("\(what) is left out (the preset's \(generator) is \(zone[generator]))")

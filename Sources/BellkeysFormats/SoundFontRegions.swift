@@ -229,11 +229,15 @@ public func soundFontRegions(
 
     // The low-pass: off at its defaults (FluidSynth's is at 19.9 kHz, capped at 0.45 of the
     // rate, with 1.5 dB of gain at every cutoff).
+    // A modulation envelope that moves the cutoff turns it on, its cutoff the unclipped one: the
+    // engine keeps the moving cutoff below 0.45 of the rate, as FluidSynth keeps the sum.
     let cutoffCents = max(1500, min(13_500, zone[.initialFilterFc]))
     let q = max(0, min(960, zone[.initialFilterQ]))
-    if cutoffCents < 13_500 || q > 0 {
+    let moved = zone[.modEnvToFilterFc] != 0
+    if cutoffCents < 13_500 || q > 0 || moved {
         region.filter = .lowPass2
-        region.cutoff = min(8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200), 0.45 * Double(bankRate))
+        region.cutoff = 8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200)
+        if !moved { region.cutoff = min(region.cutoff, 0.45 * Double(bankRate)) }
         region.resonance = Double(q) / 10
         // FluidSynth turns a resonant filter's passband down by half its peak in dB.
         gain *= pow(10, -Double(q) / 400)
@@ -277,7 +281,10 @@ public func soundFontRegions(
     }
     // One region for each run of keys that share those cents and (when hold or decay follows
     // the key) an envelope.
-    let keyed = zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
+    let modulated = zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0
+    let keyed =
+        zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
+        || modulated && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
     var regions: [Region] = []
     for key in region.keyRange {
         let cents = fluidSynthCents(key)
@@ -290,6 +297,7 @@ public func soundFontRegions(
         piece.keyRange = key...key
         piece.tuneCents += cents
         piece.envelope = soundFontEnvelope(zone, key: keyed ? key : 60, bankRate: bankRate)
+        if modulated { piece.modulation = soundFontModulation(zone, key: keyed ? key : 60) }
         regions.append(piece)
     }
     return regions
@@ -318,4 +326,23 @@ private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: I
         decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
         sustain: pow(10, -0.096 * sustain / 20),
         release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
+}
+
+/// The modulation envelope of `zone` for a note of `key` and where it goes (FluidSynth's
+/// generators 7, 11 and 25 to 32): times in seconds as FluidSynth clips them (the engine counts
+/// them in ticks as FluidSynth does), hold and decay moved by the key from 60, the sustain level
+/// 1 − 0.001 × its generator with FluidSynth's single-precision 0.001.
+func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulation {
+    let hold = zone[.holdModEnv] + zone[.keynumToModEnvHold] * (60 - key)
+    let decay = zone[.decayModEnv] + zone[.keynumToModEnvDecay] * (60 - key)
+    let envelope = ModulationEnvelope(
+        delay: zone[.delayModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.delayModEnv], in: -12_000...5_000),
+        attack: zone[.attackModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.attackModEnv], in: -12_000...8_000),
+        hold: seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true),
+        decay: seconds(timecents: decay, in: -12_000...8_000),
+        sustain: max(0, min(1, 1 - Double(Float(0.001)) * Double(zone[.sustainModEnv]))),
+        release: zone[.releaseModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.releaseModEnv], in: -12_000...8_000))
+    return VoiceModulation(
+        envelope: envelope, envelopeToPitchCents: Double(zone[.modEnvToPitch]),
+        envelopeToCutoffCents: Double(zone[.modEnvToFilterFc]))
 }

@@ -185,6 +185,45 @@ func testFont() -> SoundFontBuilder {
         }
     }
 
+    /// The modulation envelope: its times as FluidSynth clips them (in seconds: the engine counts
+    /// them in ticks), hold and decay following the key from 60 (a region per key), FluidSynth's
+    /// sustain level (1 − 0.001 × 600 in its single-precision 0.001), and where it goes. A zone
+    /// whose envelope moves the cutoff gets the filter, its cutoff not clipped to 0.45 of the rate
+    /// (the engine clips the moving one).
+    @Test func theModulationEnvelopeIsFluidSynths() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].generators += [
+            (.modEnvToFilterFc, -2400), (.modEnvToPitch, 50), (.delayModEnv, -32_768), (.attackModEnv, -12_000),
+            (.holdModEnv, 9_000), (.decayModEnv, 1_200), (.keynumToModEnvDecay, 100), (.sustainModEnv, 600),
+            (.releaseModEnv, -2_400),
+        ]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let zone = voiceZones(of: font.presets[0], in: font)![0]
+        let regions = soundFontRegions(
+            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
+            bankRate: 48_000)
+        #expect(regions.map(\.keyRange) == (48...65).map { $0...$0 })
+        for region in regions {
+            let key = region.keyRange.lowerBound
+            let m = try #require(region.modulation)
+            #expect(m.envelopeToPitchCents == 50 && m.envelopeToCutoffCents == -2_400)
+            #expect(m.envelope.delay == 0 && m.envelope.attack == exp2(-10.0))
+            #expect(m.envelope.hold == exp2(5_000.0 / 1_200), "hold clipped to 5,000 tc")
+            #expect(m.envelope.decay == exp2(Double(1_200 + 100 * (60 - key)) / 1_200), "key \(key)")
+            #expect(m.envelope.sustain == 1 - 0.001_000_000_047_497_451_3 * 600)
+            #expect(m.envelope.release == 0.25)
+            // The filter at its default cutoff, 13,500 cents above 8.176 Hz (19.9 kHz), not 0.45
+            // of 48 kHz (21.6 kHz); FluidSynth's moving cutoff starts there too.
+            #expect(region.filter == .lowPass2 && abs(region.cutoff - 8.175_798_915_643_707 * exp2(11.25)) < 1e-9)
+        }
+        // Without a depth the envelope is nothing: no modulation, no filter.
+        let plainFont = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
+        let plain = soundFontRegions(
+            voiceZones(of: plainFont.presets[0], in: plainFont)![0], header: plainFont.samples[0], sampleIndex: 0,
+            firstWord: 0, frameCount: 480, sampleRate: 48_000, bankRate: 48_000)
+        #expect(plain.allSatisfy { $0.modulation == nil && $0.filter == nil })
+    }
+
     /// FluidSynth plays whole cents, its floating-point sum cut down: with root key 84 and a
     /// -18 cent correction, 100 x (key - 84.18) + 8418 falls just under a whole cent for keys 3
     /// to 81 (in IEEE doubles, as FluidSynth computes it), which then play a cent flat.

@@ -40,7 +40,8 @@ multiples of 28224 frames (0.64 s = lcm(64, 441) frames: a multiple of 64 and a
 whole number of ms, which keeps FluidSynth's ms clock exact) and are held 44096
 frames (689 blocks of 64, 0.99991 s).
 
-Runs 1010 and 1011 are played on Music Box: 1010 with controller changes before its notes
+Run 1014 plays Tubular Bells from C2 to C7 (its ends at all four velocities). Runs 1010 and 1011
+are played on Music Box: 1010 with controller changes before its notes
 (CC7, CC11, CC10), 1011 with keys struck again 0.64 s apart, before their note-offs, and the
 sustain pedal down for two of them: FluidSynth lets go of a ringing voice when its key is
 struck again (as a note-off would, so the pedal holds it). Without that rule in bellkeys, two
@@ -94,6 +95,10 @@ PRESETS[1010] = ('Music Box CCs', [], (), 7)
 CONTROLLED[1011] = (10, [(60, 127, []), (60, 30, []), (60, 100, [(64, 127)]), (60, 64, []), (67, 30, [(64, 0)]),
                         (67, 127, []), (67, 30, [])])
 PRESETS[1011] = ('Music Box again', [], (), 1)
+# Tubular Bells across the keyboard, C2 to C7, the ends at all four velocities: TimGM6mb's closes a
+# bright sample down with the modulation envelope on its filter, a different amount at every key.
+CONTROLLED[1014] = (14, [(k, v, []) for k in (36, 48, 60, 72, 84, 96) for v in ((30, 64, 100, 127) if k in (36, 96) else (100,))])
+PRESETS[1014] = ('Tubular Bells wide', [], (), 31)
 VELS = (100, 64, 127, 30)
 ONSET_REL, ONSET_FRAMES, CENTS, DB, ENV_R, CLICK = 0.1, 2, 1.0, 1.0, 0.98, 2.0
 PITCH_FROM, LEVEL_LEN, TAIL_LEN, STEP = 2205, 8820, 4410, 441     # 50, 200, 100, 10 ms
@@ -426,7 +431,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--presets', default=','.join(map(str, PRESETS)),
                     help='programs, e.g. 14,8 (1010: Music Box with controller changes; 1011: Music '
-                         'Box struck again before note-off, with the sustain pedal)')
+                         'Box struck again before note-off, with the sustain pedal; 1014: Tubular Bells '
+                         'from C2 to C7)')
     ap.add_argument('--keep', metavar='DIR', help='keep the MIDI files and renders in DIR')
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument('--bellkeys', default=os.environ.get('BELLKEYS_BIN', os.path.join(repo, '.build/release/bellkeys')))

@@ -12,7 +12,8 @@ extension Engine {
             region.filterVelocityCents * Double(velocity) / 127
             + region.filterKeytrackCents * Double(note - region.pitchKeycenter)
         let rate = Double(configuration.sampleRate)
-        let cutoff = min(region.cutoff * exp2Fast(cents / 1200), 0.49 * rate)
+        let tracked = region.cutoff * exp2Fast(cents / 1200)
+        let cutoff = min(tracked, 0.49 * rate)
         pool.pitchedVoices[slot].filterKind = region.filterKind
         pool.pitchedVoices[slot].filterState = SIMD4()
         if region.filterKind == 1 {
@@ -23,7 +24,7 @@ extension Engine {
         }
         pool.pitchedVoices[slot].filterCoefficients = lowPassCoefficients(
             cutoff: cutoff, q: region.filterQ, sampleRate: rate)
-        if pool.pitchedVoices[slot].isModulated { pool.modulatedVoices[slot].cutoff = cutoff }
+        if pool.pitchedVoices[slot].isModulated { pool.modulatedVoices[slot].cutoff = tracked }
     }
 }
 
