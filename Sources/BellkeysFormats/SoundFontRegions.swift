@@ -227,21 +227,7 @@ public func soundFontRegions(
     region.pan = max(-1, min(1, Double(zone[.pan]) / 500))
     region.velocityGains = soundFontVelocityGains(zone)
 
-    // The low-pass: off at its defaults (FluidSynth's is at 19.9 kHz, capped at 0.45 of the
-    // rate, with 1.5 dB of gain at every cutoff).
-    // A modulation envelope that moves the cutoff turns it on, its cutoff the unclipped one: the
-    // engine keeps the moving cutoff below 0.45 of the rate, as FluidSynth keeps the sum.
-    let cutoffCents = max(1500, min(13_500, zone[.initialFilterFc]))
-    let q = max(0, min(960, zone[.initialFilterQ]))
-    let moved = zone[.modEnvToFilterFc] != 0
-    if cutoffCents < 13_500 || q > 0 || moved {
-        region.filter = .lowPass2
-        region.cutoff = 8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200)
-        if !moved { region.cutoff = min(region.cutoff, 0.45 * Double(bankRate)) }
-        region.resonance = Double(q) / 10
-        // FluidSynth turns a resonant filter's passband down by half its peak in dB.
-        gain *= pow(10, -Double(q) / 400)
-    }
+    gain *= soundFontFilter(zone, &region, bankRate: bankRate)
     region.gain = Float(gain)
 
     // Samples: the offsets (fine + 32768 × coarse), inside the sample; loop points likewise.
@@ -281,7 +267,9 @@ public func soundFontRegions(
     }
     // One region for each run of keys that share those cents and (when hold or decay follows
     // the key) an envelope.
-    let modulated = zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0
+    let modulated =
+        zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0 || zone[.modLfoToPitch] != 0
+        || zone[.modLfoToFilterFc] != 0 || zone[.vibLfoToPitch] != 0
     let keyed =
         zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
         || modulated && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
@@ -301,6 +289,24 @@ public func soundFontRegions(
         regions.append(piece)
     }
     return regions
+}
+
+/// The low-pass of `zone` set on `region`; returns the gain the region takes for it. Off at its
+/// defaults (FluidSynth's is at 19.9 kHz, capped at 0.45 of the rate, with 1.5 dB of gain at
+/// every cutoff). A modulation envelope or LFO that moves the cutoff turns it on, its cutoff the
+/// unclipped one: the engine keeps the moving cutoff below 0.45 of the rate, as FluidSynth keeps
+/// the sum.
+private func soundFontFilter(_ zone: SoundFontVoiceZone, _ region: inout Region, bankRate: Int) -> Double {
+    let cutoffCents = max(1500, min(13_500, zone[.initialFilterFc]))
+    let q = max(0, min(960, zone[.initialFilterQ]))
+    let moved = zone[.modEnvToFilterFc] != 0 || zone[.modLfoToFilterFc] != 0
+    guard cutoffCents < 13_500 || q > 0 || moved else { return 1 }
+    region.filter = .lowPass2
+    region.cutoff = 8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200)
+    if !moved { region.cutoff = min(region.cutoff, 0.45 * Double(bankRate)) }
+    region.resonance = Double(q) / 10
+    // FluidSynth turns a resonant filter's passband down by half its peak in dB.
+    return pow(10, -Double(q) / 400)
 }
 
 /// The volume envelope of `zone` for a note of `key`, in a bank at `bankRate` Hz. 96 dB over a
@@ -328,8 +334,8 @@ private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: I
         release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
 }
 
-/// The modulation envelope of `zone` for a note of `key` and where it goes (FluidSynth's
-/// generators 7, 11 and 25 to 32): times in seconds as FluidSynth clips them (the engine counts
+/// The modulation envelope and the LFOs of `zone` for a note of `key` and where they go
+/// (FluidSynth's generators 5 to 7, 10, 11 and 21 to 32; the LFO on the volume, 13, is left out): times in seconds as FluidSynth clips them (the engine counts
 /// them in ticks as FluidSynth does), hold and decay moved by the key from 60, the sustain level
 /// 1 − 0.001 × its generator with FluidSynth's single-precision 0.001.
 func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulation {
@@ -342,7 +348,20 @@ func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulatio
         decay: seconds(timecents: decay, in: -12_000...8_000),
         sustain: max(0, min(1, 1 - Double(Float(0.001)) * Double(zone[.sustainModEnv]))),
         release: zone[.releaseModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.releaseModEnv], in: -12_000...8_000))
+    // An LFO's frequency as FluidSynth converts it (`fluid_ct2hz_real`: cents clipped to
+    // -16,000...4,500, a positive value cut down to a whole cent), its delay as `fluid_tc2sec_delay`.
+    func lfo(delay: SoundFontGenerator, frequency: SoundFontGenerator) -> ModulationLFO {
+        let cents = Double(max(-16_000, min(4_500, zone[frequency])))
+        let hertz = 8.175_798_915_643_707 * exp2((cents >= 0 ? cents.rounded(.towardZero) : cents) / 1200)
+        let wait = zone[delay] <= -32_768 ? 0 : seconds(timecents: zone[delay], in: -12_000...5_000)
+        return ModulationLFO(delay: wait, frequency: hertz)
+    }
     return VoiceModulation(
         envelope: envelope, envelopeToPitchCents: Double(zone[.modEnvToPitch]),
-        envelopeToCutoffCents: Double(zone[.modEnvToFilterFc]))
+        envelopeToCutoffCents: Double(zone[.modEnvToFilterFc]),
+        modulationLFO: lfo(delay: .delayModLFO, frequency: .freqModLFO),
+        modulationLFOToPitchCents: Double(zone[.modLfoToPitch]),
+        modulationLFOToCutoffCents: Double(zone[.modLfoToFilterFc]),
+        vibratoLFO: lfo(delay: .delayVibLFO, frequency: .freqVibLFO),
+        vibratoLFOToPitchCents: Double(zone[.vibLfoToPitch]))
 }

@@ -29,8 +29,22 @@ public struct ModulationEnvelope: Sendable, Equatable {
     }
 }
 
+/// A low-frequency oscillator: a triangle from 0 up to 1, down to −1 and back, starting at the
+/// voice's first frame after `delay` seconds, `frequency` times a second. The engine moves it
+/// as FluidSynth 2.3 does: once every 64 frames, by 4 × 64 × `frequency` / rate, reflected at ±1.
+public struct ModulationLFO: Sendable, Equatable {
+    public var delay: Double
+    public var frequency: Double
+
+    /// A SoundFont's defaults: no delay to speak of, 8.176 Hz.
+    public init(delay: Double = 0, frequency: Double = 8.175_798_915_643_707) {
+        self.delay = delay
+        self.frequency = frequency
+    }
+}
+
 /// What moves a voice's pitch and filter while it sounds, beyond the key, the velocity and the
-/// wheel: the modulation envelope and its depths. A region without it (`Region.modulation` nil)
+/// wheel: the modulation envelope, the modulation LFO and the vibrato LFO, and their depths. A region without it (`Region.modulation` nil)
 /// plays exactly as before it existed.
 public struct VoiceModulation: Sendable, Equatable {
     public var envelope: ModulationEnvelope
@@ -44,6 +58,15 @@ public struct VoiceModulation: Sendable, Equatable {
     /// a SoundFont's, 1,500 to 13,500 cents above 8.176 Hz (FluidSynth's `fluid_ct2hz`).
     public var cutoffRange: ClosedRange<Double>
 
+    /// The modulation LFO and where it goes (SoundFont `modLfoToPitch`, `modLfoToFilterFc`), in
+    /// cents at its peak, −12,000...12,000.
+    public var modulationLFO: ModulationLFO
+    public var modulationLFOToPitchCents: Double
+    public var modulationLFOToCutoffCents: Double
+    /// The vibrato LFO and its depth (SoundFont `vibLfoToPitch`), in cents at its peak.
+    public var vibratoLFO: ModulationLFO
+    public var vibratoLFOToPitchCents: Double
+
     /// A SoundFont filter's range of cutoffs, in Hz.
     public static let soundFontCutoffRange: ClosedRange<Double> = {
         let lowest = 8.175_798_915_643_707 * 2.378_414_230_005_442 // 2^(1500/1200)
@@ -53,11 +76,19 @@ public struct VoiceModulation: Sendable, Equatable {
 
     public init(
         envelope: ModulationEnvelope = ModulationEnvelope(), envelopeToPitchCents: Double = 0,
-        envelopeToCutoffCents: Double = 0, cutoffRange: ClosedRange<Double> = Self.soundFontCutoffRange
+        envelopeToCutoffCents: Double = 0, cutoffRange: ClosedRange<Double> = Self.soundFontCutoffRange,
+        modulationLFO: ModulationLFO = ModulationLFO(), modulationLFOToPitchCents: Double = 0,
+        modulationLFOToCutoffCents: Double = 0, vibratoLFO: ModulationLFO = ModulationLFO(),
+        vibratoLFOToPitchCents: Double = 0
     ) {
         self.envelope = envelope
         self.envelopeToPitchCents = envelopeToPitchCents
         self.envelopeToCutoffCents = envelopeToCutoffCents
         self.cutoffRange = cutoffRange
+        self.modulationLFO = modulationLFO
+        self.modulationLFOToPitchCents = modulationLFOToPitchCents
+        self.modulationLFOToCutoffCents = modulationLFOToCutoffCents
+        self.vibratoLFO = vibratoLFO
+        self.vibratoLFOToPitchCents = vibratoLFOToPitchCents
     }
 }

@@ -91,12 +91,12 @@ import Testing
     /// An engine at 44.1 kHz playing a looped sine at its own pitch under the envelope (an
     /// octave at the top): each tick's increment is the sample's step × 2^(level heard), and
     /// the voice reads exactly 64 × that increment in each tick.
-    func engine(bend: Bool = false) -> Engine {
+    func engine(bend: Bool = false, modulation: VoiceModulation = Self.modulation) -> Engine {
         let bank = SampleBank(samples: [loopedSine(cycles: 441, frames: 44_100)], sampleRate: Self.rate)
         var region = Region(sampleIndex: 0)
         region.loopMode = .continuous
         region.loopEnd = 44_099
-        region.modulation = Self.modulation
+        region.modulation = modulation
         var config = EngineConfiguration(sampleRate: Self.rate)
         config.limiterThreshold = 100
         var instrument = Instrument(keys: [])
@@ -228,5 +228,37 @@ import Testing
         #expect(abs(decibels(4_410..<22_050) - expected(4_000)) < 0.01)
         #expect(abs(decibels(33_075..<44_100) - expected(500)) < 0.01)
         #expect(expected(4_000) < -2.9 && expected(4_000) > -3.1 && expected(500) < -35)
+    }
+
+    /// The LFOs as FluidSynth steps them: at 44.1 kHz a SoundFont's default LFO (8.176 Hz, its
+    /// "no delay" of 2^-10 s: 43 frames) stands still in the first tick, then moves by
+    /// 4 × 64 × 8.176 / 44,100 a tick, turning back at 1. The vibrato (100 cents at the peak)
+    /// and the modulation LFO (a fifth on the pitch, later: it waits 0.02 s) add their cents.
+    @Test func theLFOsMoveThePitchTickByTick() {
+        let sfDefault = ModulationLFO(delay: 1.0 / 1_024)
+        let e = engine(
+            modulation: VoiceModulation(
+                modulationLFO: ModulationLFO(delay: 0.02), modulationLFOToPitchCents: 700, vibratoLFO: sfDefault,
+                vibratoLFOToPitchCents: 100))
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        let step = 4 * 64 * 8.175_798_915_643_707 / 44_100
+        #expect(abs(step - 0.047_460_420_009_178_89) < 1e-15)
+        var vibrato = 0.0, vibratoStep = step, modulation = 0.0, modulationStep = step
+        var turned = false
+        for k in 0..<30 {
+            _ = render(e, k == 0 ? 1 : 64)
+            if 64 * k >= 43 {
+                vibrato += vibratoStep
+                if vibrato > 1 {
+                    (vibrato, vibratoStep, turned) = (2 - vibrato, -vibratoStep, true)
+                }
+            }
+            if 64 * k >= 882 { modulation += modulationStep } // 0.02 s: 882 frames
+            let cents = vibrato * 100 + modulation * 700
+            let expected = UInt64(4_294_967_296 * exp2Fast(cents / 1_200) + 0.5)
+            let slot = Int(e.pool.active[0])
+            #expect(e.pool.pitchedVoices[slot].increment == expected, "tick \(k)")
+        }
+        #expect(turned && vibrato < 1)
     }
 }

@@ -72,7 +72,7 @@ import Testing
     /// up and down (stretched kernels too), stereo and mono, looped (continuous and sustain) and
     /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
     /// choice, keyswitches, controller ranges, release samples and choke groups, a third under a
-    /// modulation envelope on their pitch and filter, the wheel moving; thousands of
+    /// modulation envelope and LFOs on their pitch and filter, the wheel moving; thousands of
     /// blocks at every quality: the render thread must not allocate once.
     @Test(arguments: InterpolationQuality.allCases)
     func pitchedRegionsNeverAllocate(quality: InterpolationQuality) {
@@ -106,7 +106,9 @@ import Testing
                 r.cutoff = 2_000
                 r.modulation = VoiceModulation(
                     envelope: ModulationEnvelope(delay: 0.001, attack: 0.01, hold: 0.01, decay: 0.1, sustain: 0.3),
-                    envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200, envelopeToCutoffCents: 2_400)
+                    envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200, envelopeToCutoffCents: 2_400,
+                    modulationLFOToCutoffCents: 600, vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50
+                )
             }
             regions.append(r)
         }

@@ -216,6 +216,20 @@ func testFont() -> SoundFontBuilder {
             // of 48 kHz (21.6 kHz); FluidSynth's moving cutoff starts there too.
             #expect(region.filter == .lowPass2 && abs(region.cutoff - 8.175_798_915_643_707 * exp2(11.25)) < 1e-9)
         }
+        // The LFOs: a vibrato of 50 cents at 16.35 Hz (1,200 cents above 8.176 Hz; 1,250.9 is
+        // not a generator's value, but 1,250 cents are cut to whole cents as FluidSynth does)
+        // after half a second, the modulation LFO at its defaults moving the filter.
+        builder.instruments[0].zones[1].generators += [
+            (.vibLfoToPitch, 50), (.freqVibLFO, 1_200), (.delayVibLFO, -1_200), (.modLfoToFilterFc, 300),
+        ]
+        let lfoFont = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let lfo = try #require(
+            soundFontRegions(
+                voiceZones(of: lfoFont.presets[0], in: lfoFont)![0], header: lfoFont.samples[0], sampleIndex: 0,
+                firstWord: 0, frameCount: 480, sampleRate: 48_000, bankRate: 48_000)[0].modulation)
+        #expect(lfo.vibratoLFOToPitchCents == 50 && lfo.modulationLFOToCutoffCents == 300)
+        #expect(lfo.vibratoLFO == ModulationLFO(delay: 0.5, frequency: 8.175_798_915_643_707 * 2))
+        #expect(lfo.modulationLFO == ModulationLFO(delay: exp2(-10.0), frequency: 8.175_798_915_643_707))
         // Without a depth the envelope is nothing: no modulation, no filter.
         let plainFont = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
         let plain = soundFontRegions(

@@ -28,6 +28,15 @@ struct ModulationTicks {
     var toCutoffCents = 0.0
     var lowestCutoff = 0.0
     var highestCutoff = 0.0
+    /// The LFOs: the frame of the voice from which each moves, its step a tick, its depths.
+    var modulationLFO = LFOTicks()
+    var vibratoLFO = LFOTicks()
+    var modulationLFOToPitchCents = 0.0
+    var modulationLFOToCutoffCents = 0.0
+    var vibratoLFOToPitchCents = 0.0
+    /// Whether anything moves the pitch, or the cutoff.
+    var movesPitch = false
+    var movesCutoff = false
 
     init() {}
 
@@ -52,6 +61,46 @@ struct ModulationTicks {
         toCutoffCents = max(-12_000, min(12_000, modulation.envelopeToCutoffCents))
         lowestCutoff = modulation.cutoffRange.lowerBound
         highestCutoff = min(modulation.cutoffRange.upperBound, 0.45 * rate)
+        func depth(_ cents: Double) -> Double { max(-12_000, min(12_000, cents)) }
+        modulationLFO = LFOTicks(modulation.modulationLFO, sampleRate: sampleRate)
+        vibratoLFO = LFOTicks(modulation.vibratoLFO, sampleRate: sampleRate)
+        modulationLFOToPitchCents = depth(modulation.modulationLFOToPitchCents)
+        modulationLFOToCutoffCents = depth(modulation.modulationLFOToCutoffCents)
+        vibratoLFOToPitchCents = depth(modulation.vibratoLFOToPitchCents)
+        movesPitch = toPitchCents != 0 || modulationLFOToPitchCents != 0 || vibratoLFOToPitchCents != 0
+        movesCutoff = toCutoffCents != 0 || modulationLFOToCutoffCents != 0
+    }
+}
+
+/// An LFO as the render thread steps it (FluidSynth's `fluid_lfo_t` settings): it moves at the
+/// ticks that begin at or after `delay` frames of the voice, by `step` (4 × 64 × frequency /
+/// rate: a quarter period is 1 / (4 × frequency) s).
+struct LFOTicks {
+    var delay = 0
+    var step = 0.0
+
+    init() {}
+
+    /// FluidSynth's arithmetic: the delay cut down to a whole frame.
+    init(_ lfo: ModulationLFO, sampleRate: Int) {
+        delay = Int(max(0, Double(sampleRate) * lfo.delay))
+        step = 4 * Double(ModulationTicks.frames) * max(0, lfo.frequency) / Double(sampleRate)
+    }
+}
+
+/// One tick of an LFO at `value` moving by `step` (its sign the direction), for a voice `age`
+/// frames old at the tick's start (FluidSynth's `fluid_lfo_calc`): nothing before its delay,
+/// then a step, reflected at ±1. Thread: render.
+@_noLocks
+func stepLFO(_ value: inout Double, _ step: inout Double, age: Int, delay: Int) {
+    if age < delay { return }
+    value += step
+    if value > 1 {
+        step = -step
+        value = 2 - value
+    } else if value < -1 {
+        step = -step
+        value = -2 - value
     }
 }
 
@@ -88,6 +137,12 @@ struct ModulatedVoice {
     var filterTarget = SIMD8<Float>()
     var filterSteps = SIMD8<Float>()
     var filterStepsLeft = 0
+    /// Ticks begun, and the LFOs' values and steps (negative while falling).
+    var ticks = 0
+    var modulationLFO = 0.0
+    var modulationLFOStep = 0.0
+    var vibratoLFO = 0.0
+    var vibratoLFOStep = 0.0
 
     @_noLocks
     init() {}
@@ -193,16 +248,29 @@ extension Engine {
         let ticks = table.regions[region].modulation
         var modulated = pool.modulatedVoices[slot]
         stepModulation(&modulated, ticks, curve: table.convexCurve)
+        if modulated.ticks == 0 {
+            // The LFOs start at 0, rising.
+            modulated.modulationLFOStep = ticks.modulationLFO.step
+            modulated.vibratoLFOStep = ticks.vibratoLFO.step
+        }
+        let age = modulated.ticks * ModulationTicks.frames
+        stepLFO(&modulated.modulationLFO, &modulated.modulationLFOStep, age: age, delay: ticks.modulationLFO.delay)
+        stepLFO(&modulated.vibratoLFO, &modulated.vibratoLFOStep, age: age, delay: ticks.vibratoLFO.delay)
+        modulated.ticks += 1
         modulated.tickLeft = ModulationTicks.frames
         let level = heardLevel(modulated, curve: table.convexCurve)
-        if ticks.toPitchCents != 0 {
-            modulated.pitchFactor = exp2Fast(level * ticks.toPitchCents / 1200)
+        if ticks.movesPitch {
+            let cents =
+                level * ticks.toPitchCents + modulated.modulationLFO * ticks.modulationLFOToPitchCents
+                + modulated.vibratoLFO * ticks.vibratoLFOToPitchCents
+            modulated.pitchFactor = exp2Fast(cents / 1200)
             tune(&pitched, factor: modulated.bend * modulated.pitchFactor)
         }
-        if ticks.toCutoffCents != 0, pitched.filterKind == 2 {
+        if ticks.movesCutoff, pitched.filterKind == 2 {
             // FluidSynth's `fluid_iir_filter_calc`: new coefficients when the cutoff moved by more
             // than 0.01 Hz, reached over one tick (at once the first time).
-            let moved = modulated.cutoff * exp2Fast(level * ticks.toCutoffCents / 1200)
+            let cents = level * ticks.toCutoffCents + modulated.modulationLFO * ticks.modulationLFOToCutoffCents
+            let moved = modulated.cutoff * exp2Fast(cents / 1200)
             let cutoff = max(ticks.lowestCutoff, min(ticks.highestCutoff, moved))
             if abs(cutoff - modulated.lastCutoff) > 0.01 {
                 let target = lowPassCoefficients(
