@@ -119,7 +119,8 @@ public struct Region: Sendable, Equatable {
     public var triggersOnRelease = false
     /// The note whose pitch velocity timbre is reckoned from (nil: `pitchKeycenter`).
     public var timbreNote: Int?
-    /// What moves its pitch while it sounds (nil: nothing but the key and the wheel).
+    /// What moves its pitch and filter while it sounds: a modulation envelope and LFOs (nil:
+    /// nothing but the key, the velocity and the wheel).
     public var modulation: VoiceModulation?
 
     public init(sampleIndex: Int) { self.sampleIndex = sampleIndex }

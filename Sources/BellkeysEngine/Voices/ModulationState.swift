@@ -1,11 +1,12 @@
 import BellkeysModel
 
-// The modulation envelope on the render thread. It moves in ticks of 64 frames counted from the
-// voice's first frame, and its stages are whole numbers of ticks counted as FluidSynth 2.3
-// counts them (`fluid_voice_update_param`, `calculate_hold_decay_buffers`), stepped by
-// FluidSynth's rule (`fluid_adsr_env_calc`). FluidSynth renders in 64-frame blocks and starts a
-// voice on a block, so its envelope moves at the same frames of the voice: a voice's pitch
-// follows FluidSynth's tick for tick, whatever blocks bellkeys renders in.
+// The modulation envelope and the LFOs on the render thread. They move in ticks of 64 frames
+// counted from the voice's first frame; the envelope's stages are whole numbers of ticks counted
+// as FluidSynth 2.3 counts them (`fluid_voice_update_param`, `calculate_hold_decay_buffers`),
+// stepped by FluidSynth's rule (`fluid_adsr_env_calc`), and the LFOs step as `fluid_lfo_calc`.
+// FluidSynth renders in 64-frame blocks and starts a voice on a block, so its modulation moves
+// at the same frames of the voice: a voice's pitch and cutoff follow FluidSynth's tick for
+// tick, whatever blocks bellkeys renders in.
 
 /// A region's modulation in ticks, as the render thread reads it (`RegionSlot.modulation`).
 struct ModulationTicks {
@@ -114,7 +115,8 @@ enum ModulationStage: UInt8 {
 }
 
 /// What a modulated voice adds to a pitched one (`VoicePool.modulatedVoices`, slot for slot):
-/// its envelope's place and level, and the two factors of its pitch. Plain values. Thread: render.
+/// its envelope's place and level, its LFOs, the two factors of its pitch and its filter's move.
+/// Plain values. Thread: render.
 struct ModulatedVoice {
     var stage = ModulationStage.delay
     /// Ticks into the stage.
@@ -241,8 +243,9 @@ private func bounds(of stage: ModulationStage, _ t: ModulationTicks) -> (step: D
 }
 
 extension Engine {
-    /// A modulated voice's tick: its envelope one step on, and its pitch to the level's (with
-    /// the wheel's), for the next `ModulationTicks.frames` frames. Thread: render.
+    /// A modulated voice's tick: its envelope and LFOs one step on, its pitch to their cents (with
+    /// the wheel's), and its filter toward their cutoff, for the next `ModulationTicks.frames`
+    /// frames. Thread: render.
     @_noLocks
     func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice) {
         let ticks = table.regions[region].modulation

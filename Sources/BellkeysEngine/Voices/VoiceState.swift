@@ -60,7 +60,8 @@ struct RegionSlot {
     var pitchKeycenter: Int
     /// The set the region belongs to (`RegionTable.sets`).
     var set: Int
-    /// Its modulation envelope (`Region.modulation`), if it has one: its voices are modulated.
+    /// Its modulation envelope and LFOs (`Region.modulation`), if it has them: its voices are
+    /// modulated.
     var hasModulation = false
     var modulation = ModulationTicks()
 }
@@ -161,7 +162,7 @@ struct PitchedVoice {
     var filterKind: UInt8 = 0
     var filterCoefficients = SIMD8<Float>()
     var filterState = SIMD4<Float>()
-    /// Whether its region has a modulation envelope: the rest of its state is
+    /// Whether its region has modulation (an envelope, LFOs): the rest of its state is
     /// `VoicePool.modulatedVoices[slot]`.
     var isModulated = false
 
