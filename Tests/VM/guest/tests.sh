@@ -157,7 +157,9 @@ test_program() {
         '  { "name": "Quiet", "program": 1, "noteOff": "damp", "releaseSeconds": 0.1, "keys": [ { "note": "C4", "sample": "bell-C4.wav", "gainDecibels": -12 } ] } ] }' \
         > /tmp/sets.json
     saved=$MAP; MAP=/tmp/sets.json
-    start_bellkeys program
+    # What is played is checked here, not when: 512 x 4 (43 ms) rides out a stall of the emulated
+    # CPU that underruns 256 x 4 (see docs/testing.md, "the buffer of program and record").
+    PERIOD=512 PERIODS=4 start_bellkeys program
     { note 300 60 100; off 400 60; pc 1000 1; note 1300 60 100; off 1400 60; pc 2000 9; note 2300 60 100; off 2400 60
       pc 3000 9; pc 3100 0; note 3300 60 100; off 3400 60; } > /tmp/s
     probe program 4.5 --script /tmp/s
@@ -254,7 +256,9 @@ test_signals() {
 
 test_record() {
     keyboard_in 1
-    start_bellkeys record --record /out/record/take.wav
+    # As in test_program, a buffer that rides out a stalled emulated CPU: an underrun puts silence
+    # into what the card plays that the take, bellkeys' own frames, does not have.
+    PERIOD=512 PERIODS=4 start_bellkeys record --record /out/record/take.wav
     # Three bells, each damped (0.4 s) before the next, as in test_autoconnect.
     { note 300 60 100; off 400 60; note 900 64 110; off 1000 64; note 1500 67 90; off 1600 67; } > /tmp/s
     probe record 3.5 --script /tmp/s
