@@ -6,6 +6,12 @@
 //                                   that interpolation quality
 //   TRANSPOSED=good STEREO=1 ...    the same with stereo samples (each bell on the left, the
 //                                   same bell 7 frames later on the right)
+//   TRANSPOSED=good MODULATED=filtered|filter|pitch|volume|all ...
+//                                   the transposed strikes through a two-pole low-pass at 2 kHz
+//                                   (filtered: still), moved by a modulation envelope (filter:
+//                                   2 octaves, decaying in 1 s to 0.3), or with a vibrato (pitch:
+//                                   5 Hz, 50 cents, and the envelope on the pitch, 100 cents), or
+//                                   a tremolo (volume: 5.6 Hz, 3 dB), or all three on the filter
 //
 // Loads the bundled bells as Samples/examples/plain.json has them (centred, dry, one timbre),
 // keeps VOICES bells sounding (a new strike every (mean bell length) / VOICES, every bell rings
@@ -36,6 +42,11 @@ let rate = loaded.sampleRate
 let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
 let transposed = environment("TRANSPOSED").flatMap(InterpolationQuality.init(rawValue:))
 let stereo = environment("STEREO") == "1"
+let modulated = environment("MODULATED")
+if let modulated, !["filtered", "filter", "pitch", "volume", "all"].contains(modulated) || transposed == nil {
+    print("engine-throughput: MODULATED is filtered, filter, pitch, volume or all, with TRANSPOSED")
+    exit(1)
+}
 var bank = loaded.bank
 if transposed != nil {
     // Key 60 + i plays bell i's sample (as the plain map does), but each region's centre lies
@@ -56,11 +67,31 @@ if transposed != nil {
         region.velocityRange = 0...127
         let shift = [-5, -3, -1, 1, 2, 4, 6, -4, -2, 3, 5, -5, 1][i % 13]
         region.pitchKeycenter = note - shift
+        if let modulated { modulate(&region, modulated) }
         regions.append(region)
     }
     instrument.regions = regions
     instrument.bellCount = 0
 }
+/// `region` through a low-pass, modulated as `MODULATED` asks.
+func modulate(_ region: inout Region, _ kind: String) {
+    region.filter = .lowPass2
+    region.cutoff = 2_000
+    if kind == "filtered" { return }
+    var modulation = VoiceModulation(envelope: ModulationEnvelope(attack: 0.005, decay: 1, sustain: 0.3))
+    if kind == "filter" || kind == "all" { modulation.envelopeToCutoffCents = 2_400 }
+    if kind == "pitch" || kind == "all" {
+        modulation.envelopeToPitchCents = 100
+        modulation.vibratoLFO = ModulationLFO(delay: 0.1, frequency: 5)
+        modulation.vibratoLFOToPitchCents = 50
+    }
+    if kind == "volume" || kind == "all" {
+        modulation.modulationLFO = ModulationLFO(frequency: 5.6)
+        modulation.modulationLFOToVolumeDecibels = 3
+    }
+    region.modulation = modulation
+}
+
 var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
 configuration.interpolation = transposed ?? .standard
 configuration.eventCapacity = 1 << 16

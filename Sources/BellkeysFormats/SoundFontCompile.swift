@@ -219,10 +219,6 @@ public func compileSoundFont(path: String, font: SoundFont, preset choice: Prese
             endOffset: compressed ? min(0, endOffset) : min(0, max(endOffset, 2 - (header.end - header.start))))
         playable.append((zone, stored))
         for modulator in zone.modulators { if let why = modulatorLeftOut(modulator) { warnOnce(why) } }
-        let unplayed: [(SoundFontGenerator, String)] = [(.modLfoToVolume, "the modulation LFO's tremolo")]
-        for (generator, what) in unplayed where zone[generator] != 0 {
-            warnOnce("\(what) is left out (the preset's \(generator) is \(zone[generator]))")
-        }
     }
     guard !playable.isEmpty else {
         throw problem(

@@ -269,7 +269,7 @@ public func soundFontRegions(
     // the key) an envelope.
     let modulated =
         zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0 || zone[.modLfoToPitch] != 0
-        || zone[.modLfoToFilterFc] != 0 || zone[.vibLfoToPitch] != 0
+        || zone[.modLfoToFilterFc] != 0 || zone[.modLfoToVolume] != 0 || zone[.vibLfoToPitch] != 0
     let keyed =
         zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
         || modulated && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
@@ -335,9 +335,10 @@ private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: I
 }
 
 /// The modulation envelope and the LFOs of `zone` for a note of `key` and where they go
-/// (FluidSynth's generators 5 to 7, 10, 11 and 21 to 32; the LFO on the volume, 13, is left out): times in seconds as FluidSynth clips them (the engine counts
-/// them in ticks as FluidSynth does), hold and decay moved by the key from 60, the sustain level
-/// 1 − 0.001 × its generator with FluidSynth's single-precision 0.001.
+/// (FluidSynth's generators 5 to 7, 10, 11, 13 and 21 to 32): times in seconds as FluidSynth
+/// clips them (the engine counts them in ticks as FluidSynth does), hold and decay moved by the
+/// key from 60, the sustain level 1 − 0.001 × its generator with FluidSynth's single-precision
+/// 0.001.
 func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulation {
     let hold = zone[.holdModEnv] + zone[.keynumToModEnvHold] * (60 - key)
     let decay = zone[.decayModEnv] + zone[.keynumToModEnvDecay] * (60 - key)
@@ -362,6 +363,7 @@ func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulatio
         modulationLFO: lfo(delay: .delayModLFO, frequency: .freqModLFO),
         modulationLFOToPitchCents: Double(zone[.modLfoToPitch]),
         modulationLFOToCutoffCents: Double(zone[.modLfoToFilterFc]),
+        modulationLFOToVolumeDecibels: Double(zone[.modLfoToVolume]) / 10,
         vibratoLFO: lfo(delay: .delayVibLFO, frequency: .freqVibLFO),
         vibratoLFOToPitchCents: Double(zone[.vibLfoToPitch]))
 }

@@ -43,9 +43,9 @@ public struct ModulationLFO: Sendable, Equatable {
     }
 }
 
-/// What moves a voice's pitch and filter while it sounds, beyond the key, the velocity and the
-/// wheel: the modulation envelope, the modulation LFO and the vibrato LFO, and their depths. A region without it (`Region.modulation` nil)
-/// plays exactly as before it existed.
+/// What moves a voice's pitch, filter and level while it sounds, beyond the key, the velocity
+/// and the wheel: the modulation envelope, the modulation LFO and the vibrato LFO, and their
+/// depths. A region without it (`Region.modulation` nil) plays exactly as before it existed.
 public struct VoiceModulation: Sendable, Equatable {
     public var envelope: ModulationEnvelope
     /// Cents of pitch at the envelope's full level (SoundFont `modEnvToPitch`), −12,000...12,000.
@@ -63,6 +63,11 @@ public struct VoiceModulation: Sendable, Equatable {
     public var modulationLFO: ModulationLFO
     public var modulationLFOToPitchCents: Double
     public var modulationLFOToCutoffCents: Double
+    /// Decibels of level at the modulation LFO's peak (SoundFont `modLfoToVolume`, in tenths),
+    /// −96...96: positive is louder at the peak. As in FluidSynth, the level never rises above
+    /// the volume envelope's full level: in the attack, or held at full level, the LFO only ever
+    /// takes level away (a tremolo of 6 dB at full level dips 6 dB and comes back to 0 dB).
+    public var modulationLFOToVolumeDecibels: Double
     /// The vibrato LFO and its depth (SoundFont `vibLfoToPitch`), in cents at its peak.
     public var vibratoLFO: ModulationLFO
     public var vibratoLFOToPitchCents: Double
@@ -78,7 +83,8 @@ public struct VoiceModulation: Sendable, Equatable {
         envelope: ModulationEnvelope = ModulationEnvelope(), envelopeToPitchCents: Double = 0,
         envelopeToCutoffCents: Double = 0, cutoffRange: ClosedRange<Double> = Self.soundFontCutoffRange,
         modulationLFO: ModulationLFO = ModulationLFO(), modulationLFOToPitchCents: Double = 0,
-        modulationLFOToCutoffCents: Double = 0, vibratoLFO: ModulationLFO = ModulationLFO(),
+        modulationLFOToCutoffCents: Double = 0, modulationLFOToVolumeDecibels: Double = 0,
+        vibratoLFO: ModulationLFO = ModulationLFO(),
         vibratoLFOToPitchCents: Double = 0
     ) {
         self.envelope = envelope
@@ -88,6 +94,7 @@ public struct VoiceModulation: Sendable, Equatable {
         self.modulationLFO = modulationLFO
         self.modulationLFOToPitchCents = modulationLFOToPitchCents
         self.modulationLFOToCutoffCents = modulationLFOToCutoffCents
+        self.modulationLFOToVolumeDecibels = modulationLFOToVolumeDecibels
         self.vibratoLFO = vibratoLFO
         self.vibratoLFOToPitchCents = vibratoLFOToPitchCents
     }

@@ -261,4 +261,57 @@ import Testing
         }
         #expect(turned && vibrato < 1)
     }
+
+    /// The tremolo (a 6 dB modulation LFO on the volume, 20 Hz) as FluidSynth's amplitude moves:
+    /// a factor of 10^(min(envelope's attenuation, lfo × 60 cB) / 200) on the level, reached in
+    /// a line over each tick from the last tick's. Held at full level it only takes level away;
+    /// under a sustain at a quarter (12 dB down) it moves both ways. Each frame is the same voice
+    /// with no tremolo times that factor.
+    @Test(arguments: [1.0, 0.25])
+    func theTremoloMovesTheLevelTickByTick(sustain: Double) {
+        func engine(decibels: Double) -> Engine {
+            let bank = SampleBank(samples: [loopedSine(cycles: 441, frames: 44_100)], sampleRate: Self.rate)
+            var region = Region(sampleIndex: 0)
+            region.loopMode = .continuous
+            region.loopEnd = 44_099
+            region.envelope = Envelope(decay: 0.001, sustain: sustain)
+            region.modulation = VoiceModulation(
+                modulationLFO: ModulationLFO(delay: 0, frequency: 20), modulationLFOToVolumeDecibels: decibels)
+            var config = EngineConfiguration(sampleRate: Self.rate)
+            config.limiterThreshold = 100
+            var instrument = Instrument(keys: [])
+            instrument.regions = [region]
+            return Engine(bank: bank, instrument: instrument, configuration: config)
+        }
+        var outputs: [[Float]] = []
+        for decibels in [6.0, 0.0] {
+            let e = engine(decibels: decibels)
+            e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+            outputs.append(renderStereo(e, 64 * 40, block: 100).left)
+        }
+        let attenuation = sustain < 1 ? -200 * log10(sustain) : 0
+        let step = 4 * 64 * 20.0 / 44_100
+        var lfo = 0.0, direction = 1.0, last = 1.0, worst = 0.0, lowest = 1.0, highest = 1.0
+        var measuredLowest = 1.0, measuredHighest = 1.0
+        for k in 0..<40 {
+            lfo += direction * step
+            if lfo > 1 { (lfo, direction) = (2 - lfo, -1) } else if lfo < -1 { (lfo, direction) = (-2 - lfo, 1) }
+            // The envelope's attenuation is where its piece under way heads: in tick 0, the
+            // sustain's (its decay takes 44 frames).
+            let factor = pow(10, min(attenuation, lfo * 60) / 200)
+            for j in 0..<64 where abs(outputs[1][64 * k + j]) > 1e-3 {
+                let expected = last + (factor - last) * Double(j) / 64
+                let got = Double(outputs[0][64 * k + j] / outputs[1][64 * k + j])
+                worst = max(worst, abs(got - expected))
+                (measuredLowest, measuredHighest) = (min(measuredLowest, got), max(measuredHighest, got))
+            }
+            (last, lowest, highest) = (factor, min(lowest, factor), max(highest, factor))
+        }
+        #expect(worst < 2e-6, "the worst frame's factor is \(worst) off")
+        // Nearly 6 dB down at the LFO's lowest tick (-0.98) and up at its highest (0.96), up only
+        // under the sustain.
+        #expect(abs(measuredLowest - lowest) < 1e-5 && 20 * log10(lowest) < -5.7)
+        #expect(abs(measuredHighest - highest) < 1e-5 && 20 * log10(highest) > (sustain < 1 ? 5.7 : -1e-9))
+        #expect(sustain < 1 || highest == 1)
+    }
 }

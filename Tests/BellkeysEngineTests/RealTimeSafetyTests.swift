@@ -107,8 +107,8 @@ import Testing
                 r.modulation = VoiceModulation(
                     envelope: ModulationEnvelope(delay: 0.001, attack: 0.01, hold: 0.01, decay: 0.1, sustain: 0.3),
                     envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200, envelopeToCutoffCents: 2_400,
-                    modulationLFOToCutoffCents: 600, vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50
-                )
+                    modulationLFOToCutoffCents: 600, modulationLFOToVolumeDecibels: 3,
+                    vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50)
             }
             regions.append(r)
         }

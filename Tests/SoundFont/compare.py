@@ -68,13 +68,14 @@ GAIN = '1.0'
 # program: (name, keys, keys that get all four velocities, spacing in GRID units).
 # Spacing: FluidSynth ends the voice of a 1 s note at velocity 127 (the slowest key)
 # after Celesta 4.6 s, Glockenspiel 9.1 s, Music Box 2.3 s, Tubular Bells 19.4 s,
-# Tinkle Bell 3.2 s in FluidR3_GM; MuseScore_General's Music Box and Tinkle Bell ring
+# Tinkle Bell 3.2 s, Vibraphone 2.1 s in FluidR3_GM (2.5 s in TimGM6mb); MuseScore_General's Music Box and Tinkle Bell ring
 # longer (releases of 3.3 and 3.9 s). Each spacing is longer, so every note starts in
 # digital silence.
 PRESETS = {
     8: ('Celesta', [55, 60, 67, 74, 84, 96, 108], (60, 84), 8),
     9: ('Glockenspiel', [72, 79, 84, 89, 96, 103, 108], (79, 96), 15),
     10: ('Music Box', [48, 55, 60, 67, 74, 86, 96], (60, 74), 7),
+    11: ('Vibraphone', [53, 60, 65, 72, 77, 84, 89], (60, 77), 5),
     14: ('Tubular Bells', [55, 60, 65, 67, 72, 77], (60,), 31),
     112: ('Tinkle Bell', [48, 60, 67, 72, 79, 84, 96], (72, 84), 7),
 }

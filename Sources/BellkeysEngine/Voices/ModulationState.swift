@@ -35,9 +35,12 @@ struct ModulationTicks {
     var modulationLFOToPitchCents = 0.0
     var modulationLFOToCutoffCents = 0.0
     var vibratoLFOToPitchCents = 0.0
-    /// Whether anything moves the pitch, or the cutoff.
+    /// Centibels of level at the modulation LFO's peak (positive: louder), −960...960.
+    var modulationLFOToVolumeCentibels = 0.0
+    /// Whether anything moves the pitch, the cutoff, or the level.
     var movesPitch = false
     var movesCutoff = false
+    var movesVolume = false
 
     init() {}
 
@@ -68,8 +71,10 @@ struct ModulationTicks {
         modulationLFOToPitchCents = depth(modulation.modulationLFOToPitchCents)
         modulationLFOToCutoffCents = depth(modulation.modulationLFOToCutoffCents)
         vibratoLFOToPitchCents = depth(modulation.vibratoLFOToPitchCents)
+        modulationLFOToVolumeCentibels = max(-960, min(960, 10 * modulation.modulationLFOToVolumeDecibels))
         movesPitch = toPitchCents != 0 || modulationLFOToPitchCents != 0 || vibratoLFOToPitchCents != 0
         movesCutoff = toCutoffCents != 0 || modulationLFOToCutoffCents != 0
+        movesVolume = modulationLFOToVolumeCentibels != 0
     }
 }
 
@@ -115,7 +120,8 @@ enum ModulationStage: UInt8 {
 }
 
 /// What a modulated voice adds to a pitched one (`VoicePool.modulatedVoices`, slot for slot):
-/// its envelope's place and level, its LFOs, the two factors of its pitch and its filter's move.
+/// its envelope's place and level, its LFOs, the two factors of its pitch, its filter's move and
+/// its tremolo's.
 /// Plain values. Thread: render.
 struct ModulatedVoice {
     var stage = ModulationStage.delay
@@ -145,6 +151,14 @@ struct ModulatedVoice {
     var modulationLFOStep = 0.0
     var vibratoLFO = 0.0
     var vibratoLFOStep = 0.0
+    /// The tremolo's factor on the level as the tick under way ends, and its step a frame: it
+    /// moves in a line from the last tick's factor to this one's over the tick, as FluidSynth
+    /// ramps its amplitude over a block.
+    var tremoloTarget: Float = 1
+    var tremoloStep: Float = 0
+    /// Whether its pitch moves, and whether it has a tremolo (set at its first tick).
+    var movesPitch = false
+    var hasTremolo = false
 
     @_noLocks
     init() {}
@@ -244,10 +258,12 @@ private func bounds(of stage: ModulationStage, _ t: ModulationTicks) -> (step: D
 
 extension Engine {
     /// A modulated voice's tick: its envelope and LFOs one step on, its pitch to their cents (with
-    /// the wheel's), and its filter toward their cutoff, for the next `ModulationTicks.frames`
-    /// frames. Thread: render.
+    /// the wheel's), its filter toward their cutoff and its tremolo toward their level, for the
+    /// next `ModulationTicks.frames` frames; `gain` is where the voice's volume envelope is
+    /// heading at the tick's first frame (its piece's end, as FluidSynth's amplitude for a block
+    /// is its end's). Thread: render.
     @_noLocks
-    func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice) {
+    func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice, gain: Float) {
         let ticks = table.regions[region].modulation
         var modulated = pool.modulatedVoices[slot]
         stepModulation(&modulated, ticks, curve: table.convexCurve)
@@ -255,6 +271,8 @@ extension Engine {
             // The LFOs start at 0, rising.
             modulated.modulationLFOStep = ticks.modulationLFO.step
             modulated.vibratoLFOStep = ticks.vibratoLFO.step
+            modulated.movesPitch = ticks.movesPitch
+            modulated.hasTremolo = ticks.movesVolume
         }
         let age = modulated.ticks * ModulationTicks.frames
         stepLFO(&modulated.modulationLFO, &modulated.modulationLFOStep, age: age, delay: ticks.modulationLFO.delay)
@@ -287,6 +305,13 @@ extension Engine {
                 }
                 modulated.lastCutoff = cutoff
             }
+        }
+        if ticks.movesVolume {
+            let factor = tremolo(
+                lfoCentibels: modulated.modulationLFO * ticks.modulationLFOToVolumeCentibels, gain: gain,
+                pitched.envelope)
+            modulated.tremoloStep = (factor - modulated.tremoloTarget) / Float(ModulationTicks.frames)
+            modulated.tremoloTarget = factor
         }
         pool.modulatedVoices[slot] = modulated
     }

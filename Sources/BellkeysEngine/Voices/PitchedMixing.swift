@@ -235,15 +235,21 @@ extension Engine {
             }
             var m = min(n - done, pitched.envelope.pieceLeft)
             if pitched.isModulated {
-                if pool.modulatedVoices[slot].tickLeft == 0 { tickModulation(slot: slot, region: region, &pitched) }
-                m = min(m, pool.modulatedVoices[slot].tickLeft)
+                if pool.modulatedVoices[slot].tickLeft == 0 {
+                    tickModulation(slot: slot, region: region, &pitched, gain: voice.gain.target)
+                }
+                // The pitch holds within a tick: read no further than its end. (A voice whose
+                // pitch stays reads on; its filter and tremolo take later ticks as they come.)
+                if pool.modulatedVoices[slot].movesPitch { m = min(m, pool.modulatedVoices[slot].tickLeft) }
             }
             let got = resample(
                 &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: table.kernelLevels,
                 wide: wideMixing,
                 left: scratchLeft, right: scratchRight, count: m, seam: pool.seamScratch)
-            if pitched.isModulated, pool.modulatedVoices[slot].filterStepsLeft > 0 {
-                filterModulatedVoice(&pitched, &pool.modulatedVoices[slot], scratchLeft, scratchRight, frameCount: got)
+            if pitched.isModulated {
+                shapeModulatedVoice(
+                    slot: slot, region: region, &pitched, gain: voice.gain.target, scratchLeft, scratchRight,
+                    frameCount: got)
             } else if pitched.filterKind != 0 {
                 filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got)
             }
@@ -255,7 +261,6 @@ extension Engine {
             voice.gain.advance(by: got)
             if pitched.envelope.pieceLeft != Int.max { pitched.envelope.pieceLeft -= got }
             pitched.envelope.stageFrame += got
-            if pitched.isModulated { pool.modulatedVoices[slot].tickLeft -= got }
             done += got
             if got < m {
                 ended = true
