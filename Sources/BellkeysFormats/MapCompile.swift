@@ -150,6 +150,7 @@ public struct CompiledMap: Sendable {
             instrument.followsPanController = instrument.followsPanController || base.followsPanController
             instrument.restrikeReleases = base.restrikeReleases
             instrument.chokesWithinChannel = base.chokesWithinChannel
+            instrument.pitchBendReach = base.pitchBendReach
         }
         return instrument
     }

@@ -288,6 +288,9 @@ extension CompiledSoundFont {
         var instrument = Instrument()
         instrument.regions = regions
         instrument.followsPitchBend = map?.pitchBend ?? true
+        // The wheel moves fine tune by 12,700 cents × the range in semitones / 128 (the default
+        // modulator's amount, over a sensitivity source of range 128).
+        instrument.pitchBendReach = 127.0 / 128
         // CC10 pans the channel, by the law FluidSynth's default pan modulator has.
         instrument.followsPanController = true
         // A key struck again lets go of its ringing voice, and an exclusive class chokes on its own

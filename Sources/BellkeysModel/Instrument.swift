@@ -106,6 +106,11 @@ public struct Instrument: Sendable {
     /// another range, up to 24): on for SFZ instruments, off for maps unless they ask (a bell in
     /// a tower does not bend, and General MIDI files are full of bends).
     public var followsPitchBend = false
+    /// How far the wheel's full throw reaches, as a share of the channel's range: 1 (the range
+    /// itself), or 127/128 for a SoundFont preset, whose default modulator moves fine tune by
+    /// 12,700 cents × the sensitivity in semitones / 128 (FluidSynth: +198.4 cents at the top
+    /// of a 2-semitone range, −198.4 at the bottom).
+    public var pitchBendReach = 1.0
     /// Whether a key struck again while it is still held first lets go of its ringing voices,
     /// as a note-off would (the sustain pedal still holds them): FluidSynth's rule, on for
     /// SoundFont presets. Off for maps and SFZ instruments, where a bell struck again rings on

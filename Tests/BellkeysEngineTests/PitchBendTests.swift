@@ -8,7 +8,7 @@ import Testing
 /// Pitch bend: ±2 semitones by default, the range set by RPN 0, applied at its frame to every
 /// pitched voice of its channel; ignored by instruments that do not follow it.
 @Suite struct PitchBend {
-    func sineEngine(follows: Bool, bendRange: BendRange? = nil) -> Engine {
+    func sineEngine(follows: Bool, bendRange: BendRange? = nil, reach: Double = 1) -> Engine {
         let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
         var region = Region(sampleIndex: 0)
         region.loopMode = .continuous
@@ -19,6 +19,7 @@ import Testing
         var instrument = Instrument(keys: [])
         instrument.regions = [region]
         instrument.followsPitchBend = follows
+        instrument.pitchBendReach = reach
         let e = Engine(bank: bank, instrument: instrument, configuration: config)
         e.enqueue(.control(frame: 0, controller: 7, value: 127))
         return e
@@ -35,6 +36,26 @@ import Testing
         #expect(abs(cents(measuredFrequency(out, 24_010..<47_990), 1_000) - 200 * 8_191 / 8_192) < 0.01)
         #expect(abs(cents(measuredFrequency(out, 48_010..<71_990), 1_000) + 200) < 0.01)
         #expect(abs(cents(measuredFrequency(out, 72_010..<96_000), 1_000)) < 0.01)
+    }
+
+    /// A SoundFont preset's wheel reaches 127/128 of the range, as FluidSynth's default modulator
+    /// moves it: +198.41 cents at the top of 2 semitones, −198.44 at the bottom; with RPN 0 at
+    /// 12 semitones, −1,190.6. A voice struck while bent starts there.
+    @Test func aSoundFontsWheelReaches127Of128() {
+        let e = sineEngine(follows: true, reach: 127.0 / 128)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        e.enqueue(.pitchBend(frame: 24_000, value: 16_383))
+        e.enqueue(.pitchBend(frame: 48_000, value: 0))
+        for (controller, value) in [(101, 0), (100, 0), (6, 12), (38, 0)] {
+            e.enqueue(.control(frame: 71_000, controller: controller, value: value))
+        }
+        e.enqueue(.control(frame: 71_000, controller: 120, value: 0)) // the first voice stops
+        e.enqueue(.noteOn(frame: 72_000, note: 60, velocity: 127))
+        let out = render(e, 96_000)
+        #expect(abs(cents(measuredFrequency(out, 100..<23_990), 1_000)) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 24_010..<47_990), 1_000) - 12_700.0 * 2 / 128 * 8_191 / 8_192) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 48_010..<70_990), 1_000) + 12_700.0 * 2 / 128) < 0.01)
+        #expect(abs(cents(measuredFrequency(out, 72_100..<96_000), 1_000) + 12_700.0 * 12 / 128) < 0.01)
     }
 
     @Test func rpnZeroSetsTheRange() {

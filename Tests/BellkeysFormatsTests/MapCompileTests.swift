@@ -189,12 +189,14 @@ import Testing
         base.controllerDefaults = [1: 64]
         base.restrikeReleases = true
         base.chokesWithinChannel = true
+        base.pitchBendReach = 127.0 / 128
         let instrument = map.instrument(bankIndex: [3], base: base)
         #expect(instrument.bellCount == 1 && instrument.regions.map(\.keyRange) == [84...84, 48...72])
         #expect(instrument.regions.map(\.sampleIndex) == [3, 0])
         #expect(instrument.keyswitchRange == 24...26 && instrument.defaultKeyswitch == 25)
         #expect(
             instrument.controllerDefaults == [1: 64] && instrument.restrikeReleases && instrument.chokesWithinChannel)
+        #expect(instrument.pitchBendReach == 127.0 / 128)
         // A panned key follows CC10; so does an instrument that does.
         #expect(instrument.followsPanController)
         #expect(map.instrument(bankIndex: [3], base: nil).keyswitchRange == nil)

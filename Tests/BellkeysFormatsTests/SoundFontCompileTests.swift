@@ -41,6 +41,7 @@ import Testing
         #expect(instrument.regions.map(\.keyRange) == [48...65, 66...96])
         #expect(instrument.restrikeReleases && instrument.chokesWithinChannel && instrument.followsPanController)
         #expect(instrument.followsPitchBend && instrument.bellCount == 0)
+        #expect(instrument.pitchBendReach == 127.0 / 128) // FluidSynth's wheel: 12,700 cents × range / 128
     }
 
     @Test func presetsAreChosenByNumberOrByName() throws {

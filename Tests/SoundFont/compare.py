@@ -40,7 +40,9 @@ multiples of 28224 frames (0.64 s = lcm(64, 441) frames: a multiple of 64 and a
 whole number of ms, which keeps FluidSynth's ms clock exact) and are held 44096
 frames (689 blocks of 64, 0.99991 s).
 
-Run 1014 plays Tubular Bells from C2 to C7 (its ends at all four velocities). Runs 1010 and 1011
+Run 1014 plays Tubular Bells from C2 to C7 (its ends at all four velocities); run 1012 plays
+Celesta with the pitch wheel moved before each note (RPN 0 setting 12 semitones for two of
+them). Runs 1010 and 1011
 are played on Music Box: 1010 with controller changes before its notes
 (CC7, CC11, CC10), 1011 with keys struck again 0.64 s apart, before their note-offs, and the
 sustain pedal down for two of them: FluidSynth lets go of a ringing voice when its key is
@@ -96,6 +98,15 @@ PRESETS[1010] = ('Music Box CCs', [], (), 7)
 CONTROLLED[1011] = (10, [(60, 127, []), (60, 30, []), (60, 100, [(64, 127)]), (60, 64, []), (67, 30, [(64, 0)]),
                         (67, 127, []), (67, 30, [])])
 PRESETS[1011] = ('Music Box again', [], (), 1)
+# The pitch wheel on Celesta, its notes each bent before they start: the top and bottom of the
+# default 2 semitones (FluidSynth's default modulator reaches 127/128 of the range: +198.4 and
+# -198.4 cents), two points between, 12 semitones set by RPN 0 (-1,190.6 cents at the bottom),
+# and back to the centre.
+CONTROLLED[1012] = (8, [(60, 100, [('wheel', 16383)]), (72, 100, [('wheel', 0)]), (60, 100, [('wheel', 12288)]),
+                        (72, 100, [('wheel', 4096)]),
+                        (60, 100, [(101, 0), (100, 0), (6, 12), (38, 0), ('wheel', 0)]),
+                        (72, 100, [('wheel', 15000)]), (60, 100, [('wheel', 8192)])])
+PRESETS[1012] = ('Celesta wheel', [], (), 8)
 # Tubular Bells across the keyboard, C2 to C7, the ends at all four velocities: TimGM6mb's closes a
 # bright sample down with the modulation envelope on its filter, a different amount at every key.
 CONTROLLED[1014] = (14, [(k, v, []) for k in (36, 48, 60, 72, 84, 96) for v in ((30, 64, 100, 127) if k in (36, 96) else (100,))])
@@ -124,18 +135,21 @@ def notes_for(program):
 
 def write_smf(path, program, notes, bends=None, controls=None):
     """Format 0, one tick = one frame (Tools/python/smf.py). bends: {note index: 14-bit value};
-    controls: {note index: [(controller, value)]}, sent half a grid step before the note."""
+    controls: {note index: [(controller, value)]}, sent in their order half a grid step before the
+    note (controller 'wheel': the pitch wheel, 0...16383)."""
     events = [(0, smf.message(0xC0, program))]      # (tick, bytes), kept in order within a tick
     timed = []
     for i, (n, key, vel) in enumerate(notes):
-        for cc, value in (controls or {}).get(i, []):
-            timed.append((n - GRID // 2, 0, smf.message(0xB0, cc, value)))
+        for j, (cc, value) in enumerate((controls or {}).get(i, [])):
+            message = (smf.message(0xE0, value & 127, value >> 7) if cc == 'wheel'
+                       else smf.message(0xB0, cc, value))
+            timed.append((n - GRID // 2, 0, j, message))
         if bends and i in bends:
             b = bends[i]
-            timed.append((n, 0, smf.message(0xE0, b & 127, b >> 7)))
-        timed.append((n, 1, smf.message(0x90, key, vel)))
-        timed.append((n + HOLD, -1, smf.message(0x80, key, 64)))
-    events += [(frame, msg) for frame, _, msg in sorted(timed)]
+            timed.append((n, 0, 0, smf.message(0xE0, b & 127, b >> 7)))
+        timed.append((n, 1, 0, smf.message(0x90, key, vel)))
+        timed.append((n + HOLD, -1, 0, smf.message(0x80, key, 64)))
+    events += [(frame, msg) for frame, _, _, msg in sorted(timed)]
     smf.write(path, events, division=441, tempo=10000)
 
 
@@ -432,7 +446,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--presets', default=','.join(map(str, PRESETS)),
                     help='programs, e.g. 14,8 (1010: Music Box with controller changes; 1011: Music '
-                         'Box struck again before note-off, with the sustain pedal; 1014: Tubular Bells '
+                         'Box struck again before note-off, with the sustain pedal; 1012: Celesta with the '
+                         'pitch wheel; 1014: Tubular Bells '
                          'from C2 to C7)')
     ap.add_argument('--keep', metavar='DIR', help='keep the MIDI files and renders in DIR')
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

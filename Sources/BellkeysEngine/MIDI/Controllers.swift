@@ -190,21 +190,28 @@ extension Engine {
             let slot = Int(pool.active[i])
             guard pool.voices[slot].channel == channel, pool.voices[slot].isPitched else { continue }
             let region = Int(pool.voices[slot].region)
-            guard table.sets[table.regions[region].set].followsPitchBend else { continue }
-            retune(
-                slot: slot,
-                factor: table.regions[region].hasBendRange ? bendFactor(channel: channel, region: region) : factor
-            )
+            let set = table.sets[table.regions[region].set]
+            guard set.followsPitchBend else { continue }
+            if table.regions[region].hasBendRange || set.pitchBendReach != 1 {
+                retune(slot: slot, factor: bendFactor(channel: channel, region: region))
+            } else {
+                retune(slot: slot, factor: factor)
+            }
         }
     }
 
     /// The ratio of `channel`'s bend for a voice of `region`: by the region's own range if it
     /// has one (as sfizz reads `bend_up` and `bend_down`: the wheel's ±8191 steps from the
     /// centre, the lowest value counted as −8191, are ±1 of the range up or down), else by the
-    /// channel's.
+    /// channel's, times its set's reach (`Instrument.pitchBendReach`).
     @_noLocks
     func bendFactor(channel: Int, region: Int) -> Double {
-        guard table.regions[region].hasBendRange else { return bendFactor(channel: channel) }
+        guard table.regions[region].hasBendRange else {
+            let reach = table.sets[table.regions[region].set].pitchBendReach
+            if reach == 1 { return bendFactor(channel: channel) }
+            let range = Double(midi.channels[channel].bendRangeCents) * reach
+            return exp2Fast(Double(midi.channels[channel].bend - 8192) / 8192 * range / 1200)
+        }
         let value = Double(max(midi.channels[channel].bend - 8192, -8191)) / 8191
         let cents =
             value >= 0 ? value * table.regions[region].bendUpCents : -value * table.regions[region].bendDownCents

@@ -74,7 +74,8 @@ extension Engine {
                 program: set.program, bank: set.bank ?? -1,
                 keyswitchLow: own.keyswitchRange?.lowerBound ?? 128,
                 keyswitchHigh: own.keyswitchRange?.upperBound ?? -1,
-                followsPitchBend: own.followsPitchBend, restrikeReleases: own.restrikeReleases,
+                followsPitchBend: own.followsPitchBend, pitchBendReach: own.pitchBendReach,
+                restrikeReleases: own.restrikeReleases,
                 chokesWithinChannel: own.chokesWithinChannel)
         }
     }

@@ -178,8 +178,9 @@ struct SetSlot {
     /// The keyswitch range (empty: none); the switch in force is `MIDIState.keyswitches`'.
     var keyswitchLow: Int
     var keyswitchHigh: Int
-    /// `Instrument.followsPitchBend`, `restrikeReleases`, `chokesWithinChannel`.
+    /// `Instrument.followsPitchBend`, `pitchBendReach`, `restrikeReleases`, `chokesWithinChannel`.
     var followsPitchBend: Bool
+    var pitchBendReach: Double
     var restrikeReleases: Bool
     var chokesWithinChannel: Bool
 }
