@@ -24,8 +24,9 @@ public struct SoundFontVoiceZone: Sendable {
 public let defaultSoundFontModulators: [SoundFontModulator] = [
     // Velocity to attenuation: concave, unipolar, negative, 960 cB.
     SoundFontModulator(source: 0x0502, destination: 48, amount: 960, amountSource: 0, transform: 0),
-    // Velocity to filter cutoff (FluidSynth makes it do nothing).
-    SoundFontModulator(source: 0x0102, destination: 8, amount: -2400, amountSource: 0, transform: 0),
+    // Velocity to filter cutoff, its amount switched by velocity (FluidSynth makes it do nothing;
+    // a font's own velocity to cutoff with no amount source is another modulator, and played).
+    SoundFontModulator(source: 0x0102, destination: 8, amount: -2400, amountSource: 0x0C02, transform: 0),
     // Channel pressure and CC1 to vibrato depth.
     SoundFontModulator(source: 0x000D, destination: 6, amount: 50, amountSource: 0, transform: 0),
     SoundFontModulator(source: 0x0081, destination: 6, amount: 50, amountSource: 0, transform: 0),
@@ -134,14 +135,18 @@ public func modulatorSourceValue(_ source: UInt16, _ value: Int) -> Double {
     return x >= 0.5 ? shape(2 * (x - 0.5)) : -shape(2 * (0.5 - x))
 }
 
-/// Why a modulator is left out, or nil if bellkeys plays it: velocity to attenuation (any
-/// curve and amount: the region's velocity gains), and the defaults whose work the engine does
-/// for every instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a
-/// struck bell at their default amounts.
+/// Why a modulator is left out (or played in part), or nil if bellkeys plays it: velocity to
+/// attenuation (any curve and amount: the region's velocity gains), the note-on modulators from
+/// velocity and key (`noteModulators`), and the defaults whose work the engine does for every
+/// instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a struck bell
+/// at their default amounts. A controller's modulator is played as a note starts.
 public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
     // FluidSynth plays no modulator with a transform (nor does bellkeys).
     if modulator.amount == 0 || modulator.transform != 0 { return nil }
     if isVelocityToAttenuation(modulator) { return nil }
+    let fromController = { (source: UInt16) in source & 0x80 != 0 }
+    let live = fromController(modulator.source) || fromController(modulator.amountSource)
+    if noteModulators(modulator) != nil, !live { return nil }
     if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
     let names: [Int: String] = [
         6: "vibrato depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send", 16: "reverb send",
@@ -154,6 +159,10 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
         : ([2: "velocity", 3: "key", 10: "poly pressure", 13: "channel pressure", 14: "pitch wheel"][sourceIndex]
             ?? "source \(sourceIndex)")
     let destination = names[Int(modulator.destination)] ?? "generator \(modulator.destination)"
+    if noteModulators(modulator) != nil {
+        return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is played as notes "
+            + "start: the controller's later moves are left out"
+    }
     return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is left out"
 }
 
@@ -226,6 +235,7 @@ public func soundFontRegions(
     var gain = pow(10, -attenuation / 200)
     region.pan = max(-1, min(1, Double(zone[.pan]) / 500))
     region.velocityGains = soundFontVelocityGains(zone)
+    region.noteModulators = soundFontNoteModulators(zone, attenuation: attenuation)
 
     gain *= soundFontFilter(zone, &region, bankRate: bankRate)
     region.gain = Float(gain)
@@ -299,7 +309,12 @@ public func soundFontRegions(
 private func soundFontFilter(_ zone: SoundFontVoiceZone, _ region: inout Region, bankRate: Int) -> Double {
     let cutoffCents = max(1500, min(13_500, zone[.initialFilterFc]))
     let q = max(0, min(960, zone[.initialFilterQ]))
-    let moved = zone[.modEnvToFilterFc] != 0 || zone[.modLfoToFilterFc] != 0
+    let moved =
+        zone[.modEnvToFilterFc] != 0 || zone[.modLfoToFilterFc] != 0
+        || region.noteModulators?.modulators.contains {
+            $0.destination == .cutoffCents || $0.destination == .resonanceDecibels
+        }
+            ?? false
     guard cutoffCents < 13_500 || q > 0 || moved else { return 1 }
     region.filter = .lowPass2
     region.cutoff = 8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200)

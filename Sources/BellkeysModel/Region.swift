@@ -122,6 +122,9 @@ public struct Region: Sendable, Equatable {
     /// What moves its pitch and filter while it sounds: a modulation envelope and LFOs (nil:
     /// nothing but the key, the velocity and the wheel).
     public var modulation: VoiceModulation?
+    /// What its voices' velocity, key and controllers change as they start, beyond the level
+    /// and filter tracking above (nil: nothing).
+    public var noteModulators: NoteModulators?
 
     public init(sampleIndex: Int) { self.sampleIndex = sampleIndex }
 

@@ -110,6 +110,18 @@ import Testing
                     modulationLFOToCutoffCents: 600, modulationLFOToVolumeDecibels: 3,
                     vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50)
             }
+            if k % 4 == 1 {
+                r.filter = .lowPass2
+                r.noteModulators = NoteModulators(modulators: [
+                    Modulator(source: .velocity, curve: Modulator.linear, amount: -2_400, destination: .cutoffCents),
+                    Modulator(source: .key, curve: Modulator.linear, amount: 50, destination: .pitchCents),
+                    Modulator(
+                        source: .controller(1), curve: Modulator.linear, amountSource: .velocity,
+                        amountCurve: Modulator.linear, amount: -6, destination: .levelDecibels),
+                    Modulator(
+                        source: .controller(2), curve: Modulator.linear, amount: 6, destination: .resonanceDecibels),
+                ])
+            }
             regions.append(r)
         }
         var config = EngineConfiguration(sampleRate: 48_000, polyphony: 24)

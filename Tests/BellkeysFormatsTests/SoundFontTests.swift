@@ -277,7 +277,12 @@ func testFont() -> SoundFontBuilder {
         }
         #expect(modulatorLeftOut(linear) == nil)
         let toPitch = SoundFontModulator(source: 0x0081, destination: 52, amount: 50, amountSource: 0, transform: 0)
-        #expect(modulatorLeftOut(toPitch) == "a modulator from CC1 to fine tune (amount 50) is left out")
+        #expect(
+            modulatorLeftOut(toPitch)
+                == "a modulator from CC1 to fine tune (amount 50) is played as notes start: the controller's later "
+                + "moves are left out")
+        let toPan = SoundFontModulator(source: 0x0081, destination: 17, amount: 50, amountSource: 0, transform: 0)
+        #expect(modulatorLeftOut(toPan) == "a modulator from CC1 to pan (amount 50) is left out")
     }
 }
 

@@ -80,6 +80,13 @@ PRESETS = {
     11: ('Vibraphone', [53, 60, 65, 72, 77, 84, 89], (60, 77), 5),
     14: ('Tubular Bells', [55, 60, 65, 67, 72, 77], (60,), 31),
     112: ('Tinkle Bell', [48, 60, 67, 72, 79, 84, 96], (72, 84), 7),
+    # Beyond the bells: presets whose MuseScore zones carry velocity and key modulators on the
+    # filter (Crystal -3600 cents from velocity; Nylon Guitar -6000 and -3000 from velocity,
+    # -1500 from the key). (Electric Piano 1, -4800 from velocity, passes but for its first
+    # note, whichever it is: its attack is instant, and FluidSynth fades a voice slot it has
+    # never used in over its first block (design/soundfonts.md); the bells' first notes pass.)
+    98: ('Crystal', [48, 60, 67, 72, 79, 84, 96], (60, 84), 10),
+    24: ('Nylon Guitar', [40, 48, 55, 60, 67, 76, 84], (48, 67), 4),
 }
 # Controllers through FluidSynth's default modulators: a run on Music Box (mono) whose notes
 # each follow controller changes half a grid step before them (CC7 volume, CC11 expression,

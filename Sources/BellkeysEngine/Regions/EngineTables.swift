@@ -151,7 +151,7 @@ extension Engine {
             let pitched =
                 transposed || stereo || region.envelope != nil || looped || region.offset != 0
                 || setList.sets[setOfRegion[i]].instrument.followsPitchBend || region.filter != nil
-                || region.modulation != nil
+                || region.modulation != nil || region.noteModulators != nil
             anyPitched = anyPitched || pitched
             anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
             let loop: VoiceLoop =

@@ -54,6 +54,8 @@ struct RegionTable: BitwiseCopyable {
     let followsPanController: Bool
     /// The SoundFont convex curve at 128 points (`convexCurve()`), for the modulation envelope.
     let convexCurve: UnsafePointer<Double>
+    /// The regions' note-on modulators (`RegionSlot.modulatorStart`).
+    let noteModulators: NoteModulatorTable
 
     /// The table of `setList`'s regions as `layout` lists them, read through `kernels`, at the
     /// output's `sampleRate`. Thread: control.
@@ -83,7 +85,13 @@ struct RegionTable: BitwiseCopyable {
         let built = Engine.regionSlots(
             layout.regions, setOfRegion: layout.setOfRegion, setList: setList, bank: bank, increments: allIncrements,
             bases: layout.bases, sampleRate: sampleRate)
-        for (i, slot) in built.slots.enumerated() { (regions + i).initialize(to: slot) }
+        let modulators = NoteModulatorTable(layout.regions, sampleRate: sampleRate)
+        noteModulators = modulators
+        for (i, built) in built.slots.enumerated() {
+            var slot = built
+            (slot.modulatorStart, slot.modulatorCount) = modulators.placeOf(region: i)
+            (regions + i).initialize(to: slot)
+        }
         self.regions = UnsafePointer(regions)
         hasPitched = built.anyPitched
         hasPannedKeys = built.anyOffCentre
@@ -158,6 +166,7 @@ struct RegionTable: BitwiseCopyable {
         velocityGains.deallocate()
         timbreTable.deallocate()
         convexCurve.deallocate()
+        noteModulators.deallocate()
     }
 }
 

@@ -2,18 +2,26 @@
 // its coefficients, fixed when the voice starts, and the filter over a pitched voice's block.
 
 extension Engine {
-    /// Sets a starting voice's filter from its region, key and velocity: the cutoff × 2^((veltrack
-    /// × velocity/127 + keytrack × (key − centre)) / 1200), kept below 0.49 of the output rate.
-    /// One pole: c = 1 − e^(−2π fc/fs). Two poles: the RBJ cookbook's low-pass at Q. Thread:
-    /// render. Real-time safe.
+    /// Sets a starting voice's filter from its region `r`, key and velocity: the cutoff ×
+    /// 2^((veltrack × velocity/127 + keytrack × (key − centre) + its note-on modulators' cents)
+    /// / 1200), kept below 0.49 of the output rate (or, moved by modulators, within their
+    /// bounds); its Q × their resonance. One pole: c = 1 − e^(−2π fc/fs). Two poles: the RBJ
+    /// cookbook's low-pass at Q. Thread: render. Real-time safe.
     @_noLocks
-    func startFilter(slot: Int, _ region: RegionSlot, note: Int, velocity: Int) {
+    func startFilter(slot: Int, region r: Int, note: Int, velocity: Int, _ sums: NoteOnSums) {
+        let region = table.regions[r]
         let cents =
             region.filterVelocityCents * Double(velocity) / 127
-            + region.filterKeytrackCents * Double(note - region.pitchKeycenter)
+            + region.filterKeytrackCents * Double(note - region.pitchKeycenter) + sums.cutoffCents
         let rate = Double(configuration.sampleRate)
         let tracked = region.cutoff * exp2Fast(cents / 1200)
-        let cutoff = min(tracked, 0.49 * rate)
+        var cutoff = min(tracked, 0.49 * rate)
+        var q = region.filterQ
+        if region.modulatorCount > 0 {
+            let bounds = table.noteModulators.bounds[r]
+            cutoff = max(bounds[0], min(bounds[1], tracked))
+            q *= exp2Fast(sums.resonanceDecibels * (3.321_928_094_887_362_3 / 20))
+        }
         pool.pitchedVoices[slot].filterKind = region.filterKind
         pool.pitchedVoices[slot].filterState = SIMD4()
         if region.filterKind == 1 {
@@ -22,8 +30,7 @@ extension Engine {
                 Float(1 - exp2Fast(-w * 1.442_695_040_888_963_4)), 0, 0, 0, 0, 0, 0, 0)
             return
         }
-        pool.pitchedVoices[slot].filterCoefficients = lowPassCoefficients(
-            cutoff: cutoff, q: region.filterQ, sampleRate: rate)
+        pool.pitchedVoices[slot].filterCoefficients = lowPassCoefficients(cutoff: cutoff, q: q, sampleRate: rate)
         if pool.pitchedVoices[slot].isModulated { pool.modulatedVoices[slot].cutoff = tracked }
     }
 }

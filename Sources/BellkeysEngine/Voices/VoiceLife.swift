@@ -107,7 +107,12 @@ extension Engine {
         if freeCount == 0 { cutQuietestFadingVoice() }
         freeCount -= 1
         let slot = Int(pool.free[freeCount])
-        let strike = key.gain * table.velocityGains[128 * r + velocity]
+        var strike = key.gain * table.velocityGains[128 * r + velocity]
+        var sums = NoteOnSums()
+        if key.modulatorCount > 0 {
+            sums = noteOnSums(region: r, channel: channel, note: note, velocity: velocity)
+            strike *= noteOnLevel(sums, region: r)
+        }
         pool.voices[slot] = Voice(
             frames: key.frames, frameCount: key.frameCount,
             gain: Ramp(strike), serial: nextSerial,
@@ -132,6 +137,10 @@ extension Engine {
             pitched.increment = table.increments[k]
             pitched.baseIncrement = table.increments[k]
             pitched.kernel = table.incrementKernels[k]
+            if sums.pitchCents != 0 {
+                pitched.baseIncrement = UInt64(Double(pitched.baseIncrement) * exp2Fast(sums.pitchCents / 1200) + 0.5)
+                tune(&pitched, factor: 1)
+            }
             pitched.loop = key.loop
             pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             pitched.loopStart = key.loopStart
@@ -147,7 +156,7 @@ extension Engine {
             if table.sets[key.set].followsPitchBend, midi.channels[channel].bend != 8192 {
                 retune(slot: slot, factor: bendFactor(channel: channel, region: r))
             }
-            if key.filterKind != 0 { startFilter(slot: slot, key, note: pitchNote, velocity: velocity) }
+            if key.filterKind != 0 { startFilter(slot: slot, region: r, note: pitchNote, velocity: velocity, sums) }
             if key.filterKind == 0, table.hasTimbre {
                 // Velocity timbre on a pitched voice (a map's key that follows pitch bend): the
                 // same two one-pole stages as `mixFilteredVoice`, as the voice's filter.

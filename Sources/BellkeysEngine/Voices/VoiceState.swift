@@ -64,6 +64,10 @@ struct RegionSlot {
     /// modulated.
     var hasModulation = false
     var modulation = ModulationTicks()
+    /// Its note-on modulators (`Region.noteModulators`): `RegionTable.noteModulators.terms`
+    /// `[modulatorStart ..< + modulatorCount]`.
+    var modulatorStart: Int32 = 0
+    var modulatorCount: Int32 = 0
 }
 
 /// Where a voice is in its life.

@@ -1,0 +1,64 @@
+import BellkeysModel
+
+// Note-on modulators (`Region.noteModulators`): what a voice's velocity, key and its channel's
+// controllers add to its level, pitch and filter as it starts.
+
+/// What a starting voice's modulators add, by destination (`ModulatorDestination`).
+struct NoteOnSums {
+    var levelDecibels = 0.0
+    var pitchCents = 0.0
+    var cutoffCents = 0.0
+    var resonanceDecibels = 0.0
+
+    @_noLocks
+    init() {}
+}
+
+extension Engine {
+    /// The sums of region `r`'s note-on modulators for a note of `note` at `velocity` on
+    /// `channel`: each is its amount × its source's curve at the source's value (× its amount
+    /// source's). Thread: render. Real-time safe.
+    @_noLocks
+    func noteOnSums(region r: Int, channel: Int, note: Int, velocity: Int) -> NoteOnSums {
+        var sums = NoteOnSums()
+        let modulators = table.noteModulators
+        let start = Int(table.regions[r].modulatorStart)
+        for i in start..<(start + Int(table.regions[r].modulatorCount)) {
+            let term = modulators.terms[i]
+            var value =
+                term.amount
+                * modulators.curves[
+                    Int(term.curve) + sourceValue(term.source, channel: channel, note: note, velocity: velocity)]
+            if term.amountSource != -3 { // ModulatorTerm.none
+                value *=
+                    modulators.curves[
+                        Int(term.amountCurve)
+                            + sourceValue(term.amountSource, channel: channel, note: note, velocity: velocity)]
+            }
+            switch term.destination {
+            case 0: sums.levelDecibels += value // ModulatorTerm.level
+            case 1: sums.pitchCents += value // .pitch
+            case 2: sums.cutoffCents += value // .cutoff
+            default: sums.resonanceDecibels += value
+            }
+        }
+        return sums
+    }
+
+    /// A source's value 0...127 now: the note's velocity or key, or the channel's controller.
+    /// (`ModulatorTerm`'s codes are written as literals on this path: read through their
+    /// statics, they are calls the real-time check cannot see into.)
+    @_noLocks
+    func sourceValue(_ source: Int, channel: Int, note: Int, velocity: Int) -> Int {
+        if source == -1 { return velocity } // ModulatorTerm.velocity
+        if source == -2 { return note } // ModulatorTerm.key
+        return Int(midi.controllerValues[128 * channel + source])
+    }
+
+    /// The factor on a strike's gain of `sums`' decibels, no more than region `r`'s ceiling.
+    @_noLocks
+    func noteOnLevel(_ sums: NoteOnSums, region r: Int) -> Float {
+        let decibels = min(sums.levelDecibels, table.noteModulators.bounds[r][2])
+        return Float(exp2Fast(decibels * (3.321_928_094_887_362_3 / 20)))
+    }
+}

@@ -1,0 +1,117 @@
+import BellkeysModel
+import Glibc
+
+// A SoundFont's modulators as note-on modulators (`NoteModulators`), read as FluidSynth 2.3.1
+// reads them (`fluid_mod_get_value`, `fluid_mod_transform_source_value`, `fluid_zone_check_mod`).
+
+/// FluidSynth's concave and convex curves at 128 points (`gen_conv.c`): x(i) = −(5/12) log₁₀(i /
+/// 127); convex[i] = 1 − x(i), concave[127 − i] = x(i); 0 at 0 and 1 at 127.
+let soundFontConvex: [Double] = (0..<128).map { (i: Int) -> Double in
+    if i == 0 || i == 127 { return Double(i / 127) }
+    let x: Double = -5.0 / 12 * log10(Double(i) / 127)
+    return 1 - x
+}
+let soundFontConcave: [Double] = (0..<128).map { (i: Int) -> Double in
+    if i == 0 || i == 127 { return Double(i / 127) }
+    return -5.0 / 12 * log10(Double(127 - i) / 127)
+}
+
+/// A 128-point curve at `x` in 0...127, straight between its points (`fluid_concave`).
+private func read(_ table: [Double], at x: Double) -> Double {
+    if x < 0 { return 0 }
+    let i = Int(x)
+    if i >= 127 { return table[127] }
+    return table[i] + (table[i + 1] - table[i]) * (x - Double(i))
+}
+
+/// The value of a modulator source (its type, polarity and direction: the top six bits of the
+/// source word) at each input 0...127, as FluidSynth transforms a 7-bit source (over a range
+/// of 128); nil for a type FluidSynth does not know (it plays that modulator at amount 0).
+func soundFontCurve(_ source: UInt16) -> [Double]? {
+    let type = Int(source >> 10), bipolar = source & 0x200 != 0, negative = source & 0x100 != 0
+    guard type <= 3 else { return nil }
+    return (0..<128).map { input in
+        let x = Double(input) / 128
+        switch (type, bipolar) {
+        case (0, false): return negative ? 1 - x : x
+        case (0, true): return negative ? 1 - 2 * x : -1 + 2 * x
+        case (3, false): return (x >= 0.5) != negative ? 1 : 0
+        case (3, true): return (x >= 0.5) != negative ? 1 : -1
+        default:
+            let table = type == 1 ? soundFontConcave : soundFontConvex
+            if !bipolar { return read(table, at: 127 * (negative ? 1 - x : x)) }
+            let side = x > 0.5 ? read(table, at: 127 * 2 * (x - 0.5)) : -read(table, at: 127 * 2 * (0.5 - x))
+            return negative ? -side : side
+        }
+    }
+}
+
+/// What a modulator source word reads, if bellkeys plays it at note-on: the note's velocity or
+/// key, or a controller FluidSynth accepts (not 0, 6, 32, 38, 98 to 101, or 120 and above).
+/// `none` is no source (general source 0).
+private enum SourceReading: Equatable {
+    case none, reads(ModulatorSource), unplayed
+}
+
+private func reading(_ source: UInt16) -> SourceReading {
+    let index = Int(source & 0x7F)
+    if source & 0x80 != 0 {
+        let refused = [0, 6, 32, 38, 98, 99, 100, 101].contains(index) || index >= 120
+        return refused ? .unplayed : .reads(.controller(index))
+    }
+    switch index {
+    case 0: return .none
+    case 2: return .reads(.velocity)
+    case 3: return .reads(.key)
+    default: return .unplayed // pressure, the wheel and its range: live sources, not yet played
+    }
+}
+
+/// The note-on modulators one SoundFont modulator becomes (a Q modulator is two: the resonance,
+/// and the level FluidSynth takes from the passband, half the peak), or nil if bellkeys does not
+/// play it this way: a default (the engine's own work, or FluidSynth's inert velocity to
+/// cutoff), velocity to attenuation (the region's velocity gains), a source or destination not
+/// played at note-on. `fixedVelocity` and `fixedKey` (a zone's `velocity` and `keynum`, ≥ 0)
+/// stand for the note's.
+func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: Int = -1) -> [Modulator]? {
+    guard m.amount != 0, m.transform == 0, !isVelocityToAttenuation(m),
+        !defaultSoundFontModulators.contains(where: { $0.isSame(as: m) }),
+        case .reads(let source) = reading(m.source), var curve = soundFontCurve(m.source)
+    else { return nil }
+    let amountReading = reading(m.amountSource)
+    guard amountReading != .unplayed, var amountCurve = soundFontCurve(m.amountSource) else { return nil }
+    var amountSource: ModulatorSource?
+    if case .reads(let s) = amountReading { amountSource = s } else { amountCurve = [] }
+    // A zone that fixes the velocity or the key reads its own.
+    func fixed(_ curve: inout [Double], _ s: ModulatorSource?) {
+        let input = s == .velocity ? fixedVelocity : (s == .key ? fixedKey : -1)
+        if input >= 0, input < curve.count { curve = [Double](repeating: curve[input], count: 128) }
+    }
+    fixed(&curve, source)
+    fixed(&amountCurve, amountSource)
+    let amount = Double(m.amount)
+    func made(_ scale: Double, _ destination: ModulatorDestination) -> Modulator {
+        Modulator(
+            source: source, curve: curve, amountSource: amountSource, amountCurve: amountCurve,
+            amount: amount * scale, destination: destination)
+    }
+    switch m.destination {
+    case 8: return [made(1, .cutoffCents)]
+    case 9: return [made(0.1, .resonanceDecibels), made(-0.05, .levelDecibels)]
+    case 48: return [made(-0.1, .levelDecibels)]
+    case 51: return [made(100, .pitchCents)]
+    case 52: return [made(1, .pitchCents)]
+    default: return nil
+    }
+}
+
+/// The note-on modulators of `zone` (nil: none), their level never above the zone's own
+/// attenuation `attenuation` (centibels: FluidSynth clips the sum at 0).
+func soundFontNoteModulators(_ zone: SoundFontVoiceZone, attenuation: Double) -> NoteModulators? {
+    let fixedVelocity = zone[.velocity] >= 0 ? min(127, zone[.velocity]) : -1
+    let fixedKey = zone[.keynum] >= 0 ? min(127, zone[.keynum]) : -1
+    let all = zone.modulators.compactMap { noteModulators($0, fixedVelocity: fixedVelocity, fixedKey: fixedKey) }
+        .flatMap { $0 }
+    guard !all.isEmpty else { return nil }
+    return NoteModulators(modulators: all, levelCeilingDecibels: max(0, attenuation) / 10)
+}

@@ -1,0 +1,70 @@
+/// What a modulator reads when a note starts: its velocity, its key, or a controller of its
+/// channel (0...127, its value at that moment).
+public enum ModulatorSource: Sendable, Equatable {
+    case velocity
+    case key
+    case controller(Int)
+}
+
+/// Where a modulator's value goes, in the unit it adds there.
+public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
+    /// Decibels of level (positive: louder).
+    case levelDecibels
+    /// Cents of pitch.
+    case pitchCents
+    /// Cents of the low-pass's cutoff.
+    case cutoffCents
+    /// Decibels of the low-pass's resonance.
+    case resonanceDecibels
+}
+
+/// A note-on modulator: `amount` × the source's value through `curve` × the amount source's
+/// value through `amountCurve` (1 without one), added to the destination when a voice starts.
+/// A curve holds the value (−1...1) at each input 0...127, so any shape a format has (a
+/// SoundFont's linear, concave, convex or switch, unipolar or bipolar, either direction) is
+/// played exactly as the format computes it.
+public struct Modulator: Sendable, Equatable {
+    public var source: ModulatorSource
+    public var curve: [Double]
+    public var amountSource: ModulatorSource?
+    public var amountCurve: [Double]
+    public var amount: Double
+    public var destination: ModulatorDestination
+
+    public init(
+        source: ModulatorSource, curve: [Double], amountSource: ModulatorSource? = nil, amountCurve: [Double] = [],
+        amount: Double, destination: ModulatorDestination
+    ) {
+        self.source = source
+        self.curve = curve
+        self.amountSource = amountSource
+        self.amountCurve = amountCurve
+        self.amount = amount
+        self.destination = destination
+    }
+
+    /// A straight curve from 0 at input 0 to 127/128 at 127 (the input over 128, as a
+    /// SoundFont reads a controller).
+    public static let linear: [Double] = (0..<128).map { Double($0) / 128 }
+}
+
+/// A region's note-on modulators and the bounds of what they move. A region without them
+/// (`Region.noteModulators` nil) starts its voices as before they existed.
+public struct NoteModulators: Sendable, Equatable {
+    public var modulators: [Modulator]
+    /// Where a cutoff they move stays, in Hz (and below 0.45 of the output's rate): by default
+    /// a SoundFont's (`VoiceModulation.soundFontCutoffRange`).
+    public var cutoffRange: ClosedRange<Double>
+    /// The most decibels they may add to the region's level (a SoundFont's attenuation, the
+    /// region's and theirs together, never goes below 0).
+    public var levelCeilingDecibels: Double
+
+    public init(
+        modulators: [Modulator], cutoffRange: ClosedRange<Double> = VoiceModulation.soundFontCutoffRange,
+        levelCeilingDecibels: Double = 0
+    ) {
+        self.modulators = modulators
+        self.cutoffRange = cutoffRange
+        self.levelCeilingDecibels = levelCeilingDecibels
+    }
+}

@@ -1,0 +1,71 @@
+import BellkeysModel
+import Glibc
+import Testing
+
+@testable import BellkeysFormats
+
+/// A SoundFont's modulators as note-on modulators, read as FluidSynth 2.3.1 reads them.
+@Suite struct SoundFontModulators {
+    /// FluidSynth's concave and convex tables, from their formula (`gen_conv.c`).
+    static func convex(_ i: Int) -> Double { i == 0 ? 0 : (i == 127 ? 1 : 1 + 5.0 / 12 * log10(Double(i) / 127)) }
+    static func concave(_ i: Int) -> Double { 1 - convex(127 - i) }
+
+    /// Each type, polarity and direction at inputs over a range of 128, as
+    /// `fluid_mod_transform_source_value` gives them.
+    @Test func curvesAreFluidSynths() throws {
+        let linearNegative = try #require(soundFontCurve(0x0102))
+        #expect(linearNegative[0] == 1 && linearNegative[64] == 0.5 && linearNegative[127] == 1 - 127.0 / 128)
+        let linearBipolar = try #require(soundFontCurve(0x0202))
+        #expect(linearBipolar[0] == -1 && linearBipolar[64] == 0 && linearBipolar[96] == 0.5)
+        // Concave, unipolar: the table at 127 x, straight between its points.
+        let concave = try #require(soundFontCurve(0x0402))
+        let x = 127.0 * 100 / 128
+        let expected = Self.concave(99) + (Self.concave(100) - Self.concave(99)) * (x - 99)
+        #expect(abs(concave[100] - expected) < 1e-12 && concave[0] == 0)
+        // Convex, bipolar, negative: above the middle (strictly) the curve turns down.
+        let convexBipolar = try #require(soundFontCurve(0x0B02))
+        let y = 127 * 2 * (100.0 / 128 - 0.5)
+        let up = Self.convex(Int(y)) + (Self.convex(Int(y) + 1) - Self.convex(Int(y))) * (y - Double(Int(y)))
+        #expect(abs(convexBipolar[100] + up) < 1e-12 && convexBipolar[64] == 0)
+        // A switch at half way; unipolar negative is 1 below it.
+        let switchNegative = try #require(soundFontCurve(0x0D02))
+        #expect(switchNegative[63] == 1 && switchNegative[64] == 0)
+        #expect(soundFontCurve(0x1002) == nil) // type 4: FluidSynth plays the modulator at 0
+    }
+
+    /// Which modulators play at note-on and what each becomes: velocity and key, a controller
+    /// FluidSynth accepts, to cutoff, Q (its resonance and the passband's half), attenuation and
+    /// tuning; not a transform, a refused controller, a default's identity, a live source.
+    @Test func modulatorsBecomeNoteOnModulators() throws {
+        func mod(
+            _ source: UInt16, _ destination: UInt16, _ amount: Int16, _ amountSource: UInt16 = 0, transform: UInt16 = 0
+        )
+            -> SoundFontModulator
+        {
+            SoundFontModulator(
+                source: source, destination: destination, amount: amount, amountSource: amountSource,
+                transform: transform)
+        }
+        let cutoff = try #require(noteModulators(mod(0x0102, 8, -3600)))
+        #expect(cutoff.count == 1 && cutoff[0].destination == .cutoffCents && cutoff[0].amount == -3600)
+        #expect(cutoff[0].source == .velocity && cutoff[0].amountSource == nil)
+        let q = try #require(noteModulators(mod(0x0003, 9, 100)))
+        #expect(q.map(\.destination) == [.resonanceDecibels, .levelDecibels] && q.map(\.amount) == [10, -5])
+        #expect(q[0].source == .key)
+        #expect(noteModulators(mod(0x0002, 48, 200, 0x0003))?.first?.amount == -20)
+        #expect(noteModulators(mod(0x0002, 48, 200, 0x0003))?.first?.amountSource == .key)
+        #expect(noteModulators(mod(0x0082, 51, 2))?.first?.amount == 200) // CC2 to coarse tune
+        #expect(noteModulators(mod(0x0082, 52, 2))?.first?.source == .controller(2))
+        #expect(noteModulators(mod(0x0102, 8, -3600, transform: 2)) == nil)
+        #expect(noteModulators(mod(0x0086, 8, -3600)) == nil) // CC6: FluidSynth refuses it
+        #expect(noteModulators(mod(0x0102, 8, -3600, 0x0C02)) == nil) // the inert default's identity
+        #expect(noteModulators(mod(0x000D, 8, 1200)) == nil) // channel pressure: live, not yet
+        #expect(noteModulators(mod(0x0000, 8, 1200)) == nil) // no source
+        #expect(noteModulators(mod(0x0102, 17, 300)) == nil) // pan: not yet
+        #expect(modulatorLeftOut(mod(0x0102, 8, -3600)) == nil)
+        #expect(modulatorLeftOut(mod(0x0102, 17, 300)) != nil)
+        // A zone that fixes the velocity reads its own.
+        let fixed = try #require(noteModulators(mod(0x0102, 8, -3600), fixedVelocity: 32))
+        #expect(fixed[0].curve.allSatisfy { $0 == 1 - 32.0 / 128 })
+    }
+}
