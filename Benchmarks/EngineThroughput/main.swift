@@ -11,7 +11,8 @@
 //                                   (filtered: still), moved by a modulation envelope (filter:
 //                                   2 octaves, decaying in 1 s to 0.3), or with a vibrato (pitch:
 //                                   5 Hz, 50 cents, and the envelope on the pitch, 100 cents), or
-//                                   a tremolo (volume: 5.6 Hz, 3 dB), or all three on the filter
+//                                   a tremolo (volume: 5.6 Hz, 3 dB), or all three (all), each
+//                                   through the filter
 //
 // Loads the bundled bells as Samples/examples/plain.json has them (centred, dry, one timbre),
 // keeps VOICES bells sounding (a new strike every (mean bell length) / VOICES, every bell rings

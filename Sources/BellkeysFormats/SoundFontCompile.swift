@@ -291,6 +291,9 @@ extension CompiledSoundFont {
         // The wheel moves fine tune by 12,700 cents × the range in semitones / 128 (the default
         // modulator's amount, over a sensitivity source of range 128).
         instrument.pitchBendReach = 127.0 / 128
+        // The controllers as FluidSynth's channels start (`fluid_channel_init_ctrl`), which its
+        // modulators read: volume 100, balance and pan 64, expression 127, the sound controllers 64.
+        instrument.controllerDefaults = soundFontControllerDefaults
         // CC10 pans the channel, by the law FluidSynth's default pan modulator has.
         instrument.followsPanController = true
         // A key struck again lets go of its ringing voice, and an exclusive class chokes on its own

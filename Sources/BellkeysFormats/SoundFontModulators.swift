@@ -67,8 +67,7 @@ private func reading(_ source: UInt16) -> SourceReading {
     }
 }
 
-/// The note-on modulators one SoundFont modulator becomes (a Q modulator is two: the resonance,
-/// and the level FluidSynth takes from the passband, half the peak), or nil if bellkeys does not
+/// The note-on modulators one SoundFont modulator becomes, or nil if bellkeys does not
 /// play it this way: a default (the engine's own work, or FluidSynth's inert velocity to
 /// cutoff), velocity to attenuation (the region's velocity gains), a source or destination not
 /// played at note-on. `fixedVelocity` and `fixedKey` (a zone's `velocity` and `keynum`, ≥ 0)
@@ -97,7 +96,7 @@ func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: 
     }
     switch m.destination {
     case 8: return [made(1, .cutoffCents)]
-    case 9: return [made(0.1, .resonanceDecibels), made(-0.05, .levelDecibels)]
+    case 9: return [made(0.1, .resonanceDecibels)]
     case 48: return [made(-0.1, .levelDecibels)]
     case 51: return [made(100, .pitchCents)]
     case 52: return [made(1, .pitchCents)]
@@ -105,13 +104,26 @@ func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: 
     }
 }
 
-/// The note-on modulators of `zone` (nil: none), their level never above the zone's own
-/// attenuation `attenuation` (centibels: FluidSynth clips the sum at 0).
+/// The note-on modulators of `zone` (nil: none). FluidSynth clips the attenuation, summed, at 0:
+/// they may add no more level than the zone's `attenuation` (centibels) and the 45.6 cB CC7 and
+/// CC11 take at their defaults (100, 127) took away, and a softer strike's velocity (the
+/// engine adds that). The Q stays within 0 to 96 dB, and the passband falls by half its peak.
 func soundFontNoteModulators(_ zone: SoundFontVoiceZone, attenuation: Double) -> NoteModulators? {
-    let fixedVelocity = zone[.velocity] >= 0 ? min(127, zone[.velocity]) : -1
+    let fixedVelocity = zone[.velocity] > 0 ? min(127, zone[.velocity]) : -1
     let fixedKey = zone[.keynum] >= 0 ? min(127, zone[.keynum]) : -1
     let all = zone.modulators.compactMap { noteModulators($0, fixedVelocity: fixedVelocity, fixedKey: fixedKey) }
         .flatMap { $0 }
     guard !all.isEmpty else { return nil }
-    return NoteModulators(modulators: all, levelCeilingDecibels: max(0, attenuation) / 10)
+    return NoteModulators(
+        modulators: all, levelCeilingDecibels: max(0, attenuation + 45.6) / 10, resonanceRange: 0...96,
+        resonanceLevelShare: -0.5)
 }
+
+/// The controllers of a FluidSynth channel as it starts or is reset (`fluid_channel_init_ctrl`;
+/// the rest are 0): volume 100, balance and pan 64, expression 127 (and its LSB), the sound
+/// controllers 70 to 79 at 64.
+public let soundFontControllerDefaults: [Int: Int] = {
+    var values: [Int: Int] = [7: 100, 8: 64, 10: 64, 11: 127, 43: 127]
+    for n in 70...79 { values[n] = 64 }
+    return values
+}()

@@ -180,7 +180,7 @@ public func soundFontVelocityGains(_ zone: SoundFontVoiceZone) -> [Float] {
     let modulators = zone.modulators.filter(isVelocityToAttenuation)
     return (0..<128).map { v in
         if v == 0 { return 0 }
-        let velocity = zone[.velocity] >= 0 ? min(127, zone[.velocity]) : v
+        let velocity = zone[.velocity] > 0 ? min(127, zone[.velocity]) : v
         var centibels = 0.0
         for m in modulators {
             var value = Double(m.amount) * modulatorSourceValue(m.source, velocity)
@@ -303,18 +303,20 @@ public func soundFontRegions(
 
 /// The low-pass of `zone` set on `region`; returns the gain the region takes for it. Off at its
 /// defaults (FluidSynth's is at 19.9 kHz, capped at 0.45 of the rate, with 1.5 dB of gain at
-/// every cutoff). A modulation envelope or LFO that moves the cutoff turns it on, its cutoff the
-/// unclipped one: the engine keeps the moving cutoff below 0.45 of the rate, as FluidSynth keeps
-/// the sum.
+/// every cutoff). A modulation envelope, LFO or note-on modulator that moves the cutoff or Q
+/// turns it on, its cutoff the generator's unclipped: the engine keeps the sum within FluidSynth's
+/// range and below 0.45 of the rate, as FluidSynth keeps it.
 private func soundFontFilter(_ zone: SoundFontVoiceZone, _ region: inout Region, bankRate: Int) -> Double {
-    let cutoffCents = max(1500, min(13_500, zone[.initialFilterFc]))
-    let q = max(0, min(960, zone[.initialFilterQ]))
     let moved =
         zone[.modEnvToFilterFc] != 0 || zone[.modLfoToFilterFc] != 0
         || region.noteModulators?.modulators.contains {
             $0.destination == .cutoffCents || $0.destination == .resonanceDecibels
         }
             ?? false
+    // FluidSynth keeps the cutoff within 1,500 to 13,500 cents after it adds what moves it, so a
+    // moved cutoff starts from the generator as it is (the engine keeps the sum in that range).
+    let cutoffCents = moved ? zone[.initialFilterFc] : max(1500, min(13_500, zone[.initialFilterFc]))
+    let q = max(0, min(960, zone[.initialFilterQ]))
     guard cutoffCents < 13_500 || q > 0 || moved else { return 1 }
     region.filter = .lowPass2
     region.cutoff = 8.175_798_915_643_707 * exp2(Double(cutoffCents) / 1200)

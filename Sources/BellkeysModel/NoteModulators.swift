@@ -55,16 +55,24 @@ public struct NoteModulators: Sendable, Equatable {
     /// Where a cutoff they move stays, in Hz (and below 0.45 of the output's rate): by default
     /// a SoundFont's (`VoiceModulation.soundFontCutoffRange`).
     public var cutoffRange: ClosedRange<Double>
-    /// The most decibels they may add to the region's level (a SoundFont's attenuation, the
-    /// region's and theirs together, never goes below 0).
+    /// The most decibels they may add to the level of a strike at full velocity; a softer
+    /// strike's may rise as far again as its velocity took it down. (A SoundFont's attenuation,
+    /// the zone's, the velocity's, the controllers' and theirs summed, never goes below 0.)
     public var levelCeilingDecibels: Double
+    /// Where the resonance they move stays, in decibels (the region's and theirs summed: a
+    /// SoundFont's 0 to 96), and the share of its change the level moves by (a SoundFont's
+    /// filter turns its passband down by half the peak: −0.5).
+    public var resonanceRange: ClosedRange<Double>
+    public var resonanceLevelShare: Double
 
     public init(
         modulators: [Modulator], cutoffRange: ClosedRange<Double> = VoiceModulation.soundFontCutoffRange,
-        levelCeilingDecibels: Double = 0
+        levelCeilingDecibels: Double = 0, resonanceRange: ClosedRange<Double> = 0...96, resonanceLevelShare: Double = 0
     ) {
         self.modulators = modulators
         self.cutoffRange = cutoffRange
         self.levelCeilingDecibels = levelCeilingDecibels
+        self.resonanceRange = resonanceRange
+        self.resonanceLevelShare = resonanceLevelShare
     }
 }

@@ -58,3 +58,93 @@ import Testing
         #expect(abs(20 * log10(ratio) + 1.5) < 1e-4)
     }
 }
+
+/// The bounds of note-on modulators: the level's ceiling (raised by what the velocity took
+/// away), the resonance's range and the level's share of its change, the pitch's ten octaves;
+/// the Q kept when a modulation envelope moves the cutoff; the tremolo of a fading voice; the
+/// controllers a reset leaves.
+@Suite struct NoteOnModulatorBounds {
+    func engine(_ modulators: [Modulator], resonance: Double = 0, modulation: VoiceModulation? = nil) -> Engine {
+        let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
+        var region = Region(sampleIndex: 0)
+        region.loopMode = .continuous
+        region.loopEnd = 47_999
+        region.filter = .lowPass2
+        region.cutoff = 4_000
+        region.resonance = resonance
+        region.velocityGains = [Float](repeating: 0.5, count: 128) // 6.02 dB down at every velocity
+        region.modulation = modulation
+        region.noteModulators = NoteModulators(
+            modulators: modulators, levelCeilingDecibels: 3, resonanceRange: 0...96, resonanceLevelShare: -0.5)
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [])
+        instrument.regions = [region]
+        return Engine(bank: bank, instrument: instrument, configuration: config)
+    }
+    static let one = [Double](repeating: 1, count: 128)
+
+    @Test func boundsHoldWhatModulatorsMove() throws {
+        // +20 dB asked: 3 dB and the velocity's 6.02; resonance 10 + 100 held at 96: the level
+        // down half of 86; the pitch 10^7 cents held at 12,000.
+        let e = engine(
+            [
+                Modulator(source: .key, curve: Self.one, amount: 20, destination: .levelDecibels),
+                Modulator(source: .key, curve: Self.one, amount: 100, destination: .resonanceDecibels),
+                Modulator(source: .key, curve: Self.one, amount: 1e7, destination: .pitchCents),
+            ], resonance: 10)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 100))
+        _ = render(e, 64)
+        let slot = Int(e.pool.active[0])
+        let decibels = 20 * log10(Double(e.pool.voices[slot].gain.target / e.table.regions[0].gain / 0.5))
+        #expect(abs(decibels - (3 + 20 * log10(2.0) - 43)) < 1e-3, "\(decibels) dB")
+        #expect(e.pool.pitchedVoices[slot].baseIncrement == 1 << 42)
+        let q = e.table.regions[0].filterQ * pow(10, 86.0 / 20)
+        let expected = lowPassCoefficients(cutoff: 4_000, q: q, sampleRate: 48_000)
+        let got = e.pool.pitchedVoices[slot].filterCoefficients
+        #expect((0..<5).allSatisfy { abs(got[$0] - expected[$0]) < 1e-6 })
+    }
+
+    /// A modulated voice's moving cutoff keeps the Q its modulators gave it.
+    @Test func theQStaysWhenTheCutoffMoves() {
+        let e = engine(
+            [Modulator(source: .key, curve: Self.one, amount: 6, destination: .resonanceDecibels)],
+            modulation: VoiceModulation(
+                envelope: ModulationEnvelope(decay: 0.1, sustain: 0), envelopeToCutoffCents: 1_200))
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 100))
+        _ = render(e, 64 * 3 + 1)
+        let slot = Int(e.pool.active[0])
+        let q = e.table.regions[0].filterQ * pow(10, 6.0 / 20)
+        #expect(abs(e.pool.modulatedVoices[slot].filterQ - q) < 1e-9)
+        let cutoff = e.pool.modulatedVoices[slot].lastCutoff
+        let expected = lowPassCoefficients(cutoff: cutoff, q: q, sampleRate: 48_000)
+        let target = e.pool.modulatedVoices[slot].filterTarget
+        #expect(cutoff > 4_000 && (0..<5).allSatisfy { abs(target[$0] - expected[$0]) < 1e-6 })
+    }
+
+    /// A fading voice has no envelope left: its tremolo only dips it. Held at a quarter, it
+    /// moves both ways.
+    @Test func aFadingVoicesTremoloOnlyDips() {
+        var envelope = EnvelopeState()
+        envelope.strike = 1
+        envelope.stage = .none
+        #expect(tremolo(lfoCentibels: 60, gain: 0, envelope) == 1)
+        #expect(tremolo(lfoCentibels: -60, gain: 0, envelope) == Float(exp2Fast(-60.0 / 200 * 3.321_928_094_887_362_3)))
+        envelope.stage = .sustain
+        #expect(abs(Double(tremolo(lfoCentibels: 60, gain: 0.25, envelope)) - pow(10, 0.3)) < 1e-5)
+    }
+
+    /// Reset all controllers leaves volume, pan and the sound controllers, and sets expression
+    /// to 127 (what a modulator reading them sees).
+    @Test func aResetLeavesWhatFluidSynthLeaves() {
+        let e = engine([])
+        for (controller, value) in [(1, 100), (7, 50), (74, 30), (11, 20), (2, 90)] {
+            e.enqueue(.control(frame: 0, controller: controller, value: value))
+        }
+        e.enqueue(.control(frame: 10, controller: 121, value: 0))
+        _ = render(e, 64)
+        let values = (0..<128).map { Int(e.midi.controllerValues[$0]) }
+        #expect(values[1] == 0 && values[2] == 0 && values[7] == 50 && values[74] == 30 && values[11] == 127)
+        #expect(values[101] == 127 && values[100] == 127)
+    }
+}

@@ -34,7 +34,7 @@ import Testing
     }
 
     /// Which modulators play at note-on and what each becomes: velocity and key, a controller
-    /// FluidSynth accepts, to cutoff, Q (its resonance and the passband's half), attenuation and
+    /// FluidSynth accepts, to cutoff, Q (its resonance: the engine takes the passband's half), attenuation and
     /// tuning; not a transform, a refused controller, a default's identity, a live source.
     @Test func modulatorsBecomeNoteOnModulators() throws {
         func mod(
@@ -50,7 +50,7 @@ import Testing
         #expect(cutoff.count == 1 && cutoff[0].destination == .cutoffCents && cutoff[0].amount == -3600)
         #expect(cutoff[0].source == .velocity && cutoff[0].amountSource == nil)
         let q = try #require(noteModulators(mod(0x0003, 9, 100)))
-        #expect(q.map(\.destination) == [.resonanceDecibels, .levelDecibels] && q.map(\.amount) == [10, -5])
+        #expect(q.map(\.destination) == [.resonanceDecibels] && q.map(\.amount) == [10]) // the level: the engine
         #expect(q[0].source == .key)
         #expect(noteModulators(mod(0x0002, 48, 200, 0x0003))?.first?.amount == -20)
         #expect(noteModulators(mod(0x0002, 48, 200, 0x0003))?.first?.amountSource == .key)
@@ -67,5 +67,29 @@ import Testing
         // A zone that fixes the velocity reads its own.
         let fixed = try #require(noteModulators(mod(0x0102, 8, -3600), fixedVelocity: 32))
         #expect(fixed[0].curve.allSatisfy { $0 == 1 - 32.0 / 128 })
+    }
+
+    /// A zone's own velocity-to-cutoff modulator (no amount source, as MuseScore's are) reaches
+    /// its regions and turns their filter on; one with the default's identity (a velocity switch
+    /// as amount source) does nothing, as in FluidSynth. Its level may rise by the zone's
+    /// attenuation (0.4 × 120 cB) and the 45.6 cB CC7 and CC11 take.
+    @Test func aZonesModulatorsReachItsRegions() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].modulators = [
+            SoundFontModulator(source: 0x0102, destination: 8, amount: -3600, amountSource: 0, transform: 0),
+            SoundFontModulator(source: 0x0102, destination: 8, amount: -1200, amountSource: 0x0C02, transform: 0),
+        ]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let zone = voiceZones(of: font.presets[0], in: font)![0]
+        let region = soundFontRegions(
+            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
+            bankRate: 48_000)[0]
+        let set = try #require(region.noteModulators)
+        #expect(set.modulators.map(\.amount) == [-3600] && set.modulators[0].destination == .cutoffCents)
+        #expect(abs(set.levelCeilingDecibels - (0.4 * 120 + 45.6) / 10) < 1e-9)
+        #expect(set.resonanceRange == 0...96 && set.resonanceLevelShare == -0.5)
+        #expect(region.filter == .lowPass2)
+        #expect(soundFontControllerDefaults[7] == 100 && soundFontControllerDefaults[11] == 127)
+        #expect(soundFontControllerDefaults[74] == 64 && soundFontControllerDefaults[1] == nil)
     }
 }

@@ -74,6 +74,7 @@ extension Engine {
             midi.channels[channel].bendRangeCents = min(range, 2_400)
             if midi.channels[channel].bend != 8192 { bend(channel: channel, value: midi.channels[channel].bend) }
         case 121: // reset all controllers
+            resetControllerValues(channel: channel)
             if midi.channels[channel].bend != 8192 { bend(channel: channel, value: 8192) }
             midi.channels[channel].expression = 127
             midi.channels[channel].sustain = false
@@ -288,5 +289,25 @@ extension Engine {
     @_noLocks
     func rampFrames(channel: Int) -> Int {
         pool.channelVoiceCounts[channel] == 0 ? 0 : configuration.rampFrames
+    }
+}
+
+extension Engine {
+    /// Reset all controllers (CC121) in the values modulators and controller ranges read, as
+    /// FluidSynth resets them (`fluid_channel_init_ctrl`, and MIDI's recommended practice): every
+    /// controller below 120 to 0 but bank select, volume, balance, pan (each with its LSB), the
+    /// sound controllers (70 to 79) and the effects depths (91 to 95); expression to 127; the
+    /// parameter numbers (98 to 101) to none (127). Thread: render. Real-time safe.
+    @_noLocks
+    func resetControllerValues(channel: Int) {
+        let values = midi.controllerValues + 128 * channel
+        for n in 0..<120 {
+            if n == 0 || n == 32 || n == 7 || n == 39 || n == 8 || n == 40 || n == 10 || n == 42 { continue }
+            if n >= 70, n <= 79 { continue }
+            if n >= 91, n <= 95 { continue }
+            values[n] = n >= 98 && n <= 101 ? 127 : 0
+        }
+        values[11] = 127
+        values[43] = 127
     }
 }

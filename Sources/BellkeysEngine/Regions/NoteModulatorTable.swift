@@ -21,22 +21,35 @@ struct ModulatorTerm {
     var amount: Double
 }
 
+/// Where a region's note-on modulators keep what they move (`NoteModulators`): the lowest and
+/// highest cutoff (Hz, the highest below 0.45 of the output's rate), the most decibels they may
+/// add to a full-velocity strike's level, the region's resonance (dB) and where the sum stays,
+/// and the share of its change the level moves by.
+struct NoteModulatorBounds {
+    var lowestCutoff = 0.0
+    var highestCutoff = 0.0
+    var levelCeiling = 0.0
+    var resonance = 0.0
+    var lowestResonance = 0.0
+    var highestResonance = 0.0
+    var resonanceLevelShare = 0.0
+}
+
 /// Every region's note-on modulators in one list, their curves (128 values each) in another,
-/// and for each region the bounds of what they move: the lowest and highest cutoff (Hz, the
-/// highest below 0.45 of the output's rate) and the most decibels they may add to the level.
+/// and for each region the bounds of what they move.
 /// Built once on the control thread; read only after. Thread: built on control; read on render.
 struct NoteModulatorTable: BitwiseCopyable {
     let terms: UnsafePointer<ModulatorTerm>
     let curves: UnsafePointer<Double>
-    /// Per region: (lowest cutoff, highest cutoff, level ceiling in dB, 0).
-    let bounds: UnsafePointer<SIMD4<Double>>
+    /// Per region: where its modulators keep what they move.
+    let bounds: UnsafePointer<NoteModulatorBounds>
     /// Per region: where its terms start, and how many (`placeOf(region:)`).
     let starts: UnsafePointer<Int32>
     let counts: UnsafePointer<Int32>
 
     init(_ regions: [Region], sampleRate: Int) {
         var terms: [ModulatorTerm] = [], curves: [Double] = []
-        var bounds: [SIMD4<Double>] = [], starts: [Int32] = [], counts: [Int32] = []
+        var bounds: [NoteModulatorBounds] = [], starts: [Int32] = [], counts: [Int32] = []
         func number(_ source: ModulatorSource?) -> Int {
             switch source {
             case .velocity: ModulatorTerm.velocity
@@ -70,10 +83,13 @@ struct NoteModulatorTable: BitwiseCopyable {
             }
             counts.append(Int32(terms.count) - starts[starts.count - 1])
             let range = set?.cutoffRange ?? 0...Double.infinity
+            let resonances = set?.resonanceRange ?? 0...0
             bounds.append(
-                SIMD4(
-                    range.lowerBound, min(range.upperBound, 0.45 * Double(sampleRate)), set?.levelCeilingDecibels ?? 0,
-                    0))
+                NoteModulatorBounds(
+                    lowestCutoff: range.lowerBound, highestCutoff: min(range.upperBound, 0.45 * Double(sampleRate)),
+                    levelCeiling: set?.levelCeilingDecibels ?? 0, resonance: region.resonance,
+                    lowestResonance: resonances.lowerBound, highestResonance: resonances.upperBound,
+                    resonanceLevelShare: set?.resonanceLevelShare ?? 0))
         }
         func copied<T>(_ values: [T], padding: T) -> UnsafePointer<T> {
             let stored = UnsafeMutablePointer<T>.allocate(capacity: max(values.count, 1))
@@ -85,7 +101,7 @@ struct NoteModulatorTable: BitwiseCopyable {
             source: 0, amountSource: ModulatorTerm.none, destination: 0, curve: 0, amountCurve: 0, amount: 0)
         self.terms = copied(terms, padding: empty)
         self.curves = copied(curves, padding: 0)
-        self.bounds = copied(bounds, padding: SIMD4())
+        self.bounds = copied(bounds, padding: NoteModulatorBounds())
         self.starts = copied(starts, padding: 0)
         self.counts = copied(counts, padding: 0)
     }

@@ -43,8 +43,9 @@ extension Engine {
 @_noLocks
 func tremolo(lfoCentibels: Double, gain: Float, _ envelope: EnvelopeState) -> Float {
     // The envelope's attenuation in centibels (200 log₁₀ of its level, at most 1,440).
+    // (A voice faded out, stolen or choked, has no envelope left: the LFO only dips it.)
     var attenuation = 0.0
-    if !envelope.stage.is(.attack), !envelope.stage.is(.delay), envelope.strike > 0 {
+    if !envelope.stage.is(.attack), !envelope.stage.is(.delay), !envelope.stage.is(.none), envelope.strike > 0 {
         let level = Double(gain / envelope.strike)
         attenuation = level > 0 ? min(1_440, -200 * 0.301_029_995_663_981_2 * log2Fast(level)) : 1_440
     }

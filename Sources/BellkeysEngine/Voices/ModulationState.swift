@@ -137,10 +137,11 @@ struct ModulatedVoice {
     /// at each tick).
     var bend = 1.0
     var pitchFactor = 1.0
-    /// Its filter's cutoff at note-on (Hz; `startFilter`), the cutoff its coefficients were last
+    /// Its filter's cutoff and Q at note-on (Hz; `startFilter`), the cutoff its coefficients were last
     /// made for (-1: none yet: the first are set at once), and their move toward those
     /// (`filterTarget`): `filterSteps` a frame for `filterStepsLeft` frames more, landing on them.
     var cutoff = 0.0
+    var filterQ = 0.0
     var lastCutoff = -1.0
     var filterTarget = SIMD8<Float>()
     var filterSteps = SIMD8<Float>()
@@ -295,7 +296,7 @@ extension Engine {
             let cutoff = max(ticks.lowestCutoff, min(ticks.highestCutoff, moved))
             if abs(cutoff - modulated.lastCutoff) > 0.01 {
                 let target = lowPassCoefficients(
-                    cutoff: cutoff, q: table.regions[region].filterQ, sampleRate: Double(configuration.sampleRate))
+                    cutoff: cutoff, q: modulated.filterQ, sampleRate: Double(configuration.sampleRate))
                 if modulated.lastCutoff < 0 {
                     pitched.filterCoefficients = target
                 } else {

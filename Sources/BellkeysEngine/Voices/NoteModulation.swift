@@ -42,6 +42,8 @@ extension Engine {
             default: sums.resonanceDecibels += value
             }
         }
+        // A pitch beyond ten octaves either way is a damaged file's: held there.
+        sums.pitchCents = max(-12_000, min(12_000, sums.pitchCents))
         return sums
     }
 
@@ -55,10 +57,18 @@ extension Engine {
         return Int(midi.controllerValues[128 * channel + source])
     }
 
-    /// The factor on a strike's gain of `sums`' decibels, no more than region `r`'s ceiling.
+    /// The factor on a strike's gain (`velocityGain` its velocity's share) of `sums`' decibels:
+    /// no more than region `r`'s ceiling, raised by what the velocity took away; and the level's
+    /// share of the resonance's change, the resonance first kept within its bounds (`sums`
+    /// then holds that change). Thread: render. Real-time safe.
     @_noLocks
-    func noteOnLevel(_ sums: NoteOnSums, region r: Int) -> Float {
-        let decibels = min(sums.levelDecibels, table.noteModulators.bounds[r][2])
+    func noteOnLevel(_ sums: inout NoteOnSums, region r: Int, velocityGain: Float) -> Float {
+        let b = table.noteModulators.bounds[r]
+        let softer = velocityGain > 0 ? -20 * 0.301_029_995_663_981_2 * log2Fast(Double(velocityGain)) : 0
+        var decibels = min(sums.levelDecibels, b.levelCeiling + softer)
+        let resonance = max(b.lowestResonance, min(b.highestResonance, b.resonance + sums.resonanceDecibels))
+        sums.resonanceDecibels = resonance - b.resonance
+        decibels += b.resonanceLevelShare * sums.resonanceDecibels
         return Float(exp2Fast(decibels * (3.321_928_094_887_362_3 / 20)))
     }
 }

@@ -19,7 +19,7 @@ extension Engine {
         var q = region.filterQ
         if region.modulatorCount > 0 {
             let bounds = table.noteModulators.bounds[r]
-            cutoff = max(bounds[0], min(bounds[1], tracked))
+            cutoff = max(bounds.lowestCutoff, min(bounds.highestCutoff, tracked))
             q *= exp2Fast(sums.resonanceDecibels * (3.321_928_094_887_362_3 / 20))
         }
         pool.pitchedVoices[slot].filterKind = region.filterKind
@@ -31,7 +31,10 @@ extension Engine {
             return
         }
         pool.pitchedVoices[slot].filterCoefficients = lowPassCoefficients(cutoff: cutoff, q: q, sampleRate: rate)
-        if pool.pitchedVoices[slot].isModulated { pool.modulatedVoices[slot].cutoff = tracked }
+        if pool.pitchedVoices[slot].isModulated {
+            pool.modulatedVoices[slot].cutoff = tracked
+            pool.modulatedVoices[slot].filterQ = q
+        }
     }
 }
 

@@ -111,7 +111,7 @@ extension Engine {
         var sums = NoteOnSums()
         if key.modulatorCount > 0 {
             sums = noteOnSums(region: r, channel: channel, note: note, velocity: velocity)
-            strike *= noteOnLevel(sums, region: r)
+            strike *= noteOnLevel(&sums, region: r, velocityGain: table.velocityGains[128 * r + velocity])
         }
         pool.voices[slot] = Voice(
             frames: key.frames, frameCount: key.frameCount,
