@@ -4,16 +4,31 @@ import Testing
 
 @testable import BellkeysEngine
 
+/// A looped 1 kHz sine at 48 kHz through a two-pole low-pass at 4 kHz, and an engine that plays
+/// `region` (built on it) alone, with no limiter.
+func filteredSine() -> Region {
+    var region = Region(sampleIndex: 0)
+    region.loopMode = .continuous
+    region.loopEnd = 47_999
+    region.filter = .lowPass2
+    region.cutoff = 4_000
+    return region
+}
+
+func sineEngine(_ region: Region) -> Engine {
+    let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
+    var config = EngineConfiguration(sampleRate: 48_000)
+    config.limiterThreshold = 100
+    var instrument = Instrument(keys: [])
+    instrument.regions = [region]
+    return Engine(bank: bank, instrument: instrument, configuration: config)
+}
+
 /// Note-on modulators: velocity to the cutoff, the key to the pitch, a controller to the level
 /// and the resonance, summed as a voice starts.
 @Suite struct NoteOnModulators {
     @Test func aVoiceStartsWithItsModulatorsSums() throws {
-        let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
-        var region = Region(sampleIndex: 0)
-        region.loopMode = .continuous
-        region.loopEnd = 47_999
-        region.filter = .lowPass2
-        region.cutoff = 4_000
+        var region = filteredSine()
         region.noteModulators = NoteModulators(
             modulators: [
                 Modulator(
@@ -26,18 +41,10 @@ import Testing
                     amount: -12, destination: .levelDecibels),
                 Modulator(source: .controller(2), curve: Modulator.linear, amount: 6, destination: .resonanceDecibels),
             ], cutoffRange: 20...20_000, levelCeilingDecibels: 0)
-        var config = EngineConfiguration(sampleRate: 48_000)
-        config.limiterThreshold = 100
-        var instrument = Instrument(keys: [])
-        instrument.regions = [region]
-        let e = Engine(bank: bank, instrument: instrument, configuration: config)
-        let plain = { () -> Engine in
-            var bare = region
-            bare.noteModulators = nil
-            var i = instrument
-            i.regions = [bare]
-            return Engine(bank: bank, instrument: i, configuration: config)
-        }()
+        let e = sineEngine(region)
+        var bare = region
+        bare.noteModulators = nil
+        let plain = sineEngine(bare)
         e.enqueue(.control(frame: 0, controller: 2, value: 64))
         e.enqueue(.noteOn(frame: 0, note: 64, velocity: 32))
         plain.enqueue(.noteOn(frame: 0, note: 64, velocity: 32))
@@ -65,22 +72,13 @@ import Testing
 /// controllers a reset leaves.
 @Suite struct NoteOnModulatorBounds {
     func engine(_ modulators: [Modulator], resonance: Double = 0, modulation: VoiceModulation? = nil) -> Engine {
-        let bank = SampleBank(samples: [loopedSine(cycles: 1_000, frames: 48_000)], sampleRate: 48_000)
-        var region = Region(sampleIndex: 0)
-        region.loopMode = .continuous
-        region.loopEnd = 47_999
-        region.filter = .lowPass2
-        region.cutoff = 4_000
+        var region = filteredSine()
         region.resonance = resonance
         region.velocityGains = [Float](repeating: 0.5, count: 128) // 6.02 dB down at every velocity
         region.modulation = modulation
         region.noteModulators = NoteModulators(
             modulators: modulators, levelCeilingDecibels: 3, resonanceRange: 0...96, resonanceLevelShare: -0.5)
-        var config = EngineConfiguration(sampleRate: 48_000)
-        config.limiterThreshold = 100
-        var instrument = Instrument(keys: [])
-        instrument.regions = [region]
-        return Engine(bank: bank, instrument: instrument, configuration: config)
+        return sineEngine(region)
     }
     static let one = [Double](repeating: 1, count: 128)
 

@@ -43,13 +43,12 @@ struct NoteModulatorTable: BitwiseCopyable {
     let curves: UnsafePointer<Double>
     /// Per region: where its modulators keep what they move.
     let bounds: UnsafePointer<NoteModulatorBounds>
-    /// Per region: where its terms start, and how many (`placeOf(region:)`).
-    let starts: UnsafePointer<Int32>
-    let counts: UnsafePointer<Int32>
 
-    init(_ regions: [Region], sampleRate: Int) {
+    /// The table of `regions`' modulators; each region's slot in `slots` is told where its
+    /// terms lie (`RegionSlot.modulatorStart`, `modulatorCount`).
+    init(_ regions: [Region], placing slots: inout [RegionSlot], sampleRate: Int) {
         var terms: [ModulatorTerm] = [], curves: [Double] = []
-        var bounds: [NoteModulatorBounds] = [], starts: [Int32] = [], counts: [Int32] = []
+        var bounds: [NoteModulatorBounds] = []
         func number(_ source: ModulatorSource?) -> Int {
             switch source {
             case .velocity: ModulatorTerm.velocity
@@ -71,8 +70,8 @@ struct NoteModulatorTable: BitwiseCopyable {
             case .resonanceDecibels: ModulatorTerm.resonance
             }
         }
-        for region in regions {
-            starts.append(Int32(terms.count))
+        for (i, region) in regions.enumerated() {
+            slots[i].modulatorStart = Int32(terms.count)
             let set = region.noteModulators
             for m in set?.modulators ?? [] {
                 terms.append(
@@ -81,7 +80,7 @@ struct NoteModulatorTable: BitwiseCopyable {
                         destination: destination(m.destination), curve: stored(m.curve),
                         amountCurve: m.amountSource == nil ? 0 : stored(m.amountCurve), amount: m.amount))
             }
-            counts.append(Int32(terms.count) - starts[starts.count - 1])
+            slots[i].modulatorCount = Int32(terms.count) - slots[i].modulatorStart
             let range = set?.cutoffRange ?? 0...Double.infinity
             let resonances = set?.resonanceRange ?? 0...0
             bounds.append(
@@ -91,29 +90,16 @@ struct NoteModulatorTable: BitwiseCopyable {
                     lowestResonance: resonances.lowerBound, highestResonance: resonances.upperBound,
                     resonanceLevelShare: set?.resonanceLevelShare ?? 0))
         }
-        func copied<T>(_ values: [T], padding: T) -> UnsafePointer<T> {
-            let stored = UnsafeMutablePointer<T>.allocate(capacity: max(values.count, 1))
-            stored.initialize(repeating: padding, count: max(values.count, 1))
-            stored.update(from: values, count: values.count)
-            return UnsafePointer(stored)
-        }
         let empty = ModulatorTerm(
             source: 0, amountSource: ModulatorTerm.none, destination: 0, curve: 0, amountCurve: 0, amount: 0)
-        self.terms = copied(terms, padding: empty)
-        self.curves = copied(curves, padding: 0)
-        self.bounds = copied(bounds, padding: NoteModulatorBounds())
-        self.starts = copied(starts, padding: 0)
-        self.counts = copied(counts, padding: 0)
+        self.terms = storedCopy(terms, padding: empty)
+        self.curves = storedCopy(curves, padding: 0)
+        self.bounds = storedCopy(bounds, padding: NoteModulatorBounds())
     }
-
-    /// Where region `i`'s terms start in `terms`, and how many it has. Thread: control.
-    func placeOf(region i: Int) -> (Int32, Int32) { (starts[i], counts[i]) }
 
     func deallocate() {
         terms.deallocate()
         curves.deallocate()
         bounds.deallocate()
-        starts.deallocate()
-        counts.deallocate()
     }
 }

@@ -85,26 +85,15 @@ struct RegionTable: BitwiseCopyable {
         let built = Engine.regionSlots(
             layout.regions, setOfRegion: layout.setOfRegion, setList: setList, bank: bank, increments: allIncrements,
             bases: layout.bases, sampleRate: sampleRate)
-        let modulators = NoteModulatorTable(layout.regions, sampleRate: sampleRate)
-        noteModulators = modulators
-        for (i, built) in built.slots.enumerated() {
-            var slot = built
-            (slot.modulatorStart, slot.modulatorCount) = modulators.placeOf(region: i)
-            (regions + i).initialize(to: slot)
-        }
+        var slots = built.slots
+        noteModulators = NoteModulatorTable(layout.regions, placing: &slots, sampleRate: sampleRate)
+        for (i, slot) in slots.enumerated() { (regions + i).initialize(to: slot) }
         self.regions = UnsafePointer(regions)
         hasPitched = built.anyPitched
         hasPannedKeys = built.anyOffCentre
-        let rangeCount = max(built.rangeNumbers.count, 1)
-        func copied<T>(_ values: [T], padding: T) -> UnsafePointer<T> {
-            let stored = UnsafeMutablePointer<T>.allocate(capacity: rangeCount)
-            stored.initialize(repeating: padding, count: rangeCount)
-            stored.update(from: values, count: values.count)
-            return UnsafePointer(stored)
-        }
-        controllerRangeNumbers = copied(built.rangeNumbers, padding: 0)
-        controllerRangeLows = copied(built.rangeLows, padding: 0)
-        controllerRangeHighs = copied(built.rangeHighs, padding: 127)
+        controllerRangeNumbers = storedCopy(built.rangeNumbers, padding: 0)
+        controllerRangeLows = storedCopy(built.rangeLows, padding: 0)
+        controllerRangeHighs = storedCopy(built.rangeHighs, padding: 127)
         let tables = Engine.candidateTables(
             setList, setBases: layout.setBases, damps: built.damps, chokes: layout.regions.map { $0.group != 0 })
         (candidateStarts, candidates) = (UnsafePointer(tables.starts), UnsafePointer(tables.list))
@@ -188,4 +177,13 @@ struct RegionLayout {
         (increments, bases, highestRatio) = Engine.playbackIncrements(
             regions, setOfRegion: setOfRegion, setList: setList, bank: bank)
     }
+}
+
+/// `values` in memory of their own (at least one element: `padding` when there are none), for a
+/// table the render thread reads; the table's `deallocate` frees it. Thread: control.
+func storedCopy<T>(_ values: [T], padding: T) -> UnsafePointer<T> {
+    let stored = UnsafeMutablePointer<T>.allocate(capacity: max(values.count, 1))
+    stored.initialize(repeating: padding, count: max(values.count, 1))
+    stored.update(from: values, count: values.count)
+    return UnsafePointer(stored)
 }
