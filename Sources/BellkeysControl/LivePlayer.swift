@@ -42,7 +42,7 @@ public final class LivePlayer {
     /// The last program change per channel (nil: none), which a reloaded map's engine hears again.
     private var programs = [(program: UInt8, bank: (high: UInt8, low: UInt8))?](repeating: nil, count: 16)
     /// The set each channel plays, as the program changes sent so far choose it (the engine's
-    /// rule, `Engine.set(program:bank:)`, read here with no wait for the render thread): a loop
+    /// rule, `Engine.set(channel:program:bankHigh:bankLow:)`, read here with no wait for the render thread): a loop
     /// starts in its first note's channel's set.
     private var channelSets: [Int]
     /// The tune's events at their output frames, once started, and the next to schedule.
@@ -104,7 +104,9 @@ public final class LivePlayer {
     private func followSet(_ event: EngineEvent) {
         guard case .programChange(let channel, let program)? = MIDIMessage(event) else { return }
         let ch = Int(channel), bank = bankSelect(channel: ch)
-        guard let set = engine.set(program: Int(program), bank: Int(bank.high) << 7 | Int(bank.low)) else { return }
+        guard
+            let set = engine.set(channel: ch, program: Int(program), bankHigh: Int(bank.high), bankLow: Int(bank.low))
+        else { return }
         channelSets[ch] = set
         looper.recordSet(set, channel: ch, atFrame: event.frame)
     }

@@ -99,12 +99,14 @@ public struct PhraseLooper: Sendable {
             let loopChannel = UInt8(channel)
             // The sets: those the first note's channel chose, on the loop's channel, after the one
             // it played as recording started.
-            phrase.removeAll { $0.status == Engine.setStatus && Int($0.data1) != firstNoteChannel }
-            for k in phrase.indices where phrase[k].status == Engine.setStatus { phrase[k].data1 = loopChannel }
-            if let first = firstNoteChannel, startSets.indices.contains(first), (0..<128).contains(startSets[first]) {
-                phrase.insert(
-                    EngineEvent(frame: 0, status: Engine.setStatus, data1: loopChannel, data2: UInt8(startSets[first])),
-                    at: 0)
+            phrase.removeAll { $0.status == Engine.setStatus && Int($0.data1 & 15) != firstNoteChannel }
+            for k in phrase.indices where phrase[k].status == Engine.setStatus {
+                phrase[k] = Engine.setEvent(frame: phrase[k].frame, channel: channel, set: phrase[k].chosenSet)
+            }
+            if let first = firstNoteChannel, startSets.indices.contains(first),
+                (0..<Engine.maximumSetEvents).contains(startSets[first])
+            {
+                phrase.insert(Engine.setEvent(frame: 0, channel: channel, set: startSets[first]), at: 0)
             }
             for key in down.sorted() {
                 phrase.append(
@@ -150,21 +152,20 @@ public struct PhraseLooper: Sendable {
     }
 
     /// Records that a program change on `channel` (0...15) chose set `set` at `frame` (the
-    /// player works out the set, as the engine does: `Engine.set(program:bank:)`). At the close
+    /// player works out the set, as the engine does: `Engine.set(channel:program:bankHigh:bankLow:)`). At the close
     /// only those of the channel the first note came from are kept: the loop follows that
     /// player's sets, not another keyboard's.
     public mutating func recordSet(_ set: Int, channel: Int, atFrame frame: Int64) {
-        guard case .recording(let start) = state, (0..<128).contains(set) else { return }
-        insert(
-            EngineEvent(
-                frame: max(0, frame - start), status: Engine.setStatus, data1: UInt8(channel & 15), data2: UInt8(set)))
+        guard case .recording(let start) = state, (0..<Engine.maximumSetEvents).contains(set) else { return }
+        insert(Engine.setEvent(frame: max(0, frame - start), channel: channel, set: set))
     }
 
     /// The phrase's sets after a reload: each through `map` (an index of the old map's sets to
     /// one of the new map's).
     public mutating func remapSets(_ map: (Int) -> Int) {
         for k in phrase.indices where phrase[k].status == Engine.setStatus {
-            phrase[k].data2 = UInt8(max(0, min(127, map(Int(phrase[k].data2)))))
+            let set = max(0, min(Engine.maximumSetEvents - 1, map(phrase[k].chosenSet)))
+            phrase[k] = Engine.setEvent(frame: phrase[k].frame, channel: Int(phrase[k].data1 & 15), set: set)
         }
     }
 

@@ -159,7 +159,8 @@ public struct CompiledMap: Sendable {
 /// Compiles a parsed map of one instrument (a set's own fields, too: `mapPath` is the file
 /// they are in): the SFZ file or SoundFont it names, found beside it, and its keys' files.
 /// `preset` (`--program`), else the map's `bank` and `program` when it gives either, chooses
-/// the SoundFont's preset, as for `--map FONT`. Thread: any.
+/// the SoundFont's preset, as for `--map FONT`; with neither, the map plays the whole font
+/// (and may then have no keys). Thread: any.
 public func compileMap(_ map: MapFile, mapPath: String, files: FileFinder, preset: PresetChoice?)
     throws(InstrumentError) -> CompiledMap
 {
@@ -175,6 +176,15 @@ public func compileMap(_ map: MapFile, mapPath: String, files: FileFinder, prese
         let given = map.givenFields.contains("bank") || map.givenFields.contains("program")
         let choice = preset ?? (given ? PresetChoice(bank: map.bank, program: map.program) : nil)
         instrument = .soundFont(path: try named(file, field: "soundfont"), preset: choice)
+        if choice == nil, !map.keys.isEmpty {
+            throw InstrumentError([
+                InstrumentProblem(
+                    file: mapPath, line: map.instrumentLine, column: map.instrumentColumn,
+                    path: map.jsonPath.isEmpty ? "soundfont" : map.jsonPath + ".soundfont",
+                    message: "the map plays keys beside the whole font, whose presets program changes choose",
+                    fix: "give \"program\" (and \"bank\") to play one preset beside the keys, or leave the keys out")
+            ])
+        }
     }
     let keyPaths = map.keys.map { resolve($0.sample, from: folder) }
     var samples: [SampleRequest] = [], sampleOfKey: [Int] = [], firstKeyOfSample: [Int] = []

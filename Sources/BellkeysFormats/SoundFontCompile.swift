@@ -118,7 +118,7 @@ public struct StoredPlace: Sendable, Equatable {
 
 /// A problem of the SoundFont at `path`, at `chunk` (and `byte`): the one maker of the compile
 /// step's and the loader's problems. Thread: any.
-func soundFontProblem(_ path: String, _ chunk: String, byte: Int? = nil, _ message: String, _ fix: String)
+public func soundFontProblem(_ path: String, _ chunk: String, byte: Int? = nil, _ message: String, _ fix: String)
     -> InstrumentError
 {
     InstrumentError([
@@ -237,13 +237,8 @@ public func compileSoundFont(path: String, font: SoundFont, preset choice: Prese
     for (_, stored) in playable where seen.insert(stored).inserted { wanted.append(stored) }
     // Zones that end one sample at many places store a copy for each: a budget, past which the
     // font is refused rather than filling memory.
-    let budget = font.sampleData.count + (64 << 20)
-    var bytes = 0
-    for stored in wanted {
-        let header = font.samples[stored.header]
-        bytes += (stored.right == nil ? 2 : 4) * max(0, header.end - header.start + stored.endOffset)
-    }
-    if bytes > budget {
+    let bytes = storedBytes(wanted, of: font)
+    if bytes > font.sampleData.count + (64 << 20) {
         throw problem(
             "pdta/igen",
             "preset \(preset.bank):\(preset.program) \(preset.name) ends its samples at so many places that "
@@ -304,6 +299,15 @@ extension CompiledSoundFont {
     }
 }
 
+/// The bytes `samples` of `font` take stored (16-bit words; an SF3 stream counted at its own
+/// size, the loader checking what it decodes to). Thread: any.
+func storedBytes(_ samples: [StoredSample], of font: SoundFont) -> Int {
+    samples.reduce(0) { bytes, stored in
+        let header = font.samples[stored.header]
+        return bytes + (stored.right == nil ? 2 : 4) * max(0, header.end - header.start + stored.endOffset)
+    }
+}
+
 /// A sample as the bank stores it: a sample header's frames (ended early by `endOffset`, 0 or
 /// less), and for a stereo pair played as one voice, the right side's header. Thread: any.
 public struct StoredSample: Hashable, Sendable {
@@ -340,8 +344,15 @@ func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFo
     }
     var result: [(SoundFontVoiceZone, StoredSample)] = []
     var taken = Set<Int>()
-    // (Pairs are looked for among a few thousand zones at most: the search is quadratic.)
+    // (Pairs are looked for among a few thousand zones at most, and only among zones of the
+    // same key and velocity ranges.)
     let searches = zones.count <= 4_096
+    func ranges(_ zone: SoundFontVoiceZone) -> Int {
+        zone.keyRange.lowerBound << 24 | zone.keyRange.upperBound << 16 | zone.velocityRange.lowerBound << 8
+            | zone.velocityRange.upperBound
+    }
+    var sameRanges: [Int: [Int]] = [:]
+    for (j, (zone, _)) in zones.enumerated() { sameRanges[ranges(zone), default: []].append(j) }
     for (i, (zone, stored)) in zones.enumerated() where !taken.contains(i) {
         let header = font.samples[zone.sample]
         guard searches, !(font.isCompressed && header.isCompressed), zone[.pan] <= -500 || zone[.pan] >= 500 else {
@@ -349,7 +360,7 @@ func pairedSides(_ zones: [(SoundFontVoiceZone, StoredSample)], in font: SoundFo
             continue
         }
         let isLeft = zone[.pan] <= -500
-        let candidates = zones.indices.filter { j in
+        let candidates = sameRanges[ranges(zone), default: []].filter { j in
             let (other, otherStored) = zones[j]
             return j != i && !taken.contains(j) && other.sample != zone.sample
                 && !(font.isCompressed && font.samples[other.sample].isCompressed)

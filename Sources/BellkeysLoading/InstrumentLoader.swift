@@ -33,6 +33,12 @@ public struct LoadedInstrument: @unchecked Sendable {
     public var sets: [InstrumentSet] = []
     /// The set every channel starts on (`--set`), in place of the map's starting sets.
     public var startingSet: Int?
+    /// Whether the sets are a whole SoundFont's presets, chosen as FluidSynth chooses them
+    /// (`ProgramSelection.soundFont`).
+    public var wholeFont = false
+    /// A whole font's: what each preset asks for that bellkeys leaves out, a line each
+    /// (`warnings` then says only how many presets do).
+    public var presetWarnings: [String] = []
 
     /// Whether the instrument is an SFZ file's.
     public var isSFZ: Bool { sfz != nil }
@@ -42,6 +48,12 @@ public struct LoadedInstrument: @unchecked Sendable {
     /// What it holds, for a start-up or reload line: "13 bells (C4..C5)", for an SFZ
     /// instrument "6 regions, 6 samples (G4..C7)", for a map of sets "3 sets (0 Handbells, ...)".
     public var contentsText: String {
+        if wholeFont {
+            let kits = sets.filter { $0.bank == 128 }.count
+            return "\(sets.count) presets"
+                + (kits > 0 ? " (\(kits) drum kit\(kits == 1 ? "" : "s") on channel 10)" : "")
+                + ", chosen by program change"
+        }
         if !sets.isEmpty {
             return "\(sets.count) sets (" + sets.map { "\($0.program) \($0.name)" }.joined(separator: ", ") + ")"
         }
@@ -79,6 +91,8 @@ func load(_ source: InstrumentSource, sampleRate requested: Int?, start: Double,
     switch source {
     case .named(.sfz(let path)):
         return try loadSFZInstrument(path: path, sampleRate: requested, start: start)
+    case .named(.soundFont(let path, nil)):
+        return try loadWholeSoundFont(path: path, sampleRate: requested, start: start)
     case .named(.soundFont(let path, let preset)):
         var loaded = try loadSoundFontInstrument(path: path, preset: preset, sampleRate: requested, start: start)
         loaded.requestedPreset = preset
@@ -99,6 +113,8 @@ func loadMap(_ compiled: CompiledMap, sampleRate requested: Int?, start: Double,
     let map = compiled.map
     var base: LoadedInstrument?
     switch compiled.named {
+    case .soundFont(let path, nil):
+        return try loadWholeSoundFont(path: path, sampleRate: requested, start: start, map: compiled)
     case .sfz(let path):
         base = try loadSFZInstrument(path: path, sampleRate: requested, start: start, overriding: map)
     case .soundFont(let path, let preset):

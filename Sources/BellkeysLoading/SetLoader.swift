@@ -8,6 +8,11 @@ extension LoadedInstrument {
     /// program change.
     public var instrumentSets: InstrumentSets {
         guard !sets.isEmpty else { return InstrumentSets(instrument) }
+        if wholeFont {
+            var whole = InstrumentSets(soundFontPresets: sets)
+            if let startingSet { whole.startingSets = [Int](repeating: startingSet, count: 16) }
+            return whole
+        }
         var starting: [Int: Int] = [:]
         if startingSet == nil {
             for (k, set) in sets.enumerated() { for channel in set.channels { starting[channel] = k } }

@@ -39,6 +39,19 @@ final class OpenSoundFont {
 
     /// `length` bytes at `offset`, or nil if the file is shorter.
     func read(offset: Int, length: Int) -> [UInt8]? { readBytes(descriptor, offset: offset, length: length) }
+
+    /// Fills `buffer` with the bytes at `offset`; false if the file is shorter.
+    func read(into buffer: UnsafeMutableRawBufferPointer, offset: Int) -> Bool {
+        guard offset >= 0 else { return false }
+        var done = 0
+        while done < buffer.count {
+            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return false }
+            done += n
+        }
+        return true
+    }
 }
 
 private func readBytes(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
@@ -72,32 +85,7 @@ func loadSoundFontInstrument(
     let font = file.font
     let compiled = try compileSoundFont(path: path, font: font, preset: choice, sampleRate: requested)
     let bank = SampleBank(sampleRate: compiled.sampleRate)
-    var places: [StoredPlace] = []
-    for stored in compiled.samples {
-        let header = font.samples[stored.header]
-        let index: Int, firstWord: Int
-        if font.isCompressed && header.isCompressed {
-            index = try decodeCompressed(file, header, endOffset: stored.endOffset, into: bank)
-            firstWord = 0
-            // Ogg streams decode to about ten times their size; a damaged one could claim far more.
-            if bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
-                throw compiled.problem(
-                    "sdta/smpl", byte: font.sampleData.lowerBound + header.start,
-                    "preset \(compiled.presetName)'s compressed samples decode to more than \(bank.byteCount >> 20) MiB",
-                    "the font is damaged: get it again from where it came")
-            }
-        } else {
-            index = try storePCM(file, stored, into: bank)
-            firstWord = header.start
-        }
-        places.append(StoredPlace(index: index, firstWord: firstWord, frameCount: bank.frameCount(of: index)))
-        if header.sampleRate <= 0 {
-            throw compiled.problem(
-                "pdta/shdr", byte: font.sampleHeadersOffset + 46 * stored.header + 36,
-                "sample \"\(header.name)\" has a rate of 0 Hz",
-                "the font is damaged: get it again from where it came")
-        }
-    }
+    let places = try store(compiled.samples, of: file, into: bank, presetName: compiled.presetName)
     var loaded = LoadedInstrument(
         path: path, map: map ?? MapFile.instrumentDefaults, bank: bank,
         instrument: compiled.instrument(places: places, overriding: map), sampleRate: compiled.sampleRate,
@@ -107,5 +95,89 @@ func loadSoundFontInstrument(
         loadSeconds: monotonicSeconds() - start, sfz: nil, warnings: compiled.warnings)
     loaded.preset = compiled.presetName
     loaded.presetDescription = compiled.presetDescription
+    return loaded
+}
+
+/// Stores `samples` of the open font in `bank`, each in turn: 16-bit words as they are, SF3
+/// streams decoded. Returns where each went. `presetName` names what plays them in a problem.
+/// Thread: control.
+func store(_ samples: [StoredSample], of file: OpenSoundFont, into bank: SampleBank, presetName: String)
+    throws(InstrumentError) -> [StoredPlace]
+{
+    let font = file.font
+    var places: [StoredPlace] = []
+    for stored in samples {
+        let header = font.samples[stored.header]
+        let index: Int, firstWord: Int
+        if font.isCompressed && header.isCompressed {
+            index = try decodeCompressed(file, header, endOffset: stored.endOffset, into: bank)
+            firstWord = 0
+            // Ogg streams decode to about ten times their size; a damaged one could claim far more.
+            if bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
+                throw soundFontProblem(
+                    file.path, "sdta/smpl", byte: font.sampleData.lowerBound + header.start,
+                    "\(presetName)'s compressed samples decode to more than \(bank.byteCount >> 20) MiB",
+                    "the font is damaged: get it again from where it came")
+            }
+        } else {
+            index = try storePCM(file, stored, into: bank)
+            firstWord = header.start
+        }
+        places.append(StoredPlace(index: index, firstWord: firstWord, frameCount: bank.frameCount(of: index)))
+        if header.sampleRate <= 0 {
+            throw soundFontProblem(
+                file.path, "pdta/shdr", byte: font.sampleHeadersOffset + 46 * stored.header + 36,
+                "sample \"\(header.name)\" has a rate of 0 Hz", "the font is damaged: get it again from where it came")
+        }
+    }
+    return places
+}
+
+/// Reads a whole SoundFont and loads every preset (`compileWholeSoundFont`), storing each
+/// sample they play once: the presets as sets, chosen by program change and bank select as
+/// FluidSynth chooses (`ProgramSelection.soundFont`). A map that names the font with no
+/// preset (`map`, without keys) makes each preset's instrument as it makes one preset's.
+/// `warnings` is one line when presets leave something out; `presetWarnings` lists it all.
+/// Thread: control.
+func loadWholeSoundFont(path: String, sampleRate requested: Int?, start: Double, map: CompiledMap? = nil)
+    throws(InstrumentError) -> LoadedInstrument
+{
+    let file = try OpenSoundFont(path: path)
+    let font = file.font
+    let compiled = try compileWholeSoundFont(path: path, font: font, sampleRate: requested)
+    let bank = SampleBank(sampleRate: compiled.sampleRate)
+    let places = try store(compiled.samples, of: file, into: bank, presetName: "the presets")
+    var placeOf: [StoredSample: StoredPlace] = [:]
+    for (stored, place) in zip(compiled.samples, places) { placeOf[stored] = place }
+    let sets = compiled.presets.map { preset in
+        let own = preset.instrument(places: preset.samples.map { placeOf[$0]! }, overriding: map?.map)
+        let name = String(preset.preset.name.reversed().drop { $0 == " " }.reversed())
+        return InstrumentSet(
+            name: name, program: preset.preset.program, bank: preset.preset.bank,
+            instrument: map.map { $0.instrument(bankIndex: [], base: own) } ?? own, preset: preset.presetName)
+    }
+    let all = compiled.warnings
+    let presetsWarned = Set(compiled.presets.filter { !$0.warnings.isEmpty }.map(\.presetName)).count
+    let unplayable = compiled.leftOutPresets.count
+    var summary: [String] = []
+    if presetsWarned > 0 {
+        summary.append("\(presetsWarned) of its \(sets.count) presets ask for what bellkeys leaves out")
+    }
+    if unplayable > 0 {
+        summary.append(
+            "\(unplayable) preset\(unplayable == 1 ? "" : "s") cannot be played and \(unplayable == 1 ? "is" : "are") left out"
+        )
+    }
+    var loaded = LoadedInstrument(
+        path: map?.mapPath ?? path, map: map?.map ?? MapFile.instrumentDefaults, bank: bank,
+        instrument: sets[InstrumentSets(soundFontPresets: sets).startingSets[0]].instrument,
+        sampleRate: compiled.sampleRate, samplePaths: compiled.samples.map(compiled.presets[0].name(of:)),
+        fileSampleRates: compiled.samples.map { font.samples[$0.header].sampleRate },
+        fadedEnds: compiled.samples.map { _ in false }, loadSeconds: monotonicSeconds() - start, sfz: nil,
+        warnings: summary.isEmpty
+            ? [] : ["\(path): " + summary.joined(separator: "; ") + " (bellkeys check --map \(path) lists what)"])
+    loaded.sets = sets
+    loaded.wholeFont = true
+    loaded.presetWarnings = all
     return loaded
 }

@@ -11,6 +11,7 @@ func storePCM(_ file: OpenSoundFont, _ stored: StoredSample, into bank: SampleBa
     let headers = [stored.header] + (stored.right.map { [$0] } ?? [])
     let first = font.samples[stored.header]
     let frames = first.end - first.start + stored.endOffset
+    if font.sampleLowBytes == nil { return try storeWords(file, headers, frames: frames, into: bank) }
     var sides: [[Int32]] = []
     var wide = false
     for index in headers {
@@ -50,6 +51,40 @@ func storePCM(_ file: OpenSoundFont, _ stored: StoredSample, into bank: SampleBa
         }
     }
 }
+/// Stores 16-bit words as they are (`storePCM` for a font without `sm24`): a mono sample read
+/// straight into the bank, a stereo pair's sides read in turn and interleaved. (The words are
+/// little-endian, as are the machines bellkeys runs on: amd64 and arm64.)
+private func storeWords(_ file: OpenSoundFont, _ headers: [Int], frames: Int, into bank: SampleBank)
+    throws(InstrumentError) -> Int
+{
+    let font = file.font
+    func failure(_ header: SoundFontSample) -> InstrumentError {
+        InstrumentError([
+            InstrumentProblem(
+                file: file.path, line: nil, column: nil, byte: font.sampleData.lowerBound + 2 * header.start,
+                path: "sdta/smpl", message: "cannot read sample \"\(header.name)\"",
+                fix: "the file is cut short: copy or download it again")
+        ])
+    }
+    return try bank.appendPCM16(frameCount: frames, channels: headers.count, scale: 1.0 / 32_768) {
+        (buffer) throws(InstrumentError) in
+        if headers.count == 1 {
+            let header = font.samples[headers[0]]
+            let offset = font.sampleData.lowerBound + 2 * header.start
+            guard file.read(into: UnsafeMutableRawBufferPointer(buffer), offset: offset) else { throw failure(header) }
+            return
+        }
+        var side = [Int16](repeating: 0, count: frames)
+        for (c, index) in headers.enumerated() {
+            let header = font.samples[index]
+            let offset = font.sampleData.lowerBound + 2 * header.start
+            let read = side.withUnsafeMutableBytes { file.read(into: $0, offset: offset) }
+            guard read else { throw failure(header) }
+            for i in 0..<frames { buffer[2 * i + c] = side[i] }
+        }
+    }
+}
+
 /// The most frames an SF3 sample may decode to: 10 minutes at 48 kHz (instrument samples last
 /// seconds; a damaged stream could otherwise decode to gigabytes).
 let maximumDecodedFrames = 600 * 48_000

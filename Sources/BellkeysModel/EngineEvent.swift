@@ -76,6 +76,13 @@ public struct EngineEvent: Sendable, Equatable {
         @_noLocks get { status == 0xF5 ? data1 & 0x0F : status & 0x0F } // 0xF5: Engine.setStatus
     }
 
+    /// The set a set event (`Engine.setEvent`) chooses: the first data byte's high 4 bits over
+    /// the second's 8. Thread: any.
+    @inlinable
+    public var chosenSet: Int {
+        @_noLocks get { Int(data1 >> 4) << 8 | Int(data2) }
+    }
+
     /// Whether the event strikes a bell (a note-on with a velocity). Everything else (note-offs,
     /// velocity-0 note-ons, controllers) also goes to the engine of a map being replaced while
     /// its bells ring out, so that they are damped and pedalled as played. Thread: any.

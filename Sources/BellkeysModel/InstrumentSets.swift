@@ -39,6 +39,8 @@ public struct InstrumentSets: Sendable {
     /// Whether program changes choose sets. Off for a single instrument (a map without sets),
     /// which plays the same whatever program a MIDI file or keyboard sends.
     public var followsProgramChange: Bool
+    /// The rule a program change chooses a set by: a map's, or a whole SoundFont's.
+    public var programSelection: ProgramSelection = .map
 
     /// A single instrument: every channel plays it, and program changes are ignored.
     public init(_ instrument: Instrument) {
@@ -63,8 +65,61 @@ public struct InstrumentSets: Sendable {
     public var startingInstrument: Instrument { sets[startingSets[0]].instrument }
 }
 
+/// How a program change chooses among the sets. Thread: any.
+public enum ProgramSelection: Sendable, Equatable {
+    /// A map's: the bank select is CC0 × 128 + CC32; the first set with the program and that bank,
+    /// else the first with the program and no bank of its own; a program no set has leaves the
+    /// channel as it was.
+    case map
+    /// A whole SoundFont's, as FluidSynth 2.3.1 chooses its presets (its default "gs" bank
+    /// select): the bank is CC0 alone (CC32 is ignored); channel 10 plays bank 128 whatever CC0
+    /// says, when the font has a drum kit there; a program the font lacks plays a substitute:
+    /// bank 128 program 0 on channel 10, else bank 0 of the same program, then bank 0 program 0.
+    /// A program with no substitute either leaves the channel as it was.
+    case soundFont
+}
+
+extension InstrumentSets {
+    /// The MIDI channel (0...15) that plays drum kits under `.soundFont`: channel 10 (9), when a
+    /// set is in bank 128; nil otherwise (every channel then chooses as the others do).
+    public var drumChannel: Int? {
+        programSelection == .soundFont && sets.contains { $0.bank == 128 } ? 9 : nil
+    }
+
+    /// Under `.soundFont`: the set a program change to `program` chooses on a channel whose bank
+    /// select (CC0) is `bank`, or on the drum channel; and whether it is a substitute for a
+    /// preset the font lacks. Nil when there is none. Thread: any.
+    public func soundFontChoice(bank: Int, program: Int, drums: Bool) -> (set: Int, substituted: Bool)? {
+        func find(_ bank: Int, _ program: Int) -> Int? {
+            sets.firstIndex { $0.bank == bank && $0.program == program }
+        }
+        let wanted = drums ? 128 : bank
+        if let exact = find(wanted, program) { return (exact, false) }
+        let substitute = drums ? find(128, 0) : find(0, program) ?? find(0, 0)
+        return substitute.map { ($0, true) }
+    }
+
+    /// The sets of a whole SoundFont's presets (each set's `bank` its preset's bank), chosen as
+    /// FluidSynth chooses (`ProgramSelection.soundFont`): each channel starts on bank 0 program
+    /// 0 (else the first set), the drum channel on bank 128 program 0.
+    /// - Precondition: `sets` is not empty.
+    public init(soundFontPresets sets: [InstrumentSet]) {
+        precondition(!sets.isEmpty)
+        self.sets = sets
+        followsProgramChange = true
+        programSelection = .soundFont
+        let melodic = sets.firstIndex { $0.bank == 0 && $0.program == 0 } ?? 0
+        startingSets = [Int](repeating: melodic, count: 16)
+        if let drums = drumChannel, let kit = soundFontChoice(bank: 0, program: 0, drums: true) {
+            startingSets[drums] = kit.set
+        }
+    }
+}
+
 extension InstrumentSets {
     /// The most rooms (reverb settings) an engine holds: a map of sets that rings in more is
     /// refused. (16 lanes each: 128 lanes, one bit each in the engine's `UInt128` lane masks.)
     public static let maximumRooms = 8
+    /// The most sets an engine holds (a whole font's presets; a map holds at most 128).
+    public static let maximumSets = 4_096
 }

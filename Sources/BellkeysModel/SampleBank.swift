@@ -108,7 +108,8 @@ public final class SampleBank {
     }
 
     /// Adds a sample whose frames `fill` writes straight into the bank as 16-bit values that
-    /// mean `value × scale` (`channels` interleaved); returns its index. `fill` may throw, and
+    /// mean `value × scale` (`channels` interleaved): `fill` writes every value (the memory is
+    /// not cleared first, only the padding around it). Returns its index. `fill` may throw, and
     /// then nothing is added.
     @discardableResult
     public func appendPCM16<E: Error>(
@@ -119,7 +120,8 @@ public final class SampleBank {
         precondition(channels == 1 || channels == 2, "a sample is mono or stereo")
         let padding = samplePadding * channels
         let whole = UnsafeMutablePointer<Int16>.allocate(capacity: frameCount * channels + 2 * padding)
-        whole.initialize(repeating: 0, count: frameCount * channels + 2 * padding)
+        whole.initialize(repeating: 0, count: padding)
+        (whole + padding + frameCount * channels).initialize(repeating: 0, count: padding)
         let buffer = UnsafeMutableBufferPointer(start: whole + padding, count: frameCount * channels)
         do {
             try fill(buffer)

@@ -78,14 +78,14 @@ struct MapOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With a SoundFont (.sf2 or .sf3) as --map: the preset, by its program, 0 to 127 as sent on the wire, one less than General MIDI's numbering, or by its name (case-insensitive; a beginning only one preset has will do) (default: 0, or the map's program).",
+            "With a SoundFont (.sf2 or .sf3) as --map: the preset, by its program, 0 to 127 as sent on the wire, one less than General MIDI's numbering, or by its name (case-insensitive; a beginning only one preset has will do) (default: the whole font, each channel's program changes choosing its preset, or the map's program).",
             valueName: "n|name"))
     var program: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With a SoundFont as --map: the preset's bank, 0 to 16383 (128: FluidSynth's drum kits) (default: 0, or the map's bank).",
+            "With a SoundFont as --map: the preset's bank, 0 to 16383 (128: FluidSynth's drum kits) (default: 0 with --program, else the whole font, or the map's bank).",
             valueName: "n"))
     var bank: Int?
 

@@ -28,10 +28,6 @@ struct Check: ParsableCommand {
 
     func run() throws {
         try reporting {
-            if let path = mapOptions.map, isSoundFontPath(path), mapOptions.preset == nil {
-                print(try listPresets(path))
-                return
-            }
             let loaded = try mapOptions.load(sampleRate: rate, printsWarnings: false)
             print(describe(loaded))
             if !settingsReport.ignored { print(settingsReport.details.joined(separator: "\n")) }
@@ -39,26 +35,10 @@ struct Check: ParsableCommand {
     }
 }
 
-/// A SoundFont's presets, as `check --map FILE.sf2` lists them.
-func listPresets(_ path: String) throws -> String {
-    let font: (name: String, presets: [SoundFontPreset])
-    do {
-        font = try soundFontPresets(path: path)
-    } catch {
-        throw Failure(error.description)
-    }
-    var lines = ["soundfont: \(path)" + (font.name.isEmpty ? "" : " (\(font.name))")]
-    lines.append("  \(font.presets.count) presets; play one with --program N (and --bank B when it is not bank 0)")
-    lines.append("  " + pad("bank", 6) + pad("program", 9) + "name")
-    for preset in font.presets {
-        lines.append("  " + pad("\(preset.bank)", 6) + pad("\(preset.program)", 9) + preset.name)
-    }
-    return lines.joined(separator: "\n")
-}
-
 /// The resolved key table that `check` prints (for an SFZ instrument or a SoundFont preset,
 /// its regions).
 func describe(_ loaded: LoadedInstrument) -> String {
+    if loaded.wholeFont { return describeWholeFont(loaded) }
     if !loaded.sets.isEmpty { return describeSets(loaded) }
     if loaded.hasRegions { return describeRegions(loaded) }
     let map = loaded.map

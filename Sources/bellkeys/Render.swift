@@ -176,6 +176,7 @@ func renderToFile(
         let seconds = Double(frames) / Double(loaded.sampleRate)
         let limitedMs = Double(engine.limitedFrames.load(ordering: .relaxed)) * 1000 / Double(loaded.sampleRate)
         if let preset = loaded.presetDescription { print("playing \(preset) of \(loaded.path)") }
+        if loaded.wholeFont { print("playing the whole font \(loaded.path): \(loaded.contentsText)") }
         print(
             "rendered \(input) to \(output): \(secondsText(seconds, digits: 3)) s, \(frames) frames, "
                 + "\(loaded.sampleRate) Hz, \(channels) ch, "
@@ -195,15 +196,26 @@ func renderToFile(
     if played == 0 { throw ExitCode(3) }
 }
 
-/// What to say of program changes that chose no set (nil: none did): how many, the last one,
-/// and the programs the map's sets have. Shared by `render` and the live session.
+/// What to say of program changes that chose no set, or a substitute for a preset a whole font
+/// lacks (nil: none did): how many, the last one and its channel, and what the sets have
+/// (or what played in its place). Shared by `render` and the live session.
 func missingProgramsText(_ engine: Engine, _ loaded: LoadedInstrument) -> String? {
     let count = engine.missingPrograms.load(ordering: .relaxed)
     guard count > 0 else { return nil }
     let last = engine.lastMissingProgram.load(ordering: .relaxed)
-    let program = last & 127, bank = last >> 7
+    let program = last & 127, bank = last >> 7 & 16_383, channel = last >> 21
+    let changes = "\(count) program change\(count == 1 ? "" : "s")"
+    if loaded.wholeFont {
+        let sets = loaded.instrumentSets
+        let asked = "channel \(channel + 1) asked for bank \(bank) program \(program), which the font lacks"
+        guard let choice = sets.soundFontChoice(bank: bank, program: program, drums: channel == sets.drumChannel) else {
+            return "\(changes) asked for presets the font lacks (the last: \(asked)); each channel kept its preset"
+        }
+        return "\(changes) asked for presets the font lacks, and played another in its place, as FluidSynth does "
+            + "(the last: \(asked); it played \(loaded.sets[choice.set].preset ?? loaded.sets[choice.set].name))"
+    }
     let have = loaded.sets.map { "\($0.program)\($0.bank.map { " (bank \($0))" } ?? "") \($0.name)" }
-    return "\(count) program change\(count == 1 ? "" : "s") chose no set (the last: program \(program)"
-        + "\(bank == 0 ? "" : ", bank \(bank)")); each channel kept the set it had. The map's sets: "
+    return "\(changes) chose no set (the last: program \(program)"
+        + "\(bank == 0 ? "" : ", bank \(bank)") on channel \(channel + 1)); each channel kept the set it had. The map's sets: "
         + have.joined(separator: ", ")
 }

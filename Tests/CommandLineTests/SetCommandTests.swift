@@ -81,7 +81,7 @@ private let scale: [(Int, [UInt8])] = {
         #expect(run.status == 0, "\(run.error)")
         #expect(
             run.error.contains(
-                "1 program change chose no set (the last: program 5); each channel kept the set it had. The map's sets: 0 Handbells, 1 Tower, 2 Plain"
+                "1 program change chose no set (the last: program 5 on channel 1); each channel kept the set it had. The map's sets: 0 Handbells, 1 Tower, 2 Plain"
             ), "\(run.error)")
         #expect(run.output.contains("10 notes"))
     }

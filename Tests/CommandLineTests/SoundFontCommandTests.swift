@@ -72,15 +72,16 @@ private func writeBellFont(_ path: String) throws {
             live.status == 0 && live.output.contains("preset 0:8 Celesta (General MIDI's program 9)"), "\(live.output)")
     }
 
-    @Test func checkListsThePresetsAndThenWhatOneResolvesTo() throws {
+    @Test func checkListsTheWholeFontAndThenWhatOnePresetResolvesTo() throws {
         let folder = temporaryFolder()
         try writeFont(folder + "/font.sf2")
         let list = try bellkeys(["check", "--map", "font.sf2"], in: folder)
         #expect(list.status == 0)
-        #expect(list.output.contains("soundfont: font.sf2 (bellkeys test font)"))
-        #expect(list.output.contains("2 presets; play one with --program N"))
-        #expect(list.output.contains("  0     0        Sine\n"))
-        #expect(list.output.contains("  128   5        Sine kit"))
+        #expect(
+            list.output.hasPrefix(
+                "soundfont: font.sf2\n  2 presets (1 drum kit on channel 10), chosen by program change;"))
+        #expect(list.output.contains("  0     0        Sine                  -         1 region, 1 sample (C-1..G9)\n"))
+        #expect(list.output.contains("  128   5        Sine kit              -         1 region, 1 sample (C-1..G9)"))
         let one = try bellkeys(["check", "--map", "font.sf2", "--bank", "128", "--program", "5"], in: folder)
         #expect(one.status == 0)
         #expect(one.output.contains("instrument: font.sf2, preset 128:5 Sine kit (a drum kit, bank 128)"))

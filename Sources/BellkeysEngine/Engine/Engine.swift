@@ -48,14 +48,16 @@ public final class Engine: @unchecked Sendable {
     public let cutVoices = Atomic<Int>(0)
     /// Note-ons for notes that the map does not play.
     public let ignoredNotes = Atomic<Int>(0)
-    /// Program changes for a program (and bank) no set of the map has, and the last of them
-    /// (bank × 128 + program).
+    /// Program changes for a program (and bank) no set has, or that a whole font's substitute
+    /// played, and the last of them (channel × 2^21 + bank × 128 + program).
     public let missingPrograms = Atomic<Int>(0)
     public let lastMissingProgram = Atomic<Int>(0)
-    /// The set each channel plays, a byte each (channels 0...7 in the low word, 8...15 in the
-    /// high), written when a program change chooses one; read with `currentSet(channel:)`.
-    let channelSetsLow = Atomic<UInt64>(0)
-    let channelSetsHigh = Atomic<UInt64>(0)
+    /// The set each channel plays, 16 bits each (channels 0...3 in the first word, and so on),
+    /// written when a program change chooses one; read with `currentSet(channel:)`.
+    let channelSets0 = Atomic<UInt64>(0)
+    let channelSets1 = Atomic<UInt64>(0)
+    let channelSets2 = Atomic<UInt64>(0)
+    let channelSets3 = Atomic<UInt64>(0)
     /// Frames in which the limiter reduced the gain.
     public let limitedFrames = Atomic<Int>(0)
     /// Output samples beyond ±1.0 (should stay 0: the limiter prevents it).
@@ -159,7 +161,7 @@ public final class Engine: @unchecked Sendable {
         masterGainBits = Atomic(master.bitPattern)
         // Each channel's bus at its controls' gain (CC7 × CC11 × master).
         for ch in 0..<16 { mixer.channels[ch].bus = Ramp(busTarget(channel: ch)) }
-        precondition(table.setCount <= 255, "at most 255 sets: the loader refuses more")
+        precondition(table.setCount <= Engine.maximumSetEvents, "at most 4,096 sets: a set event names no more")
         publishSets()
     }
 

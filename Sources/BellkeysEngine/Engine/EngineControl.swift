@@ -122,8 +122,14 @@ extension Engine {
     /// The set `channel` (0...15) plays: its starting set until a program change chooses
     /// another (as of the last render call). Thread: any.
     public func currentSet(channel: Int) -> Int {
-        let word = channel & 15 < 8 ? channelSetsLow.relaxedLoad() : channelSetsHigh.relaxedLoad()
-        return Int(word >> (8 * UInt64(channel & 7)) & 255)
+        let word: UInt64
+        switch (channel & 15) >> 2 {
+        case 0: word = channelSets0.relaxedLoad()
+        case 1: word = channelSets1.relaxedLoad()
+        case 2: word = channelSets2.relaxedLoad()
+        default: word = channelSets3.relaxedLoad()
+        }
+        return Int(word >> (16 * UInt64(channel & 3)) & 65_535)
     }
 
     /// Applies a program change at once to an engine no render thread has started (a reloaded

@@ -161,7 +161,7 @@ extension Engine {
         case 0xE0: bend(channel: channel, value: value << 7 | note)
         case 0xC0: programChange(channel: channel, program: note)
         case 0xF0 where event.status == 0xF4: setRoom(set: note, room: value) // Engine.roomStatus
-        case 0xF0 where event.status == 0xF5: chooseSet(channel: note & 15, set: value) // Engine.setStatus
+        case 0xF0 where event.status == 0xF5: chooseSet(channel: note & 15, set: event.chosenSet)
         default: break
         }
     }

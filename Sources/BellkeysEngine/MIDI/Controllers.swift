@@ -1,3 +1,4 @@
+import BellkeysModel
 import Synchronization
 
 // Note-offs and controllers: what each MIDI message does to the voices and the channel buses.
@@ -98,42 +99,57 @@ extension Engine {
         }
     }
 
-    /// A program change on `channel`: under the channel's bank select (CC0 × 128 + CC32), the
-    /// first set with this program and that bank, else the first with this program and no bank
-    /// of its own, is what the channel's next notes play. Voices already sounding ring on in
-    /// their own set. A program no set has leaves the channel as it was and is counted
-    /// (`missingPrograms`, `lastMissingProgram`). Ignored by a single instrument.
+    /// A program change on `channel`: the set the channel's next notes play, chosen by the sets'
+    /// rule (`ProgramSelection`). For a map's: under the channel's bank select (CC0 × 128 +
+    /// CC32), the first set with this program and that bank, else the first with this program
+    /// and no bank of its own. For a whole SoundFont's: FluidSynth's choice, looked up in
+    /// `fontPrograms`. Voices already sounding ring on in their own set. A program no set has
+    /// leaves the channel as it was, and it and a substitute are counted (`missingPrograms`,
+    /// `lastMissingProgram`). Ignored by a single instrument.
     @_noLocks
     func programChange(channel: Int, program: Int) {
         guard table.followsProgramChange else { return }
-        let bank = midi.channels[channel].bankHigh << 7 | midi.channels[channel].bankLow
-        let found = findSet(program: program, bank: bank)
-        if found >= 0 {
-            midi.channels[channel].set = found
-            publishSets()
-            return
+        let choice = programChoice(
+            channel: channel, program: program, bankHigh: midi.channels[channel].bankHigh,
+            bankLow: midi.channels[channel].bankLow)
+        if choice.set < 0 || choice.substituted {
+            lastMissingProgram.relaxedStore(channel << 21 | choice.bank << 7 | program)
+            missingPrograms.relaxedAdd(1)
         }
-        lastMissingProgram.relaxedStore(bank << 7 | program)
-        missingPrograms.relaxedAdd(1)
+        guard choice.set >= 0 else { return }
+        midi.channels[channel].set = choice.set
+        publishSets()
     }
 
-    /// The set a program change to `program` under bank select `bank` chooses (`programChange`'s
-    /// rule), or -1. Reads only the sets' programs and banks, which never change.
+    /// The set a program change to `program` on `channel`, under bank select `bankHigh` (CC0)
+    /// and `bankLow` (CC32), chooses by the sets' rule (-1: none), the bank it asks for, and
+    /// whether the set is a whole font's substitute. Reads only what never changes.
     @_noLocks
-    func findSet(program: Int, bank: Int) -> Int {
+    func programChoice(channel: Int, program: Int, bankHigh: Int, bankLow: Int) -> (
+        set: Int, bank: Int, substituted: Bool
+    ) {
+        if table.selectsAsSoundFont {
+            let bank = channel == table.drumChannel ? 128 : bankHigh
+            let entry = Int(table.fontPrograms[128 * bank + program])
+            return (entry < 0 ? -1 : entry & 65_535, bank, entry >= 65_536)
+        }
+        let bank = bankHigh << 7 | bankLow
         var any = -1
         for k in 0..<table.setCount where table.sets[k].program == program {
-            if table.sets[k].bank == bank { return k }
+            if table.sets[k].bank == bank { return (k, bank, false) }
             if any < 0, table.sets[k].bank < 0 { any = k }
         }
-        return any
+        return (any, bank, false)
     }
 
-    /// The set a program change to `program` under bank select `bank` (CC0 × 128 + CC32) would
-    /// choose, or nil (none has it, or the engine plays one instrument). Thread: any.
-    public func set(program: Int, bank: Int) -> Int? {
+    /// The set a program change to `program` on `channel` under bank select `bankHigh` (CC0)
+    /// and `bankLow` (CC32) would choose (`programChange`'s rule), or nil (none has it, or the
+    /// engine plays one instrument). Thread: any.
+    public func set(channel: Int, program: Int, bankHigh: Int, bankLow: Int) -> Int? {
         guard table.followsProgramChange else { return nil }
-        let found = findSet(program: program, bank: bank)
+        let found = programChoice(
+            channel: channel & 15, program: program & 127, bankHigh: bankHigh & 127, bankLow: bankLow & 127
+        ).set
         return found >= 0 ? found : nil
     }
 
@@ -149,6 +165,18 @@ extension Engine {
     /// status 0xF5, which no input passes on; data1 the channel, data2 the set.
     public static let setStatus: UInt8 = 0xF5
 
+    /// The set event (`setStatus`) that puts `channel` on `set` (0...4095) at `frame`: the
+    /// channel in the first data byte's low 4 bits, the set's high 4 bits in its high 4, and
+    /// the set's low 8 bits in the second (`EngineEvent.chosenSet`). Thread: any.
+    public static func setEvent(frame: Int64, channel: Int, set: Int) -> EngineEvent {
+        EngineEvent(
+            frame: frame, status: setStatus, data1: UInt8(channel & 15 | (set >> 8 & 15) << 4),
+            data2: UInt8(set & 255))
+    }
+
+    /// The most sets a set event names.
+    public static let maximumSetEvents = InstrumentSets.maximumSets
+
     /// `channel`'s next notes play set `set` (`setStatus`). Ignored by a single instrument, and
     /// for a set the engine does not have.
     @_noLocks
@@ -158,16 +186,19 @@ extension Engine {
         publishSets()
     }
 
-    /// Publishes each channel's set (`currentSet(channel:)`).
+    /// Publishes each channel's set (`currentSet(channel:)`): 16 bits a channel, four channels
+    /// a word.
     @_noLocks
     func publishSets() {
-        var low: UInt64 = 0, high: UInt64 = 0
-        for ch in 0..<8 {
-            low |= UInt64(midi.channels[ch].set & 255) << (8 * ch)
-            high |= UInt64(midi.channels[ch + 8].set & 255) << (8 * ch)
+        func word(_ first: Int) -> UInt64 {
+            var bits: UInt64 = 0
+            for k in 0..<4 { bits |= UInt64(midi.channels[first + k].set & 65_535) << (16 * k) }
+            return bits
         }
-        channelSetsLow.relaxedStore(low)
-        channelSetsHigh.relaxedStore(high)
+        channelSets0.relaxedStore(word(0))
+        channelSets1.relaxedStore(word(4))
+        channelSets2.relaxedStore(word(8))
+        channelSets3.relaxedStore(word(12))
     }
 
     /// The event `chooseRoom` queues: MIDI's undefined system status 0xF4, which no input

@@ -35,7 +35,7 @@ struct MIDIState: BitwiseCopyable {
     let heldKeyCounts: UnsafeMutablePointer<Int32>
     /// The set each key held down was struck in (128 c + n), whose release samples its note-off
     /// starts.
-    let noteSets: UnsafeMutablePointer<UInt8>
+    let noteSets: UnsafeMutablePointer<UInt16>
     /// The semitones each key of a MIDI input (128 c + key) was moved by when it was struck
     /// (the transposition, or 0 for a keyswitch), which its note-off moves by too.
     let keyShifts: UnsafeMutablePointer<Int8>

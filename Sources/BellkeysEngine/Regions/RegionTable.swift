@@ -14,6 +14,13 @@ struct RegionTable: BitwiseCopyable {
     let sets: UnsafePointer<SetSlot>
     let setCount: Int
     let followsProgramChange: Bool
+    /// A whole SoundFont's choice (`ProgramSelection.soundFont`): per bank b (0...128) and
+    /// program p, at 128 b + p, the set a program change chooses (+ 65,536 when it is a
+    /// substitute; -1: none), and the channel that plays bank 128 (-1: none). One entry of -1
+    /// for a map's sets.
+    let fontPrograms: UnsafePointer<Int32>
+    let selectsAsSoundFont: Bool
+    let drumChannel: Int
     /// For each set s and note n, the regions the note may start: `candidates[candidateStarts[129 s
     /// + n] ..< candidateStarts[129 s + n + 1]]` (a mapped key's region, or its folded one, or
     /// every region whose key range holds the note).
@@ -67,6 +74,9 @@ struct RegionTable: BitwiseCopyable {
         regionCount = layout.regions.count
         setCount = setList.sets.count
         followsProgramChange = setList.followsProgramChange
+        selectsAsSoundFont = setList.programSelection == .soundFont
+        drumChannel = setList.drumChannel ?? -1
+        fontPrograms = storedCopy(selectsAsSoundFont ? Self.fontPrograms(setList) : [], padding: -1)
         let storedRegions = max(regionCount, 1)
         let setSlots = UnsafeMutablePointer<SetSlot>.allocate(capacity: setCount)
         setSlots.initialize(from: Engine.setSlots(setList), count: setCount)
@@ -136,10 +146,22 @@ struct RegionTable: BitwiseCopyable {
         return (velocityGains, timbreTable)
     }
 
+    /// `fontPrograms`: `InstrumentSets.soundFontChoice` for every bank select 0...127 of a
+    /// melodic channel, and the drum channel's at bank 128. Thread: control.
+    static func fontPrograms(_ setList: InstrumentSets) -> [Int32] {
+        (0..<129 * 128).map { i in
+            guard let choice = setList.soundFontChoice(bank: i >> 7, program: i & 127, drums: i >> 7 == 128) else {
+                return -1
+            }
+            return Int32(choice.set + (choice.substituted ? 65_536 : 0))
+        }
+    }
+
     /// Frees what `init` allocated (the kernels' levels are the kernels'). Thread: control.
     func deallocate() {
         regions.deallocate()
         sets.deallocate()
+        fontPrograms.deallocate()
         candidateStarts.deallocate()
         candidates.deallocate()
         releaseCandidateStarts.deallocate()

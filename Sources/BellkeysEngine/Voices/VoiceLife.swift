@@ -18,7 +18,7 @@ extension Engine {
             letGo(channel: channel, note: note)
         }
         midi.noteVelocities[128 * channel + note] = UInt8(velocity)
-        midi.noteSets[128 * channel + note] = UInt8(truncatingIfNeeded: set)
+        midi.noteSets[128 * channel + note] = UInt16(truncatingIfNeeded: set)
         let started = startRegions(
             table.candidateStarts + 129 * set, table.candidates, channel: channel, note: note, velocity: velocity,
             delay: delay)
