@@ -19,6 +19,21 @@ public struct CompiledWholeFont: Sendable {
 
     /// What the presets ask for that bellkeys does not play: a line for each, per preset.
     public var warnings: [String] { leftOutPresets + presets.flatMap(\.warnings) }
+
+    /// Where each sample will be in a bank that stores them in order from empty, when none is
+    /// compressed (16-bit words: a sample's length and first word are the font's); nil for SF3
+    /// samples, whose length only decoding tells.
+    public var uncompressedPlaces: [StoredPlace]? {
+        var places: [StoredPlace] = []
+        for (index, stored) in samples.enumerated() {
+            let header = font.samples[stored.header]
+            if font.isCompressed && header.isCompressed { return nil }
+            places.append(
+                StoredPlace(
+                    index: index, firstWord: header.start, frameCount: header.end - header.start + stored.endOffset))
+        }
+        return places
+    }
 }
 
 /// Compiles every preset of the parsed `font` (at `path`) as `compileSoundFont` compiles one,
@@ -27,10 +42,13 @@ public struct CompiledWholeFont: Sendable {
 /// sample plays at its own rate. A preset that cannot be played (its samples are in ROM,
 /// or its zones are damaged) is left out with why; a font none of whose presets plays is an
 /// error, as is one whose presets store far more than its sample data. A second preset at the
-/// same bank and program is left out, as FluidSynth finds only the first. Thread: any.
-public func compileWholeSoundFont(path: String, font: SoundFont, sampleRate requested: Int?)
-    throws(InstrumentError) -> CompiledWholeFont
-{
+/// same bank and program is left out, as FluidSynth finds only the first. `each` compiles the
+/// presets (in order; the loader shares them between threads). Thread: any.
+public func compileWholeSoundFont(
+    path: String, font: SoundFont, sampleRate requested: Int?,
+    each: ([SoundFontPreset], @escaping @Sendable (SoundFontPreset) -> Result<CompiledSoundFont, InstrumentError>) ->
+        [Result<CompiledSoundFont, InstrumentError>] = { presets, compile in presets.map(compile) }
+) throws(InstrumentError) -> CompiledWholeFont {
     let sorted = font.presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     guard !sorted.isEmpty else {
         throw soundFontProblem(
@@ -40,15 +58,20 @@ public func compileWholeSoundFont(path: String, font: SoundFont, sampleRate requ
     for sample in font.samples where !sample.isROM { counts[sample.sampleRate, default: 0] += 1 }
     let common = counts.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? 44_100
     let rate = requested ?? ((8_000...384_000).contains(common) ? common : 44_100)
-    var presets: [CompiledSoundFont] = [], leftOut: [String] = []
     var seen = Set<Int>()
-    for preset in sorted where seen.insert(preset.bank << 7 | preset.program).inserted {
-        do {
-            let compiled = try compileSoundFont(
+    let chosen = sorted.filter { seen.insert($0.bank << 7 | $0.program).inserted }
+    let results = each(chosen) { preset in
+        Result { () throws(InstrumentError) in
+            try compileSoundFont(
                 path: path, font: font, preset: PresetChoice(bank: preset.bank, program: preset.program),
                 sampleRate: rate)
-            presets.append(compiled)
-        } catch {
+        }
+    }
+    var presets: [CompiledSoundFont] = [], leftOut: [String] = []
+    for (preset, result) in zip(chosen, results) {
+        switch result {
+        case .success(let compiled): presets.append(compiled)
+        case .failure(let error):
             let why = error.problems.map(\.message).joined(separator: "; ")
             leftOut.append("\(path): preset \(preset.bank):\(preset.program) \(preset.name) is left out: \(why)")
         }

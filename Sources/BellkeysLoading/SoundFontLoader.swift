@@ -5,7 +5,7 @@ import CSndFile
 import Glibc
 
 /// An open SoundFont file: its structure read, its samples still on disk. Thread: control.
-final class OpenSoundFont {
+final class OpenSoundFont: Sendable {
     let path: String
     let descriptor: Int32
     let font: SoundFont
@@ -98,38 +98,50 @@ func loadSoundFontInstrument(
     return loaded
 }
 
-/// Stores `samples` of the open font in `bank`, each in turn: 16-bit words as they are, SF3
-/// streams decoded. Returns where each went. `presetName` names what plays them in a problem.
-/// Thread: control.
+/// Stores `samples` of the open font in `bank`, in order: 16-bit words as they are, SF3 streams
+/// decoded side by side on up to two threads (`inOrder`). Returns where each went.
+/// `presetName` names what plays them in a problem. Thread: control.
 func store(_ samples: [StoredSample], of file: OpenSoundFont, into bank: SampleBank, presetName: String)
     throws(InstrumentError) -> [StoredPlace]
 {
     let font = file.font
-    var places: [StoredPlace] = []
-    for stored in samples {
-        let header = font.samples[stored.header]
-        let index: Int, firstWord: Int
-        if font.isCompressed && header.isCompressed {
-            index = try decodeCompressed(file, header, endOffset: stored.endOffset, into: bank)
-            firstWord = 0
+    let prepare = { @Sendable (i: Int) -> Result<PreparedSample, InstrumentError> in
+        let stored = samples[i], header = font.samples[stored.header]
+        return Result { () throws(InstrumentError) in
+            font.isCompressed && header.isCompressed
+                ? try decodeCompressed(file, header, endOffset: stored.endOffset) : try preparePCM(file, stored)
+        }
+    }
+    var places: [StoredPlace] = [], failure: InstrumentError?
+    // (16-bit words are a copy each, which a second thread slows down: its page faults contend
+    // with the first's. Decoding is the work worth sharing.)
+    let decodes = samples.contains { font.isCompressed && font.samples[$0.header].isCompressed }
+    inOrder(count: samples.count, threads: decodes ? defaultDecodingThreads() : 1, make: prepare) { i, prepared in
+        guard failure == nil else { return }
+        let header = font.samples[samples[i].header]
+        switch prepared {
+        case .failure(let error): failure = error
+        case .success(let sample):
+            let index = bank.adopt(sample)
+            let compressed = font.isCompressed && header.isCompressed
+            places.append(
+                StoredPlace(
+                    index: index, firstWord: compressed ? 0 : header.start, frameCount: bank.frameCount(of: index)))
             // Ogg streams decode to about ten times their size; a damaged one could claim far more.
-            if bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
-                throw soundFontProblem(
+            if compressed, bank.byteCount > 16 * font.sampleData.count + (64 << 20) {
+                failure = soundFontProblem(
                     file.path, "sdta/smpl", byte: font.sampleData.lowerBound + header.start,
                     "\(presetName)'s compressed samples decode to more than \(bank.byteCount >> 20) MiB",
                     "the font is damaged: get it again from where it came")
+            } else if header.sampleRate <= 0 {
+                failure = soundFontProblem(
+                    file.path, "pdta/shdr", byte: font.sampleHeadersOffset + 46 * samples[i].header + 36,
+                    "sample \"\(header.name)\" has a rate of 0 Hz",
+                    "the font is damaged: get it again from where it came")
             }
-        } else {
-            index = try storePCM(file, stored, into: bank)
-            firstWord = header.start
-        }
-        places.append(StoredPlace(index: index, firstWord: firstWord, frameCount: bank.frameCount(of: index)))
-        if header.sampleRate <= 0 {
-            throw soundFontProblem(
-                file.path, "pdta/shdr", byte: font.sampleHeadersOffset + 46 * stored.header + 36,
-                "sample \"\(header.name)\" has a rate of 0 Hz", "the font is damaged: get it again from where it came")
         }
     }
+    if let failure { throw failure }
     return places
 }
 
@@ -144,17 +156,31 @@ func loadWholeSoundFont(path: String, sampleRate requested: Int?, start: Double,
 {
     let file = try OpenSoundFont(path: path)
     let font = file.font
-    let compiled = try compileWholeSoundFont(path: path, font: font, sampleRate: requested)
+    let compiled = try compileWholeSoundFont(path: path, font: font, sampleRate: requested) { presets, compile in
+        var results: [Result<CompiledSoundFont, InstrumentError>] = []
+        inOrder(count: presets.count, threads: defaultDecodingThreads(), make: { compile(presets[$0]) }) {
+            results.append($1)
+        }
+        return results
+    }
     let bank = SampleBank(sampleRate: compiled.sampleRate)
-    let places = try store(compiled.samples, of: file, into: bank, presetName: "the presets")
-    var placeOf: [StoredSample: StoredPlace] = [:]
-    for (stored, place) in zip(compiled.samples, places) { placeOf[stored] = place }
-    let sets = compiled.presets.map { preset in
-        let own = preset.instrument(places: preset.samples.map { placeOf[$0]! }, overriding: map?.map)
-        let name = String(preset.preset.name.reversed().drop { $0 == " " }.reversed())
-        return InstrumentSet(
-            name: name, program: preset.preset.program, bank: preset.preset.bank,
-            instrument: map.map { $0.instrument(bankIndex: [], base: own) } ?? own, preset: preset.presetName)
+    let sets: [InstrumentSet]
+    if let predicted = compiled.uncompressedPlaces {
+        // 16-bit words land where the font says: the presets' regions are made while they are stored.
+        nonisolated(unsafe) let filling = bank
+        let (stored, made) = sideBySide(
+            {
+                Result { () throws(InstrumentError) in
+                    try store(compiled.samples, of: file, into: filling, presetName: "the presets")
+                }
+            },
+            { presetSets(compiled, places: predicted, map: map) })
+        let places = try stored.get()
+        precondition(places == predicted, "a stored sample is where its words said")
+        sets = made
+    } else {
+        sets = presetSets(
+            compiled, places: try store(compiled.samples, of: file, into: bank, presetName: "the presets"), map: map)
     }
     let all = compiled.warnings
     let presetsWarned = Set(compiled.presets.filter { !$0.warnings.isEmpty }.map(\.presetName)).count
@@ -180,4 +206,18 @@ func loadWholeSoundFont(path: String, sampleRate requested: Int?, start: Double,
     loaded.wholeFont = true
     loaded.presetWarnings = all
     return loaded
+}
+
+/// A whole font's presets as sets, their samples at `places` (`places[i]` for `samples[i]`), each
+/// made as a map that names the font makes it (`map`, if one does). Thread: any.
+private func presetSets(_ compiled: CompiledWholeFont, places: [StoredPlace], map: CompiledMap?) -> [InstrumentSet] {
+    var placeOf: [StoredSample: StoredPlace] = [:]
+    for (stored, place) in zip(compiled.samples, places) { placeOf[stored] = place }
+    return compiled.presets.map { preset in
+        let own = preset.instrument(places: preset.samples.map { placeOf[$0]! }, overriding: map?.map)
+        let name = String(preset.preset.name.reversed().drop { $0 == " " }.reversed())
+        return InstrumentSet(
+            name: name, program: preset.preset.program, bank: preset.preset.bank,
+            instrument: map.map { $0.instrument(bankIndex: [], base: own) } ?? own, preset: preset.presetName)
+    }
 }

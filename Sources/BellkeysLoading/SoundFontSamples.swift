@@ -6,12 +6,12 @@ import CSndFile
 /// Stores a 16-bit sample, or a stereo pair interleaved (with their `sm24` low bytes, when the
 /// font has them), in the bank. 16-bit words go in as they are; 24-bit ones are kept to 16 bits
 /// below their own peak (a pair's, for both sides).
-func storePCM(_ file: OpenSoundFont, _ stored: StoredSample, into bank: SampleBank) throws(InstrumentError) -> Int {
+func preparePCM(_ file: OpenSoundFont, _ stored: StoredSample) throws(InstrumentError) -> PreparedSample {
     let font = file.font
     let headers = [stored.header] + (stored.right.map { [$0] } ?? [])
     let first = font.samples[stored.header]
     let frames = first.end - first.start + stored.endOffset
-    if font.sampleLowBytes == nil { return try storeWords(file, headers, frames: frames, into: bank) }
+    if font.sampleLowBytes == nil { return try prepareWords(file, headers, frames: frames) }
     var sides: [[Int32]] = []
     var wide = false
     for index in headers {
@@ -42,7 +42,7 @@ func storePCM(_ file: OpenSoundFont, _ stored: StoredSample, into bank: SampleBa
     }
     let scale = Float(1 << shift) / 8_388_608
     let half = shift > 0 ? Int32(1) << (shift - 1) : 0
-    return bank.appendPCM16(frameCount: frames, channels: sides.count, scale: scale) { buffer in
+    return PreparedSample(frameCount: frames, channels: sides.count, scale: scale) { buffer in
         for i in 0..<frames {
             for (c, side) in sides.enumerated() {
                 buffer[i * sides.count + c] =
@@ -54,8 +54,8 @@ func storePCM(_ file: OpenSoundFont, _ stored: StoredSample, into bank: SampleBa
 /// Stores 16-bit words as they are (`storePCM` for a font without `sm24`): a mono sample read
 /// straight into the bank, a stereo pair's sides read in turn and interleaved. (The words are
 /// little-endian, as are the machines bellkeys runs on: amd64 and arm64.)
-private func storeWords(_ file: OpenSoundFont, _ headers: [Int], frames: Int, into bank: SampleBank)
-    throws(InstrumentError) -> Int
+private func prepareWords(_ file: OpenSoundFont, _ headers: [Int], frames: Int) throws(InstrumentError)
+    -> PreparedSample
 {
     let font = file.font
     func failure(_ header: SoundFontSample) -> InstrumentError {
@@ -66,7 +66,7 @@ private func storeWords(_ file: OpenSoundFont, _ headers: [Int], frames: Int, in
                 fix: "the file is cut short: copy or download it again")
         ])
     }
-    return try bank.appendPCM16(frameCount: frames, channels: headers.count, scale: 1.0 / 32_768) {
+    return try PreparedSample(frameCount: frames, channels: headers.count, scale: 1.0 / 32_768) {
         (buffer) throws(InstrumentError) in
         if headers.count == 1 {
             let header = font.samples[headers[0]]
@@ -90,8 +90,8 @@ private func storeWords(_ file: OpenSoundFont, _ headers: [Int], frames: Int, in
 let maximumDecodedFrames = 600 * 48_000
 
 /// Decodes an SF3 sample (an Ogg Vorbis stream inside `smpl`) through libsndfile and stores it.
-func decodeCompressed(_ file: OpenSoundFont, _ header: SoundFontSample, endOffset: Int, into bank: SampleBank)
-    throws(InstrumentError) -> Int
+func decodeCompressed(_ file: OpenSoundFont, _ header: SoundFontSample, endOffset: Int)
+    throws(InstrumentError) -> PreparedSample
 {
     let font = file.font
     func failure(_ message: String) -> InstrumentError {
@@ -134,5 +134,5 @@ func decodeCompressed(_ file: OpenSoundFont, _ header: SoundFontSample, endOffse
     // The zone's end offset, in frames of the decoded sample (at least 2 frames kept).
     frames.removeLast(min(-endOffset, max(0, frames.count - 2)))
     for x in frames where !x.isFinite { throw failure("it decodes to values that are not numbers") }
-    return bank.append(frames)
+    return PreparedSample(interleaved: frames, channels: 1)
 }

@@ -3,6 +3,61 @@
 /// `Engine.init` checks that they agree).
 package let samplePadding = 128
 
+/// A sample's frames as a bank keeps them (16-bit values meaning `value × scale`, `channels`
+/// interleaved, inside their padding), made outside any bank: on any thread, before a bank
+/// takes its memory (`SampleBank.adopt`). Freed with it if no bank takes it. Thread: made on
+/// any thread, adopted on one.
+public final class PreparedSample: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Int16>
+    let channels: Int
+    let scale: Float
+    var isAdopted = false
+
+    /// Frames that `fill` writes (every value: the memory is not cleared first, only the padding
+    /// around it). If `fill` throws, nothing is kept.
+    public init<E: Error>(
+        frameCount: Int, channels: Int = 1, scale: Float, fill: (UnsafeMutableBufferPointer<Int16>) throws(E) -> Void
+    ) throws(E) {
+        precondition(frameCount > 0, "a sample needs at least one frame")
+        precondition(channels == 1 || channels == 2, "a sample is mono or stereo")
+        let padding = samplePadding * channels
+        let whole = UnsafeMutablePointer<Int16>.allocate(capacity: frameCount * channels + 2 * padding)
+        whole.initialize(repeating: 0, count: padding)
+        (whole + padding + frameCount * channels).initialize(repeating: 0, count: padding)
+        let buffer = UnsafeMutableBufferPointer(start: whole + padding, count: frameCount * channels)
+        do {
+            try fill(buffer)
+        } catch {
+            // (Thrown before every property is set: the deinit does not run.)
+            whole.deallocate()
+            throw error
+        }
+        (self.buffer, self.channels, self.scale) = (buffer, channels, scale)
+    }
+
+    /// `frames` (`channels` interleaved, nominally -1...1) quantised to 16 bits below their peak
+    /// (a power-of-two scale: `SampleBank`).
+    /// - Precondition: at least one frame, every value finite.
+    public convenience init(interleaved frames: [Float], channels: Int) {
+        precondition(!frames.isEmpty, "a sample needs at least one frame")
+        var peak: Float = 0
+        for x in frames {
+            precondition(x.isFinite, "sample values must be finite")
+            peak = max(peak, abs(x))
+        }
+        let scale = SampleBank.powerOfTwoScale(peak: peak)
+        self.init(frameCount: frames.count / channels, channels: channels, scale: scale) { buffer in
+            for (i, x) in frames.enumerated() {
+                buffer[i] = Int16(max(-32767, min(32767, (x / scale).rounded())))
+            }
+        }
+    }
+
+    deinit {
+        if !isAdopted { (buffer.baseAddress! - samplePadding * channels).deallocate() }
+    }
+}
+
 /// The decoded bell samples, stored once for all voices.
 ///
 /// Frames are kept as `Int16` with one power-of-two scale per sample: a voice reads half the
@@ -93,18 +148,7 @@ public final class SampleBank {
     /// Quantises and adds `channels` (1 or 2) interleaved channels; returns the sample's index.
     @discardableResult
     public func append(interleaved frames: [Float], channels: Int) -> Int {
-        precondition(!frames.isEmpty, "a sample needs at least one frame")
-        var peak: Float = 0
-        for x in frames {
-            precondition(x.isFinite, "sample values must be finite")
-            peak = max(peak, abs(x))
-        }
-        let scale = SampleBank.powerOfTwoScale(peak: peak)
-        return appendPCM16(frameCount: frames.count / channels, channels: channels, scale: scale) { buffer in
-            for (i, x) in frames.enumerated() {
-                buffer[i] = Int16(max(-32767, min(32767, (x / scale).rounded())))
-            }
-        }
+        adopt(PreparedSample(interleaved: frames, channels: channels))
     }
 
     /// Adds a sample whose frames `fill` writes straight into the bank as 16-bit values that
@@ -116,22 +160,19 @@ public final class SampleBank {
         frameCount: Int, channels: Int = 1, scale: Float,
         fill: (UnsafeMutableBufferPointer<Int16>) throws(E) -> Void
     ) throws(E) -> Int {
-        precondition(frameCount > 0, "a sample needs at least one frame")
-        precondition(channels == 1 || channels == 2, "a sample is mono or stereo")
-        let padding = samplePadding * channels
-        let whole = UnsafeMutablePointer<Int16>.allocate(capacity: frameCount * channels + 2 * padding)
-        whole.initialize(repeating: 0, count: padding)
-        (whole + padding + frameCount * channels).initialize(repeating: 0, count: padding)
-        let buffer = UnsafeMutableBufferPointer(start: whole + padding, count: frameCount * channels)
-        do {
-            try fill(buffer)
-        } catch {
-            whole.deallocate()
-            throw error
-        }
-        buffers.append(buffer)
-        channelCounts.append(channels)
-        scales.append(scale)
+        adopt(try PreparedSample(frameCount: frameCount, channels: channels, scale: scale, fill: fill))
+    }
+
+    /// Adds a sample prepared outside the bank (on another thread, say), taking its memory
+    /// without copying it; returns its index.
+    /// - Precondition: `prepared` is in no bank yet.
+    @discardableResult
+    public func adopt(_ prepared: PreparedSample) -> Int {
+        precondition(!prepared.isAdopted, "a prepared sample goes into one bank")
+        prepared.isAdopted = true
+        buffers.append(prepared.buffer)
+        channelCounts.append(prepared.channels)
+        scales.append(prepared.scale)
         return buffers.count - 1
     }
 

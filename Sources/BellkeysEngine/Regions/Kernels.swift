@@ -120,15 +120,21 @@ public final class InterpolationKernels: @unchecked Sendable {
         let half = Double(taps) / 2
         let scaledCutoff = cutoff / stretch
         let window0 = besselI0(beta)
+        // The kernel at t = j / rows (exact in binary), for j = 0 ... rows × half: it is even
+        // (sinc and the window give -t the same bits as t), and row r's tap k is at
+        // j = rows (k - half + 1) - r, so each value is computed once.
+        let reach = rows * taps / 2
+        let atStep = (0...reach).map { j -> Double in
+            let t = Double(j) / Double(rows)
+            let x = t / half
+            let window = abs(x) >= 1 ? 0 : besselI0(beta * (1 - x * x).squareRoot()) / window0
+            return 2 * scaledCutoff * sinc(2 * scaledCutoff * t) * window
+        }
         for r in 0...rows {
-            let fraction = Double(r) / Double(rows)
             var row = [Double](repeating: 0, count: taps)
             var sum = 0.0
             for k in 0..<taps {
-                let t = Double(k) - half + 1 - fraction
-                let x = t / half
-                let window = abs(x) >= 1 ? 0 : besselI0(beta * (1 - x * x).squareRoot()) / window0
-                let v = 2 * scaledCutoff * sinc(2 * scaledCutoff * t) * window
+                let v = atStep[min(reach, abs(rows * (k - taps / 2 + 1) - r))]
                 row[k] = v
                 sum += v
             }
