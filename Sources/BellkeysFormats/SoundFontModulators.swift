@@ -127,3 +127,42 @@ public let soundFontControllerDefaults: [Int: Int] = {
     for n in 70...79 { values[n] = 64 }
     return values
 }()
+
+/// Why a modulator is left out (or played in part), or nil if bellkeys plays it: velocity to
+/// attenuation (any curve and amount: the region's velocity gains), the note-on modulators from
+/// velocity and key (`noteModulators`), and the defaults whose work the engine does for every
+/// instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a struck bell
+/// at their default amounts. A controller's modulator is played as a note starts.
+public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
+    // FluidSynth plays no modulator with a transform (nor does bellkeys).
+    if modulator.amount == 0 || modulator.transform != 0 { return nil }
+    if isVelocityToAttenuation(modulator) { return nil }
+    let fromController = { (source: UInt16) in source & 0x80 != 0 }
+    let live = fromController(modulator.source) || fromController(modulator.amountSource)
+    if noteModulators(modulator) != nil, !live { return nil }
+    if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
+    let names: [Int: String] = [
+        6: "vibrato depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send", 16: "reverb send",
+        17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",
+    ]
+    let sourceIndex = Int(modulator.source & 0x7F)
+    let source =
+        modulator.source & 0x80 != 0
+        ? "CC\(sourceIndex)"
+        : ([2: "velocity", 3: "key", 10: "poly pressure", 13: "channel pressure", 14: "pitch wheel"][sourceIndex]
+            ?? "source \(sourceIndex)")
+    let destination = names[Int(modulator.destination)] ?? "generator \(modulator.destination)"
+    if noteModulators(modulator) != nil {
+        return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is played as notes "
+            + "start: the controller's later moves are left out"
+    }
+    return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is left out"
+}
+
+/// Whether `modulator` turns velocity (alone, or scaled by velocity) into attenuation.
+func isVelocityToAttenuation(_ modulator: SoundFontModulator) -> Bool {
+    let velocity = { (source: UInt16) in source & 0x80 == 0 && source & 0x7F == 2 }
+    return modulator.destination == 48 && modulator.transform == 0 && velocity(modulator.source)
+        && (modulator.amountSource & 0x7F == 0 && modulator.amountSource & 0x80 == 0
+            || velocity(modulator.amountSource))
+}

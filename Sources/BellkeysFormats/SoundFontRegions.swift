@@ -46,6 +46,11 @@ public let defaultSoundFontModulators: [SoundFontModulator] = [
 public let maximumVoiceZones = 65_536
 let maximumZonePairs = 1 << 22
 
+/// Every generator's default value, by number (61 numbers; the unused ones 0).
+let defaultGeneratorValues = SoundFontGenerator.allCases.reduce(into: [Int](repeating: 0, count: 61)) {
+    $0[$1.rawValue] = $1.defaultValue
+}
+
 /// The voice zones of `preset`: every pair of a preset zone and one of its instrument's zones
 /// whose key and velocity ranges meet, in file order, at most `maximumVoiceZones` of them
 /// (more: nil). Zones inherit their global zone's generators (ranges included, as the
@@ -72,20 +77,25 @@ public func voiceZones(of preset: SoundFontPreset, in font: SoundFont) -> [Sound
             guard keyLow <= keyHigh, velocityLow <= velocityHigh, keyLow <= 127, velocityLow <= 127, velocityHigh >= 1
             else { continue }
 
-            var generators = SoundFontGenerator.allCases.reduce(into: [Int](repeating: 0, count: 61)) {
-                $0[$1.rawValue] = $1.defaultValue
+            // The instrument's value (its zone's, else its global zone's, else the default),
+            // plus the preset's (likewise, but for ranges and instrument-only generators).
+            var generators = defaultGeneratorValues
+            for (id, value) in instrument.global?.generators ?? [:] where zone.generators[id] == nil {
+                if SoundFontGenerator(rawValue: id) != nil { generators[id] = Int(value) }
             }
-            for generator in SoundFontGenerator.allCases {
-                let id = generator.rawValue
-                if let value = zone.generators[id] ?? instrument.global?.generators[id] {
-                    generators[id] = Int(value)
-                }
-                if !generator.isInstrumentOnly, generator != .keyRange, generator != .velRange,
-                    let added = presetZone.generators[id] ?? preset.global?.generators[id]
-                {
-                    generators[id] += Int(added)
-                }
+            for (id, value) in zone.generators where SoundFontGenerator(rawValue: id) != nil {
+                generators[id] = Int(value)
             }
+            func add(_ id: Int, _ value: Int16) {
+                guard let generator = SoundFontGenerator(rawValue: id), !generator.isInstrumentOnly,
+                    generator != .keyRange, generator != .velRange
+                else { return }
+                generators[id] += Int(value)
+            }
+            for (id, value) in preset.global?.generators ?? [:] where presetZone.generators[id] == nil {
+                add(id, value)
+            }
+            for (id, value) in presetZone.generators { add(id, value) }
             var modulators = defaultSoundFontModulators
             for modulator in (instrument.global?.modulators ?? []).filter({ m in
                 !zone.modulators.contains { $0.isSame(as: m) }
@@ -135,52 +145,23 @@ public func modulatorSourceValue(_ source: UInt16, _ value: Int) -> Double {
     return x >= 0.5 ? shape(2 * (x - 0.5)) : -shape(2 * (0.5 - x))
 }
 
-/// Why a modulator is left out (or played in part), or nil if bellkeys plays it: velocity to
-/// attenuation (any curve and amount: the region's velocity gains), the note-on modulators from
-/// velocity and key (`noteModulators`), and the defaults whose work the engine does for every
-/// instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a struck bell
-/// at their default amounts. A controller's modulator is played as a note starts.
-public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
-    // FluidSynth plays no modulator with a transform (nor does bellkeys).
-    if modulator.amount == 0 || modulator.transform != 0 { return nil }
-    if isVelocityToAttenuation(modulator) { return nil }
-    let fromController = { (source: UInt16) in source & 0x80 != 0 }
-    let live = fromController(modulator.source) || fromController(modulator.amountSource)
-    if noteModulators(modulator) != nil, !live { return nil }
-    if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
-    let names: [Int: String] = [
-        6: "vibrato depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send", 16: "reverb send",
-        17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",
-    ]
-    let sourceIndex = Int(modulator.source & 0x7F)
-    let source =
-        modulator.source & 0x80 != 0
-        ? "CC\(sourceIndex)"
-        : ([2: "velocity", 3: "key", 10: "poly pressure", 13: "channel pressure", 14: "pitch wheel"][sourceIndex]
-            ?? "source \(sourceIndex)")
-    let destination = names[Int(modulator.destination)] ?? "generator \(modulator.destination)"
-    if noteModulators(modulator) != nil {
-        return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is played as notes "
-            + "start: the controller's later moves are left out"
-    }
-    return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is left out"
-}
-
-/// Whether `modulator` turns velocity (alone, or scaled by velocity) into attenuation.
-func isVelocityToAttenuation(_ modulator: SoundFontModulator) -> Bool {
-    let velocity = { (source: UInt16) in source & 0x80 == 0 && source & 0x7F == 2 }
-    return modulator.destination == 48 && modulator.transform == 0 && velocity(modulator.source)
-        && (modulator.amountSource & 0x7F == 0 && modulator.amountSource & 0x80 == 0
-            || velocity(modulator.amountSource))
-}
-
 /// The gain at each velocity 0...127 that a voice zone's velocity-to-attenuation modulators
 /// give (by default (v/128)², FluidSynth's concave curve); velocity 0 is silent.
 public func soundFontVelocityGains(_ zone: SoundFontVoiceZone) -> [Float] {
     let modulators = zone.modulators.filter(isVelocityToAttenuation)
-    return (0..<128).map { v in
+    // (Most zones keep the default alone: its gains are worked out once.)
+    if zone[.velocity] <= 0, modulators == [defaultSoundFontModulators[0]] { return defaultVelocityGains }
+    return velocityGains(modulators, fixedVelocity: zone[.velocity])
+}
+
+/// The gains of the default velocity-to-attenuation modulator alone.
+private let defaultVelocityGains = velocityGains([defaultSoundFontModulators[0]], fixedVelocity: 0)
+
+/// `soundFontVelocityGains` for velocity-to-attenuation `modulators` (a fixed velocity, if above 0).
+private func velocityGains(_ modulators: [SoundFontModulator], fixedVelocity: Int) -> [Float] {
+    (0..<128).map { v in
         if v == 0 { return 0 }
-        let velocity = zone[.velocity] > 0 ? min(127, zone[.velocity]) : v
+        let velocity = fixedVelocity > 0 ? min(127, fixedVelocity) : v
         var centibels = 0.0
         for m in modulators {
             var value = Double(m.amount) * modulatorSourceValue(m.source, velocity)

@@ -112,10 +112,10 @@ func store(_ samples: [StoredSample], of file: OpenSoundFont, into bank: SampleB
                 ? try decodeCompressed(file, header, endOffset: stored.endOffset) : try preparePCM(file, stored)
         }
     }
-    var places: [StoredPlace] = [], failure: InstrumentError?
     // (16-bit words are a copy each, which a second thread slows down: its page faults contend
     // with the first's. Decoding is the work worth sharing.)
     let decodes = samples.contains { font.isCompressed && font.samples[$0.header].isCompressed }
+    var places: [StoredPlace] = [], failure: InstrumentError?
     inOrder(count: samples.count, threads: decodes ? defaultDecodingThreads() : 1, make: prepare) { i, prepared in
         guard failure == nil else { return }
         let header = font.samples[samples[i].header]

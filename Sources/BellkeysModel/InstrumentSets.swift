@@ -90,9 +90,33 @@ extension InstrumentSets {
     /// select (CC0) is `bank`, or on the drum channel; and whether it is a substitute for a
     /// preset the font lacks. Nil when there is none. Thread: any.
     public func soundFontChoice(bank: Int, program: Int, drums: Bool) -> (set: Int, substituted: Bool)? {
-        func find(_ bank: Int, _ program: Int) -> Int? {
-            sets.firstIndex { $0.bank == bank && $0.program == program }
+        soundFontChoice(bank: bank, program: program, drums: drums, index: presetIndex())
+    }
+
+    /// `soundFontChoice` for every bank select 0...127 of a melodic channel and for the drum
+    /// channel (at bank 128): at 128 b + p, the set (+ 65,536 when it is a substitute; -1: none).
+    public func soundFontChoices() -> [Int32] {
+        let index = presetIndex()
+        return (0..<129 * 128).map { i in
+            guard let choice = soundFontChoice(bank: i >> 7, program: i & 127, drums: i >> 7 == 128, index: index)
+            else { return -1 }
+            return Int32(choice.set + (choice.substituted ? 65_536 : 0))
         }
+    }
+
+    /// The first set of each bank and program (at bank × 128 + program).
+    private func presetIndex() -> [Int: Int] {
+        var index: [Int: Int] = [:]
+        for (k, set) in sets.enumerated() where index[(set.bank ?? -1) << 7 | set.program] == nil {
+            index[(set.bank ?? -1) << 7 | set.program] = k
+        }
+        return index
+    }
+
+    private func soundFontChoice(bank: Int, program: Int, drums: Bool, index: [Int: Int]) -> (
+        set: Int, substituted: Bool
+    )? {
+        func find(_ bank: Int, _ program: Int) -> Int? { index[bank << 7 | program] }
         let wanted = drums ? 128 : bank
         if let exact = find(wanted, program) { return (exact, false) }
         let substitute = drums ? find(128, 0) : find(0, program) ?? find(0, 0)

@@ -1,11 +1,12 @@
 import BellkeysEngine
 import BellkeysFormats
-import BellkeysLoading
 import BellkeysModel
 import EngineTestSupport
 import Foundation
 import FuzzChecks
 import Testing
+
+@testable import BellkeysLoading
 
 /// A font of a 1 kHz sine (48 kHz, root key 60) played by four presets: 0:0 Sine, 0:2 Soft
 /// (the same sample 6 dB down), 8:0 Sine Up (two semitones up) and the kit 128:0 (an octave
@@ -42,15 +43,20 @@ private func writeWholeFont(_ path: String) throws {
     try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
 }
 
-/// The pitch of key 60 struck on `channel` after `events`, through the whole font `loaded`.
-private func pitch(_ loaded: LoadedInstrument, channel: Int, after events: [EngineEvent] = []) -> Double {
+/// Key 60 struck on `channel` after `events`, through `loaded` (its sets, or its instrument).
+private func strike(_ loaded: LoadedInstrument, channel: Int, after events: [EngineEvent] = []) -> [Float] {
     var config = EngineConfiguration(sampleRate: loaded.sampleRate)
     config.limiterThreshold = 100
     let engine = Engine(bank: loaded.bank, sets: loaded.instrumentSets, configuration: config)
     for event in events { engine.enqueue(event) }
     engine.enqueue(.noteOn(frame: 10, channel: channel, note: 60, velocity: 127))
-    let (left, _) = renderStereo(engine, 9_600)
-    return measuredFrequency(left, 2_400..<9_600)
+    let (left, right) = renderStereo(engine, 9_600)
+    return left + right
+}
+
+/// The pitch of key 60 struck on `channel` after `events`, through the whole font `loaded`.
+private func pitch(_ loaded: LoadedInstrument, channel: Int, after events: [EngineEvent] = []) -> Double {
+    measuredFrequency(Array(strike(loaded, channel: channel, after: events)[..<9_600]), 2_400..<9_600)
 }
 
 @Suite struct WholeFontLoading {
@@ -92,6 +98,20 @@ private func pitch(_ loaded: LoadedInstrument, channel: Int, after events: [Engi
         #expect(abs(cents(up, 1_000 * pow(2, 2.0 / 12))) < 1)
     }
 
+    /// A preset of the whole font plays the same samples, to the bit, as that preset loaded
+    /// alone: 0:1's stereo pair after a program change, the kit on channel 10.
+    @Test func aPresetOfTheWholeFontIsThatPresetAlone() throws {
+        let path = temporaryFolder() + "/font.sf2"
+        try writeWholeFont(path)
+        let whole = try loadInstrument(path: path)
+        let pair = try loadInstrument(path: path, preset: PresetChoice(bank: 0, program: 1))
+        let kit = try loadInstrument(path: path, preset: PresetChoice(bank: 128, program: 0))
+        #expect(
+            strike(whole, channel: 2, after: [.programChange(frame: 0, channel: 2, program: 1)])
+                == strike(pair, channel: 2))
+        #expect(strike(whole, channel: 9) == strike(kit, channel: 9))
+    }
+
     /// A map naming the font with no preset plays the whole font, each preset at the map's
     /// volume; with keys beside it, it is refused with the fix.
     @Test func aMapWithNoPresetPlaysTheWholeFont() throws {
@@ -110,5 +130,43 @@ private func pitch(_ loaded: LoadedInstrument, channel: Int, after events: [Engi
             return text.contains("the map plays keys beside the whole font")
                 && text.contains("give \"program\" (and \"bank\") to play one preset beside the keys")
         }
+    }
+}
+
+@Suite struct LoadingSideBySide {
+    /// Values made on two threads, each taking its own time, are taken in their order; two
+    /// jobs side by side both come back.
+    @Test func valuesMadeOnTwoThreadsAreTakenInOrder() {
+        var taken: [Int] = []
+        inOrder(
+            count: 300, threads: 2,
+            make: { i in
+                usleep(UInt32((i * 7_919) % 13) * 50)
+                return i * i
+            }
+        ) { i, value in
+            #expect(value == i * i)
+            taken.append(i)
+        }
+        #expect(taken == Array(0..<300))
+        let (a, b) = sideBySide({ (0..<1_000).reduce(0, +) }, { "done" })
+        #expect(a == 499_500 && b == "done")
+    }
+
+    /// A sample prepared outside the bank lands in it as written, and one whose filling fails
+    /// adds nothing.
+    @Test func aPreparedSampleIsAdoptedWhole() throws {
+        let bank = SampleBank(sampleRate: 48_000)
+        let prepared = PreparedSample(frameCount: 3, channels: 2, scale: 1.0 / 32_768) { buffer in
+            for i in 0..<6 { buffer[i] = Int16(1_000 * (i + 1)) }
+        }
+        #expect(bank.adopt(prepared) == 0)
+        #expect(bank.frameCount(of: 0) == 3 && bank.channelCounts == [2])
+        #expect(bank.value(sample: 0, frame: 2, channel: 1) == 6_000.0 / 32_768)
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            _ = try bank.appendPCM16(frameCount: 4, scale: 1) { (_) throws(Refused) in throw Refused() }
+        }
+        #expect(bank.count == 1)
     }
 }

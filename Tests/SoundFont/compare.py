@@ -226,8 +226,8 @@ def fluid_render(mid, wav, font, gain=GAIN):
 
 def bellkeys_render(binary, mid, wav, font, program):
     """The file through one preset (bank 0), or through the whole font (program None), 6 dB down
-    (taken out by the run's level offset): a tour's kick drum at velocity 127 peaks near full
-    scale, where bellkeys' limiter would hold it down and FluidSynth's float output does not."""
+    (the candidate puts it back): a tour's kick drum at velocity 127 peaks near full scale, where
+    bellkeys' limiter would hold it down and FluidSynth's float output does not."""
     chosen = ['--volume', '-6'] if program is None else ['--program', str(program), '--bank', '0']
     run([binary, 'render', mid, '-o', wav, '--map', font] + chosen
         + ['--rate', str(RATE), '--format', 'f32', '--quiet'])
@@ -522,7 +522,8 @@ def main():
         def candidate(mid, prog, notes):
             wav = mid[:-4] + '-bellkeys.wav'
             bellkeys_render(args.bellkeys, mid, wav, args.font, prog)
-            return read_wav(wav)
+            # (A tour is rendered 6 dB down, put back here: the run has one level offset.)
+            return read_wav(wav) * np.float32(10 ** (6 / 20)) if prog is None else read_wav(wav)
 
         results = compare(programs, work, args.font, candidate)
         failed = any(row['fails'] for _, rows in results for row in rows)

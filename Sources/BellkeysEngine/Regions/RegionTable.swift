@@ -52,7 +52,7 @@ struct RegionTable: BitwiseCopyable {
     /// Per region r and velocity v, at 128r + v: the strike's gain.
     let velocityGains: UnsafePointer<Float>
     /// Velocity timbre: for region r and velocity v, the voice's low-pass coefficient at 128r + v
-    /// (1: open). Only made when the instrument asks for it.
+    /// (1: open). Only made when the instrument asks for it (`hasTimbre`; one entry otherwise).
     let timbreTable: UnsafePointer<Float>
     let hasTimbre: Bool
     /// Whether any region is off the centre (if not, no voice is checked for it).
@@ -76,7 +76,7 @@ struct RegionTable: BitwiseCopyable {
         followsProgramChange = setList.followsProgramChange
         selectsAsSoundFont = setList.programSelection == .soundFont
         drumChannel = setList.drumChannel ?? -1
-        fontPrograms = storedCopy(selectsAsSoundFont ? Self.fontPrograms(setList) : [], padding: -1)
+        fontPrograms = storedCopy(selectsAsSoundFont ? setList.soundFontChoices() : [], padding: -1)
         let storedRegions = max(regionCount, 1)
         let setSlots = UnsafeMutablePointer<SetSlot>.allocate(capacity: setCount)
         setSlots.initialize(from: Engine.setSlots(setList), count: setCount)
@@ -130,8 +130,10 @@ struct RegionTable: BitwiseCopyable {
     {
         let storedRegions = max(layout.regions.count, 1)
         let velocityGains = UnsafeMutablePointer<Float>.allocate(capacity: 128 * storedRegions)
-        let timbreTable = UnsafeMutablePointer<Float>.allocate(capacity: storedRegions * 128)
-        timbreTable.initialize(repeating: 1, count: storedRegions * 128)
+        // (Read only when a set has velocity timbre: one entry otherwise.)
+        let timbreCount = setList.sets.contains { $0.instrument.velocityTimbre > 0 } ? storedRegions * 128 : 1
+        let timbreTable = UnsafeMutablePointer<Float>.allocate(capacity: timbreCount)
+        timbreTable.initialize(repeating: 1, count: timbreCount)
         for (r, region) in layout.regions.enumerated() {
             let own = setList.sets[layout.setOfRegion[r]].instrument
             for v in 0..<128 {
@@ -144,17 +146,6 @@ struct RegionTable: BitwiseCopyable {
             }
         }
         return (velocityGains, timbreTable)
-    }
-
-    /// `fontPrograms`: `InstrumentSets.soundFontChoice` for every bank select 0...127 of a
-    /// melodic channel, and the drum channel's at bank 128. Thread: control.
-    static func fontPrograms(_ setList: InstrumentSets) -> [Int32] {
-        (0..<129 * 128).map { i in
-            guard let choice = setList.soundFontChoice(bank: i >> 7, program: i & 127, drums: i >> 7 == 128) else {
-                return -1
-            }
-            return Int32(choice.set + (choice.substituted ? 65_536 : 0))
-        }
     }
 
     /// Frees what `init` allocated (the kernels' levels are the kernels'). Thread: control.
