@@ -100,6 +100,12 @@ func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: 
     case 48: return [made(-0.1, .levelDecibels)]
     case 51: return [made(100, .pitchCents)]
     case 52: return [made(1, .pitchCents)]
+    case 5: return [made(1, .modulationLFOToPitchCents)]
+    case 6: return [made(1, .vibratoLFOToPitchCents)]
+    case 7: return [made(1, .envelopeToPitchCents)]
+    case 10: return [made(1, .modulationLFOToCutoffCents)]
+    case 11: return [made(1, .envelopeToCutoffCents)]
+    case 13: return [made(0.1, .modulationLFOToVolumeDecibels)]
     default: return nil
     }
 }
@@ -142,7 +148,10 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
     if noteModulators(modulator) != nil, !live { return nil }
     if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
     let names: [Int: String] = [
-        6: "vibrato depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send", 16: "reverb send",
+        5: "the modulation LFO's pitch depth", 6: "vibrato depth", 7: "the modulation envelope's pitch depth",
+        10: "the modulation LFO's cutoff depth", 11: "the modulation envelope's cutoff depth",
+        13: "the modulation LFO's volume depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send",
+        16: "reverb send",
         17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",
     ]
     let sourceIndex = Int(modulator.source & 0x7F)

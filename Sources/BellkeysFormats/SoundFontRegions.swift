@@ -261,6 +261,7 @@ public func soundFontRegions(
     let modulated =
         zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0 || zone[.modLfoToPitch] != 0
         || zone[.modLfoToFilterFc] != 0 || zone[.modLfoToVolume] != 0 || zone[.vibLfoToPitch] != 0
+        || region.noteModulators?.modulators.contains { $0.destination.isDepth } ?? false
     let keyed =
         zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
         || modulated && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
@@ -291,7 +292,8 @@ private func soundFontFilter(_ zone: SoundFontVoiceZone, _ region: inout Region,
     let moved =
         zone[.modEnvToFilterFc] != 0 || zone[.modLfoToFilterFc] != 0
         || region.noteModulators?.modulators.contains {
-            $0.destination == .cutoffCents || $0.destination == .resonanceDecibels
+            [.cutoffCents, .resonanceDecibels, .envelopeToCutoffCents, .modulationLFOToCutoffCents].contains(
+                $0.destination)
         }
             ?? false
     // FluidSynth keeps the cutoff within 1,500 to 13,500 cents after it adds what moves it, so a

@@ -16,6 +16,18 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
     case cutoffCents
     /// Decibels of the low-pass's resonance.
     case resonanceDecibels
+    /// The modulation sources' depths (`VoiceModulation`'s): cents of pitch and of cutoff at the
+    /// modulation envelope's full level, at the modulation LFO's peak, cents of pitch at the
+    /// vibrato LFO's peak, decibels of level at the modulation LFO's peak.
+    case envelopeToPitchCents
+    case envelopeToCutoffCents
+    case modulationLFOToPitchCents
+    case modulationLFOToCutoffCents
+    case vibratoLFOToPitchCents
+    case modulationLFOToVolumeDecibels
+
+    /// Whether it moves a modulation source's depth (a region with one has modulation).
+    public var isDepth: Bool { rawValue >= ModulatorDestination.envelopeToPitchCents.rawValue }
 }
 
 /// A note-on modulator: `amount` × the source's value through `curve` × the amount source's

@@ -66,6 +66,58 @@ func sineEngine(_ region: Region) -> Engine {
     }
 }
 
+/// Note-on modulators to the modulation sources' depths (MuseScore's pianos open their filter
+/// envelope by velocity): a voice plays, to the bit, as the voice of a region whose depths are
+/// the sums; a region whose depths are all 0 is moved by its modulators alone.
+@Suite struct NoteOnDepthModulators {
+    func rendered(_ region: Region, velocity: Int) -> [Float] {
+        let e = sineEngine(region)
+        e.enqueue(.noteOn(frame: 0, note: 67, velocity: velocity))
+        return render(e, 9_600)
+    }
+
+    @Test func theDepthsAreTheRegionsAndTheModulatorsSummed() {
+        var region = filteredSine()
+        region.modulation = VoiceModulation(
+            envelope: ModulationEnvelope(attack: 0.01, decay: 0.05, sustain: 0.3), envelopeToCutoffCents: -1_200,
+            modulationLFO: ModulationLFO(frequency: 6), modulationLFOToVolumeDecibels: 3,
+            vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 20)
+        var modulated = region
+        modulated.noteModulators = NoteModulators(
+            modulators: [
+                Modulator(
+                    source: .velocity, curve: Modulator.linear, amount: 3_000, destination: .envelopeToCutoffCents),
+                Modulator(source: .key, curve: Modulator.linear, amount: 64, destination: .vibratoLFOToPitchCents),
+                Modulator(
+                    source: .velocity, curve: Modulator.linear, amount: -2, destination: .modulationLFOToVolumeDecibels),
+            ], cutoffRange: 20...20_000, levelCeilingDecibels: 0)
+        for velocity in [20, 100] {
+            var summed = region
+            let v = Double(velocity) / 128
+            summed.modulation!.envelopeToCutoffCents += 3_000 * v
+            summed.modulation!.vibratoLFOToPitchCents += 64 * 67.0 / 128
+            summed.modulation!.modulationLFOToVolumeDecibels += -2 * v
+            let same = rendered(modulated, velocity: velocity) == rendered(summed, velocity: velocity)
+            #expect(same, "velocity \(velocity)")
+        }
+        // A region with no depth of its own: its envelope moves the cutoff by the modulator alone.
+        var bare = region
+        bare.modulation!.envelopeToCutoffCents = 0
+        var onlyModulated = bare
+        onlyModulated.noteModulators = NoteModulators(
+            modulators: [
+                Modulator(
+                    source: .velocity, curve: Modulator.linear, amount: -2_400, destination: .envelopeToCutoffCents)
+            ],
+            cutoffRange: 20...20_000)
+        var set = bare
+        set.modulation!.envelopeToCutoffCents = -2_400 * 100 / 128
+        let moved = rendered(onlyModulated, velocity: 100)
+        let (asSet, unmoved) = (moved == rendered(set, velocity: 100), moved == rendered(bare, velocity: 100))
+        #expect(asSet && !unmoved)
+    }
+}
+
 /// The bounds of note-on modulators: the level's ceiling (raised by what the velocity took
 /// away), the resonance's range and the level's share of its change, the pitch's ten octaves;
 /// the Q kept when a modulation envelope moves the cutoff; the tremolo of a fading voice; the

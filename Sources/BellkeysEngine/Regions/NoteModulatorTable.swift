@@ -3,7 +3,8 @@ import BellkeysModel
 /// A note-on modulator as the render thread reads it (`Modulator`): its sources (`velocity`,
 /// `key`, a controller number 0...127, or `none` for no amount source), where its curves start in
 /// `NoteModulatorTable.curves`, its amount and destination (`level`, `pitch`, `cutoff`,
-/// `resonance`); the render thread tests them as literals (`noteOnSums`).
+/// `resonance`, or a modulation source's depth from `firstDepth` on); the render thread tests
+/// them as literals (`noteOnSums`).
 struct ModulatorTerm {
     static let velocity = -1
     static let key = -2
@@ -12,6 +13,8 @@ struct ModulatorTerm {
     static let pitch: UInt8 = 1
     static let cutoff: UInt8 = 2
     static let resonance: UInt8 = 3
+    /// A modulation source's depth: this + its `ModulatedDepth` lane.
+    static let firstDepth: UInt8 = 4
 
     var source: Int
     var amountSource: Int
@@ -68,6 +71,13 @@ struct NoteModulatorTable: BitwiseCopyable {
             case .pitchCents: ModulatorTerm.pitch
             case .cutoffCents: ModulatorTerm.cutoff
             case .resonanceDecibels: ModulatorTerm.resonance
+            case .envelopeToPitchCents: ModulatorTerm.firstDepth + ModulatedDepth.envelopeToPitch
+            case .envelopeToCutoffCents: ModulatorTerm.firstDepth + ModulatedDepth.envelopeToCutoff
+            case .modulationLFOToPitchCents: ModulatorTerm.firstDepth + ModulatedDepth.modulationLFOToPitch
+            case .modulationLFOToCutoffCents: ModulatorTerm.firstDepth + ModulatedDepth.modulationLFOToCutoff
+            case .vibratoLFOToPitchCents: ModulatorTerm.firstDepth + ModulatedDepth.vibratoLFOToPitch
+            // (Decibels as the engine's depth counts them: centibels.)
+            case .modulationLFOToVolumeDecibels: ModulatorTerm.firstDepth + ModulatedDepth.modulationLFOToVolume
             }
         }
         for (i, region) in regions.enumerated() {
@@ -78,7 +88,8 @@ struct NoteModulatorTable: BitwiseCopyable {
                     ModulatorTerm(
                         source: number(m.source), amountSource: number(m.amountSource),
                         destination: destination(m.destination), curve: stored(m.curve),
-                        amountCurve: m.amountSource == nil ? 0 : stored(m.amountCurve), amount: m.amount))
+                        amountCurve: m.amountSource == nil ? 0 : stored(m.amountCurve),
+                        amount: m.destination == .modulationLFOToVolumeDecibels ? 10 * m.amount : m.amount))
             }
             slots[i].modulatorCount = Int32(terms.count) - slots[i].modulatorStart
             let range = set?.cutoffRange ?? 0...Double.infinity

@@ -37,10 +37,6 @@ struct ModulationTicks {
     var vibratoLFOToPitchCents = 0.0
     /// Centibels of level at the modulation LFO's peak (positive: louder), −960...960.
     var modulationLFOToVolumeCentibels = 0.0
-    /// Whether anything moves the pitch, the cutoff, or the level.
-    var movesPitch = false
-    var movesCutoff = false
-    var movesVolume = false
 
     init() {}
 
@@ -72,9 +68,6 @@ struct ModulationTicks {
         modulationLFOToCutoffCents = depth(modulation.modulationLFOToCutoffCents)
         vibratoLFOToPitchCents = depth(modulation.vibratoLFOToPitchCents)
         modulationLFOToVolumeCentibels = max(-960, min(960, 10 * modulation.modulationLFOToVolumeDecibels))
-        movesPitch = toPitchCents != 0 || modulationLFOToPitchCents != 0 || vibratoLFOToPitchCents != 0
-        movesCutoff = toCutoffCents != 0 || modulationLFOToCutoffCents != 0
-        movesVolume = modulationLFOToVolumeCentibels != 0
     }
 }
 
@@ -119,6 +112,19 @@ enum ModulationStage: UInt8 {
     func `is`(_ stage: ModulationStage) -> Bool { rawValue == stage.rawValue }
 }
 
+/// The lanes of a modulated voice's depths (`ModulatedVoice.depths`): cents of pitch and cutoff
+/// at the envelope's full level, at the modulation LFO's peak, cents of pitch at the vibrato
+/// LFO's, centibels of level at the modulation LFO's. (The render thread writes them as
+/// literals.)
+enum ModulatedDepth {
+    static let envelopeToPitch: UInt8 = 0
+    static let envelopeToCutoff: UInt8 = 1
+    static let modulationLFOToPitch: UInt8 = 2
+    static let modulationLFOToCutoff: UInt8 = 3
+    static let vibratoLFOToPitch: UInt8 = 4
+    static let modulationLFOToVolume: UInt8 = 5
+}
+
 /// What a modulated voice adds to a pitched one (`VoicePool.modulatedVoices`, slot for slot):
 /// its envelope's place and level, its LFOs, the two factors of its pitch, its filter's move and
 /// its tremolo's.
@@ -157,9 +163,15 @@ struct ModulatedVoice {
     /// ramps its amplitude over a block.
     var tremoloTarget: Float = 1
     var tremoloStep: Float = 0
-    /// Whether its pitch moves, and whether it has a tremolo (set at its first tick).
+    /// Whether its pitch moves, whether its cutoff does, and whether it has a tremolo (set at
+    /// its first tick).
     var movesPitch = false
+    var movesCutoff = false
     var hasTremolo = false
+    /// Its sources' depths, by `ModulatedDepth` lane: until its first tick what its note-on
+    /// modulators add to its region's (`startVoice`), from then the sums, held within
+    /// FluidSynth's bounds.
+    var depths = SIMD8<Double>()
 
     @_noLocks
     init() {}
@@ -269,11 +281,20 @@ extension Engine {
         var modulated = pool.modulatedVoices[slot]
         stepModulation(&modulated, ticks, curve: table.convexCurve)
         if modulated.ticks == 0 {
-            // The LFOs start at 0, rising.
+            // The LFOs start at 0, rising; the depths are the region's and the note-on
+            // modulators' (FluidSynth's bounds: 12,000 cents, 960 centibels).
             modulated.modulationLFOStep = ticks.modulationLFO.step
             modulated.vibratoLFOStep = ticks.vibratoLFO.step
-            modulated.movesPitch = ticks.movesPitch
-            modulated.hasTremolo = ticks.movesVolume
+            let base = SIMD8<Double>(
+                ticks.toPitchCents, ticks.toCutoffCents, ticks.modulationLFOToPitchCents,
+                ticks.modulationLFOToCutoffCents, ticks.vibratoLFOToPitchCents, ticks.modulationLFOToVolumeCentibels, 0,
+                0)
+            let bound = SIMD8<Double>(12_000, 12_000, 12_000, 12_000, 12_000, 960, 0, 0)
+            let d = (base + modulated.depths).clamped(lowerBound: -bound, upperBound: bound)
+            modulated.depths = d
+            modulated.movesPitch = d[0] != 0 || d[2] != 0 || d[4] != 0
+            modulated.movesCutoff = d[1] != 0 || d[3] != 0
+            modulated.hasTremolo = d[5] != 0
         }
         let age = modulated.ticks * ModulationTicks.frames
         stepLFO(&modulated.modulationLFO, &modulated.modulationLFOStep, age: age, delay: ticks.modulationLFO.delay)
@@ -281,17 +302,16 @@ extension Engine {
         modulated.ticks += 1
         modulated.tickLeft = ModulationTicks.frames
         let level = heardLevel(modulated, curve: table.convexCurve)
-        if ticks.movesPitch {
-            let cents =
-                level * ticks.toPitchCents + modulated.modulationLFO * ticks.modulationLFOToPitchCents
-                + modulated.vibratoLFO * ticks.vibratoLFOToPitchCents
+        let d = modulated.depths
+        if modulated.movesPitch {
+            let cents = level * d[0] + modulated.modulationLFO * d[2] + modulated.vibratoLFO * d[4]
             modulated.pitchFactor = exp2Fast(cents / 1200)
             tune(&pitched, factor: modulated.bend * modulated.pitchFactor)
         }
-        if ticks.movesCutoff, pitched.filterKind == 2 {
+        if modulated.movesCutoff, pitched.filterKind == 2 {
             // FluidSynth's `fluid_iir_filter_calc`: new coefficients when the cutoff moved by more
             // than 0.01 Hz, reached over one tick (at once the first time).
-            let cents = level * ticks.toCutoffCents + modulated.modulationLFO * ticks.modulationLFOToCutoffCents
+            let cents = level * d[1] + modulated.modulationLFO * d[3]
             let moved = modulated.cutoff * exp2Fast(cents / 1200)
             let cutoff = max(ticks.lowestCutoff, min(ticks.highestCutoff, moved))
             if abs(cutoff - modulated.lastCutoff) > 0.01 {
@@ -307,10 +327,8 @@ extension Engine {
                 modulated.lastCutoff = cutoff
             }
         }
-        if ticks.movesVolume {
-            let factor = tremolo(
-                lfoCentibels: modulated.modulationLFO * ticks.modulationLFOToVolumeCentibels, gain: gain,
-                pitched.envelope)
+        if modulated.hasTremolo {
+            let factor = tremolo(lfoCentibels: modulated.modulationLFO * d[5], gain: gain, pitched.envelope)
             modulated.tremoloStep = (factor - modulated.tremoloTarget) / Float(ModulationTicks.frames)
             modulated.tremoloTarget = factor
         }

@@ -9,6 +9,8 @@ struct NoteOnSums {
     var pitchCents = 0.0
     var cutoffCents = 0.0
     var resonanceDecibels = 0.0
+    /// What they add to the modulation sources' depths, by `ModulatedDepth` lane.
+    var depths = SIMD8<Double>()
 
     @_noLocks
     init() {}
@@ -39,7 +41,8 @@ extension Engine {
             case 0: sums.levelDecibels += value // ModulatorTerm.level
             case 1: sums.pitchCents += value // .pitch
             case 2: sums.cutoffCents += value // .cutoff
-            default: sums.resonanceDecibels += value
+            case 3: sums.resonanceDecibels += value // .resonance
+            default: sums.depths[Int(term.destination) - 4] += value // .firstDepth + a ModulatedDepth lane
             }
         }
         // A pitch beyond ten octaves either way is a damaged file's: held there.

@@ -151,6 +151,7 @@ extension Engine {
             if key.hasModulation {
                 pitched.isModulated = true
                 pool.modulatedVoices[slot] = ModulatedVoice()
+                pool.modulatedVoices[slot].depths = sums.depths
             }
             pool.pitchedVoices[slot] = pitched
             if table.sets[key.set].followsPitchBend, midi.channels[channel].bend != 8192 {
