@@ -106,6 +106,12 @@ func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: 
     case 10: return [made(1, .modulationLFOToCutoffCents)]
     case 11: return [made(1, .envelopeToCutoffCents)]
     case 13: return [made(0.1, .modulationLFOToVolumeDecibels)]
+    case 33: return [made(1, .envelopeDelayCents)]
+    case 34: return [made(1, .envelopeAttackCents)]
+    case 35: return [made(1, .envelopeHoldCents)]
+    case 36: return [made(1, .envelopeDecayCents)]
+    case 37: return [made(1, .envelopeSustainCentibels)]
+    case 38: return [made(1, .envelopeReleaseCents)]
     default: return nil
     }
 }
@@ -150,7 +156,9 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
     let names: [Int: String] = [
         5: "the modulation LFO's pitch depth", 6: "vibrato depth", 7: "the modulation envelope's pitch depth",
         10: "the modulation LFO's cutoff depth", 11: "the modulation envelope's cutoff depth",
-        13: "the modulation LFO's volume depth", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send",
+        13: "the modulation LFO's volume depth", 33: "the envelope's delay", 34: "the envelope's attack",
+        35: "the envelope's hold", 36: "the envelope's decay", 37: "the envelope's sustain",
+        38: "the envelope's release", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send",
         16: "reverb send",
         17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",
     ]

@@ -277,6 +277,9 @@ public func soundFontRegions(
         piece.keyRange = key...key
         piece.tuneCents += cents
         piece.envelope = soundFontEnvelope(zone, key: keyed ? key : 60, bankRate: bankRate)
+        if region.noteModulators?.modulators.contains(where: \.destination.isEnvelopeTime) ?? false {
+            piece.envelope?.timecents = soundFontEnvelopeTimecents(zone, key: keyed ? key : 60)
+        }
         if modulated { piece.modulation = soundFontModulation(zone, key: keyed ? key : 60) }
         regions.append(piece)
     }
@@ -332,6 +335,17 @@ private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: I
         decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
         sustain: pow(10, -0.096 * sustain / 20),
         release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
+}
+
+/// The volume envelope's generators of `zone` for a note of `key` (hold and decay moved by the
+/// key from 60), before FluidSynth clips and counts them: for the engine to count again with
+/// what the note-on modulators add.
+private func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
+    EnvelopeTimecents(
+        delay: Double(zone[.delayVolEnv]), attack: Double(zone[.attackVolEnv]),
+        hold: Double(zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)),
+        decay: Double(zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)),
+        sustainCentibels: Double(zone[.sustainVolEnv]), release: Double(zone[.releaseVolEnv]))
 }
 
 /// The modulation envelope and the LFOs of `zone` for a note of `key` and where they go

@@ -26,8 +26,24 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
     case vibratoLFOToPitchCents
     case modulationLFOToVolumeDecibels
 
+    /// The volume envelope's times, in cents of time (1200: twice as long), and its sustain in
+    /// centibels of attenuation (`Envelope.timecents`, which a region they move has).
+    case envelopeDelayCents
+    case envelopeAttackCents
+    case envelopeHoldCents
+    case envelopeDecayCents
+    case envelopeSustainCentibels
+    case envelopeReleaseCents
+
     /// Whether it moves a modulation source's depth (a region with one has modulation).
-    public var isDepth: Bool { rawValue >= ModulatorDestination.envelopeToPitchCents.rawValue }
+    public var isDepth: Bool {
+        (ModulatorDestination.envelopeToPitchCents
+            .rawValue...ModulatorDestination.modulationLFOToVolumeDecibels.rawValue)
+            .contains(rawValue)
+    }
+
+    /// Whether it moves the volume envelope's times or sustain.
+    public var isEnvelopeTime: Bool { rawValue >= ModulatorDestination.envelopeDelayCents.rawValue }
 }
 
 /// A note-on modulator: `amount` × the source's value through `curve` × the amount source's

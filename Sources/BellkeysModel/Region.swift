@@ -38,6 +38,33 @@ public struct Envelope: Sendable, Equatable {
 
     /// The fall, in decibels, over one decay or release time.
     public static let fallDecibels = 90.0
+
+    /// The times as a SoundFont gives them, for a region whose note-on modulators move them
+    /// (nil otherwise): the engine adds the modulators' cents to these and counts each time in
+    /// 64-frame blocks as FluidSynth does (`EnvelopeTimecents`). The seconds above are the
+    /// same times, counted unmoved.
+    public var timecents: EnvelopeTimecents?
+}
+
+/// An envelope's times in timecents (1200 × log₂ of seconds), before FluidSynth clips and counts
+/// them: each stage's generator (hold and decay with the key's share), and the sustain as its
+/// attenuation in centibels. A hold of −32,768 or less is none. Thread: any.
+public struct EnvelopeTimecents: Sendable, Equatable {
+    public var delay: Double
+    public var attack: Double
+    public var hold: Double
+    public var decay: Double
+    public var sustainCentibels: Double
+    public var release: Double
+
+    public init(delay: Double, attack: Double, hold: Double, decay: Double, sustainCentibels: Double, release: Double) {
+        self.delay = delay
+        self.attack = attack
+        self.hold = hold
+        self.decay = decay
+        self.sustainCentibels = sustainCentibels
+        self.release = release
+    }
 }
 
 /// One region of an instrument: a sample, the keys and velocities it answers, the pitch it

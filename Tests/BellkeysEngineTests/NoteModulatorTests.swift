@@ -118,6 +118,52 @@ func sineEngine(_ region: Region) -> Engine {
     }
 }
 
+/// Note-on modulators to the volume envelope's times (MuseScore's hi-hats and pianos set decay
+/// and release by velocity and key): the voice's own envelope, counted in FluidSynth's blocks
+/// from the region's timecents and theirs summed.
+@Suite struct NoteOnEnvelopeTimes {
+    @Test func aVoicesTimesAreItsRegionsMovedAndCountedInBlocks() {
+        var region = filteredSine()
+        region.filter = nil
+        region.envelope = Envelope(attack: 0.5, decay: 2, sustain: 0.331, release: 1)
+        region.envelope?.timecents = EnvelopeTimecents(
+            delay: -12_000, attack: -1_200, hold: -32_768, decay: 1_200, sustainCentibels: 100, release: 0)
+        region.noteModulators = NoteModulators(modulators: [
+            Modulator(source: .velocity, curve: Modulator.linear, amount: 2_400, destination: .envelopeAttackCents),
+            Modulator(source: .key, curve: Modulator.linear, amount: -1_200, destination: .envelopeReleaseCents),
+        ])
+        let e = sineEngine(region)
+        e.enqueue(.noteOn(frame: 0, note: 64, velocity: 32))
+        _ = render(e, 64)
+        let slot = Int(e.pool.active[0])
+        #expect(e.pool.pitchedVoices[slot].ownsEnvelope)
+        let f = e.pool.voiceEnvelopes[slot]
+        // Attack: −1,200 + 2,400 × 32/128 = −600 tc, 0.7071 s: 530.3 blocks at 48 kHz, cut down, plus one.
+        #expect(f.delay == 0 && f.attack == 64 * 531 && f.hold == 0)
+        // Decay: 2 s, 1,500 blocks; release: 0 − 1,200 × 64/128 = −600 tc, 531 blocks; both fall
+        // 90 dB in 90/96 of their time.
+        let fall = 90.0 / 20 * 3.321_928_094_887_362_3 // log₂ 10
+        #expect(abs(f.decayRate + fall / (96_000 * 0.9375)) < 1e-15)
+        #expect(abs(f.releaseRate + fall / (64 * 531 * 0.9375)) < 1e-15)
+        // Sustain: 100 cB, 9.6 dB down; the decay reaches it in 9.6/90 of its fall.
+        #expect(abs(Double(f.sustain) - pow(10, -9.6 / 20)) < 1e-6)
+        #expect(abs(Double(f.decay) - 96_000 * 0.9375 * 9.6 / 90) <= 1)
+        // A voice struck harder rises slower; another region's voice keeps the region's envelope.
+        e.enqueue(.noteOn(frame: 64, note: 64, velocity: 127))
+        _ = render(e, 64)
+        let harder = (0..<e.activeCount).map { Int(e.pool.active[$0]) }.first { $0 != slot }!
+        // −1,200 + 2,400 × 127/128 = 1,181.25 tc, 1.9785 s: 1,483.9 blocks, cut down, plus one.
+        #expect(e.pool.voiceEnvelopes[harder].attack == 64 * 1_484)
+        var plain = region
+        plain.noteModulators = nil
+        plain.envelope?.timecents = nil
+        let p = sineEngine(plain)
+        p.enqueue(.noteOn(frame: 0, note: 64, velocity: 32))
+        _ = render(p, 64)
+        #expect(!p.pool.pitchedVoices[Int(p.pool.active[0])].ownsEnvelope)
+    }
+}
+
 /// The bounds of note-on modulators: the level's ceiling (raised by what the velocity took
 /// away), the resonance's range and the level's share of its change, the pitch's ten octaves;
 /// the Q kept when a modulation envelope moves the cutoff; the tremolo of a fading voice; the

@@ -15,6 +15,8 @@ struct ModulatorTerm {
     static let resonance: UInt8 = 3
     /// A modulation source's depth: this + its `ModulatedDepth` lane.
     static let firstDepth: UInt8 = 4
+    /// The volume envelope's delay, attack, hold, decay, sustain and release: this + 0 ... 5.
+    static let firstTime: UInt8 = 10
 
     var source: Int
     var amountSource: Int
@@ -78,6 +80,12 @@ struct NoteModulatorTable: BitwiseCopyable {
             case .vibratoLFOToPitchCents: ModulatorTerm.firstDepth + ModulatedDepth.vibratoLFOToPitch
             // (Decibels as the engine's depth counts them: centibels.)
             case .modulationLFOToVolumeDecibels: ModulatorTerm.firstDepth + ModulatedDepth.modulationLFOToVolume
+            case .envelopeDelayCents: ModulatorTerm.firstTime
+            case .envelopeAttackCents: ModulatorTerm.firstTime + 1
+            case .envelopeHoldCents: ModulatorTerm.firstTime + 2
+            case .envelopeDecayCents: ModulatorTerm.firstTime + 3
+            case .envelopeSustainCentibels: ModulatorTerm.firstTime + 4
+            case .envelopeReleaseCents: ModulatorTerm.firstTime + 5
             }
         }
         for (i, region) in regions.enumerated() {

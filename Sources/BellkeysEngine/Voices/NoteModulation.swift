@@ -9,8 +9,11 @@ struct NoteOnSums {
     var pitchCents = 0.0
     var cutoffCents = 0.0
     var resonanceDecibels = 0.0
-    /// What they add to the modulation sources' depths, by `ModulatedDepth` lane.
+    /// What they add to the modulation sources' depths, by `ModulatedDepth` lane, and to the
+    /// volume envelope's times (cents) and sustain (centibels): delay, attack, hold, decay,
+    /// sustain, release.
     var depths = SIMD8<Double>()
+    var times = SIMD8<Double>()
 
     @_noLocks
     init() {}
@@ -42,7 +45,8 @@ extension Engine {
             case 1: sums.pitchCents += value // .pitch
             case 2: sums.cutoffCents += value // .cutoff
             case 3: sums.resonanceDecibels += value // .resonance
-            default: sums.depths[Int(term.destination) - 4] += value // .firstDepth + a ModulatedDepth lane
+            case 4...9: sums.depths[Int(term.destination) - 4] += value // .firstDepth + a ModulatedDepth lane
+            default: sums.times[Int(term.destination) - 10] += value // .firstTime + a stage
             }
         }
         // A pitch beyond ten octaves either way is a damaged file's: held there.

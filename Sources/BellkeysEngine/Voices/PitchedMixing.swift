@@ -228,7 +228,8 @@ extension Engine {
         var ended = false
         while done < n {
             if pitched.envelope.pieceLeft == 0 {
-                if !nextPiece(&voice.gain, &pitched.envelope, table.regions[region].envelope) {
+                let frames = pitched.ownsEnvelope ? pool.voiceEnvelopes[slot] : table.regions[region].envelope
+                if !nextPiece(&voice.gain, &pitched.envelope, frames) {
                     ended = true
                     break
                 }

@@ -145,7 +145,11 @@ extension Engine {
             pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             pitched.loopStart = key.loopStart
             pitched.loopEnd = key.loopEnd
-            if key.hasEnvelope {
+            if key.hasTimedEnvelope {
+                pool.voiceEnvelopes[slot] = countedEnvelope(key.envelopeTimecents + sums.times)
+                pitched.ownsEnvelope = true
+                startEnvelope(&pool.voices[slot].gain, &pitched.envelope, pool.voiceEnvelopes[slot], strike: strike)
+            } else if key.hasEnvelope {
                 startEnvelope(&pool.voices[slot].gain, &pitched.envelope, key.envelope, strike: strike)
             }
             if key.hasModulation {
@@ -196,7 +200,9 @@ extension Engine {
             if pool.pitchedVoices[slot].isModulated { pool.modulatedVoices[slot].releaseAsked = true }
             let region = Int(pool.voices[slot].region)
             if table.regions[region].hasEnvelope {
-                startRelease(pool.voices[slot].gain, &pool.pitchedVoices[slot].envelope, table.regions[region].envelope)
+                startRelease(
+                    pool.voices[slot].gain, &pool.pitchedVoices[slot].envelope,
+                    pool.pitchedVoices[slot].ownsEnvelope ? pool.voiceEnvelopes[slot] : table.regions[region].envelope)
                 return
             }
         }

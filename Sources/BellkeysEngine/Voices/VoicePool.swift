@@ -13,6 +13,9 @@ struct VoicePool: BitwiseCopyable {
     let pitchedVoices: UnsafeMutablePointer<PitchedVoice>
     /// The modulated voices' own state, slot for slot with `voices`.
     let modulatedVoices: UnsafeMutablePointer<ModulatedVoice>
+    /// Per slot: the envelope of a voice whose note-on modulators moved its times
+    /// (`PitchedVoice.ownsEnvelope`).
+    let voiceEnvelopes: UnsafeMutablePointer<EnvelopeFrames>
     /// What idle voice slots point at.
     let silence: UnsafeMutablePointer<Int16>
     /// The active slots (the first `Engine.activeCount`), and the free ones (`Engine.freeCount`).
@@ -46,6 +49,8 @@ struct VoicePool: BitwiseCopyable {
         pitchedVoices.initialize(repeating: PitchedVoice(), count: slotCount)
         modulatedVoices = .allocate(capacity: slotCount)
         modulatedVoices.initialize(repeating: ModulatedVoice(), count: slotCount)
+        voiceEnvelopes = .allocate(capacity: slotCount)
+        voiceEnvelopes.initialize(repeating: EnvelopeFrames(), count: slotCount)
         active = .allocate(capacity: slotCount)
         active.initialize(repeating: 0, count: slotCount)
         free = .allocate(capacity: slotCount)
@@ -69,6 +74,7 @@ struct VoicePool: BitwiseCopyable {
         voices.deallocate()
         pitchedVoices.deallocate()
         modulatedVoices.deallocate()
+        voiceEnvelopes.deallocate()
         silence.deallocate()
         active.deallocate()
         free.deallocate()

@@ -68,6 +68,10 @@ struct RegionSlot {
     /// `[modulatorStart ..< + modulatorCount]`.
     var modulatorStart: Int32 = 0
     var modulatorCount: Int32 = 0
+    /// Whether its note-on modulators move its envelope's times (`Envelope.timecents`), and
+    /// those times: delay, attack, hold, decay (timecents), sustain (centibels), release.
+    var hasTimedEnvelope = false
+    var envelopeTimecents = SIMD8<Double>()
 }
 
 /// Where a voice is in its life.
@@ -169,6 +173,9 @@ struct PitchedVoice {
     /// Whether its region has modulation (an envelope, LFOs): the rest of its state is
     /// `VoicePool.modulatedVoices[slot]`.
     var isModulated = false
+    /// Whether its envelope's times are its own (`VoicePool.voiceEnvelopes[slot]`: its note-on
+    /// modulators moved them), not its region's.
+    var ownsEnvelope = false
 
     @_noLocks
     init() {}
