@@ -84,6 +84,23 @@ extension Engine {
         return Double(z >> 11) * 0x1p-53
     }
 
+    /// Starts the envelope of a pitched voice of region `r`, if it has one: its region's, or its
+    /// own when its note-on modulators move its times (`times`, their sums: `countedEnvelope`).
+    /// Thread: render. Real-time safe.
+    @_noLocks
+    func startVoiceEnvelope(
+        slot: Int, region r: Int, _ pitched: inout PitchedVoice, times: SIMD8<Double>, strike: Float
+    ) {
+        let key = table.regions[r]
+        if key.hasTimedEnvelope {
+            pool.voiceEnvelopes[slot] = countedEnvelope(key.envelopeTimecents + times)
+            pitched.ownsEnvelope = true
+            startEnvelope(&pool.voices[slot].gain, &pitched.envelope, pool.voiceEnvelopes[slot], strike: strike)
+        } else if key.hasEnvelope {
+            startEnvelope(&pool.voices[slot].gain, &pitched.envelope, key.envelope, strike: strike)
+        }
+    }
+
     /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
     @_noLocks
     func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
@@ -145,13 +162,7 @@ extension Engine {
             pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             pitched.loopStart = key.loopStart
             pitched.loopEnd = key.loopEnd
-            if key.hasTimedEnvelope {
-                pool.voiceEnvelopes[slot] = countedEnvelope(key.envelopeTimecents + sums.times)
-                pitched.ownsEnvelope = true
-                startEnvelope(&pool.voices[slot].gain, &pitched.envelope, pool.voiceEnvelopes[slot], strike: strike)
-            } else if key.hasEnvelope {
-                startEnvelope(&pool.voices[slot].gain, &pitched.envelope, key.envelope, strike: strike)
-            }
+            startVoiceEnvelope(slot: slot, region: r, &pitched, times: sums.times, strike: strike)
             if key.hasModulation {
                 pitched.isModulated = true
                 pool.modulatedVoices[slot] = ModulatedVoice()
