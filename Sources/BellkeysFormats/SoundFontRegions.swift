@@ -318,7 +318,7 @@ private func soundFontFilter(_ zone: SoundFontVoiceZone, _ region: inout Region,
 /// frames, so each stage lasts whole blocks: delay rounded down, attack and release rounded
 /// down plus one, hold and decay to the nearest (the specification's 1 ms default delay is
 /// none, its 1 ms attack one block).
-private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> Envelope {
+func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> Envelope {
     let rate = Double(bankRate)
     func blocks(_ seconds: Double, _ rounding: FloatingPointRoundingRule, plusOne: Bool = false) -> Double {
         let count = (seconds * rate / 64).rounded(rounding) + (plusOne ? 1 : 0)
@@ -340,7 +340,7 @@ private func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: I
 /// The volume envelope's generators of `zone` for a note of `key` (hold and decay moved by the
 /// key from 60), before FluidSynth clips and counts them: for the engine to count again with
 /// what the note-on modulators add.
-private func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
+func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
     EnvelopeTimecents(
         delay: Double(zone[.delayVolEnv]), attack: Double(zone[.attackVolEnv]),
         hold: Double(zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)),

@@ -59,7 +59,18 @@ public func compileWholeSoundFont(
     let common = counts.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? 44_100
     let rate = requested ?? ((8_000...384_000).contains(common) ? common : 44_100)
     var seen = Set<Int>()
-    let chosen = sorted.filter { seen.insert($0.bank << 7 | $0.program).inserted }
+    var leftOut: [String] = []
+    // (A program change reaches programs 0 to 127 of banks 0 to 127, and the kits of bank 128.)
+    let chosen = sorted.filter { preset in
+        guard preset.program <= 127, preset.bank <= 128 else {
+            leftOut.append(
+                "\(path): preset \(preset.bank):\(preset.program) \(preset.name) is left out: "
+                    + "no program change chooses bank \(preset.bank) program \(preset.program) (play it alone with --program and its name)"
+            )
+            return false
+        }
+        return seen.insert(preset.bank << 7 | preset.program).inserted
+    }
     let results = each(chosen) { preset in
         Result { () throws(InstrumentError) in
             try compileSoundFont(
@@ -67,7 +78,7 @@ public func compileWholeSoundFont(
                 sampleRate: rate)
         }
     }
-    var presets: [CompiledSoundFont] = [], leftOut: [String] = []
+    var presets: [CompiledSoundFont] = []
     for (preset, result) in zip(chosen, results) {
         switch result {
         case .success(let compiled): presets.append(compiled)

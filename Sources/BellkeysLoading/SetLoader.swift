@@ -27,12 +27,22 @@ extension LoadedInstrument {
         return sets.sets[sets.startingSets[0]].instrument.masterVolumeDecibels
     }
 
-    /// A bank select that, before a program change to `set`'s program, chooses it: its own
-    /// bank, or, for a set of any bank, one that no set of the same program has (the first).
+    /// A bank select (CC0 × 128 + CC32) that, before a program change to `set`'s program,
+    /// chooses it: its own bank, or, for a set of any bank, one that no set of the same program
+    /// has (the first). A whole font's bank is CC0 alone (`ProgramSelection.soundFont`).
     public func bankChoosing(set: Int) -> Int {
+        if wholeFont { return (sets[set].bank ?? 0) << 7 }
         if let bank = sets[set].bank { return bank }
         let taken = Set(sets.filter { $0.program == sets[set].program }.compactMap(\.bank))
         return (0...16_383).first { !taken.contains($0) } ?? 0
+    }
+
+    /// The set after `set` that a program change on `channel` can choose, round the list: any
+    /// set, but in a whole font the drum kits only on the drum channel and only there (nil: none).
+    public func nextSet(after set: Int, channel: Int) -> Int? {
+        let drums = wholeFont && instrumentSets.drumChannel == channel
+        let reachable = { (k: Int) in !self.wholeFont || (self.sets[k].bank == 128) == drums }
+        return (1...sets.count).map { (set + $0) % sets.count }.first(where: reachable)
     }
 
     /// The set called `name` (any case), if there is one.

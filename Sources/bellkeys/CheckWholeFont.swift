@@ -20,8 +20,9 @@ func describeWholeFont(_ loaded: LoadedInstrument) -> String {
         "  play one preset alone with --program N (and --bank B when it is not bank 0): it loads only its samples")
     lines.append("  " + pad("bank", 6) + pad("program", 9) + pad("name", 22) + pad("left out", 10) + "plays")
     for set in loaded.sets {
-        let prefix = "\(loaded.path): preset \(set.preset ?? ""): "
-        let leftOut = loaded.presetWarnings.filter { $0.hasPrefix(prefix) }.count
+        // (Each line begins with the font's path, which a map names: the preset is enough.)
+        let about = ": preset \(set.preset ?? ""): "
+        let leftOut = loaded.presetWarnings.filter { $0.contains(about) }.count
         lines.append(
             "  " + pad("\(set.bank ?? 0)", 6) + pad("\(set.program)", 9) + pad(set.name, 22)
                 + pad(leftOut == 0 ? "-" : "\(leftOut)", 10) + set.instrument.contentsText)

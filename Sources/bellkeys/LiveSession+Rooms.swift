@@ -38,7 +38,10 @@ extension LiveSession {
             console.line("set: \(loaded.path) is one instrument; a map with \"sets\" has several (docs/map.md)")
             return
         }
-        let next = (player.engineSet(channel: Int(channel)) + 1) % loaded.sets.count
+        guard let next = loaded.nextSet(after: player.engineSet(channel: Int(channel)), channel: Int(channel)) else {
+            console.line("set: no other preset plays on channel \(channel + 1)")
+            return
+        }
         chooseSet(next, channel: channel, arrival: arrival, by: "")
     }
 

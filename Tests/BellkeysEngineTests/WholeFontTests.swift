@@ -123,6 +123,16 @@ private func levelAfter(_ events: [EngineEvent], channel: Int = 0, drums: Bool =
         #expect(engine.currentSet(channel: 11) == chosen && engine.currentSet(channel: 10) == 0)
     }
 
+    /// A room event names any of 311 sets (12 bits: the live `r` key changes the room in
+    /// place, not by a new engine).
+    @Test func aRoomEventNamesAnyOfManySets() {
+        let engine = fontEngine(extra: 306)
+        let events = engine.roomEvents(preset: .off, frame: 0)
+        #expect(events?.count == 311)
+        let last = events?.last
+        #expect(last?.data1 == UInt8(310 & 255) && last?.data2 == UInt8(310 >> 8) << 4)
+    }
+
     /// Program changes across 311 presets on every channel, notes on and off between them: the
     /// render thread allocates nothing.
     @Test func choosingAmongManyPresetsNeverAllocates() {

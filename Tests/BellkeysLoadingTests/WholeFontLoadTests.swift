@@ -112,6 +112,17 @@ private func pitch(_ loaded: LoadedInstrument, channel: Int, after events: [Engi
         #expect(strike(whole, channel: 9) == strike(kit, channel: 9))
     }
 
+    /// Choosing presets live (`p`, the teacher's page): a bank select of CC0 alone, and the next
+    /// preset a channel can reach (the kits only on channel 10, and only there).
+    @Test func presetsChosenLiveAreOnesTheChannelReaches() throws {
+        let path = temporaryFolder() + "/font.sf2"
+        try writeWholeFont(path)
+        let loaded = try loadInstrument(path: path)
+        #expect(loaded.bankChoosing(set: 3) == 8 << 7 && loaded.bankChoosing(set: 4) == 128 << 7)
+        #expect(loaded.nextSet(after: 2, channel: 0) == 3 && loaded.nextSet(after: 3, channel: 0) == 0)
+        #expect(loaded.nextSet(after: 0, channel: 9) == 4 && loaded.nextSet(after: 4, channel: 9) == 4)
+    }
+
     /// A map naming the font with no preset plays the whole font, each preset at the map's
     /// volume; with keys beside it, it is refused with the fix.
     @Test func aMapWithNoPresetPlaysTheWholeFont() throws {

@@ -86,7 +86,7 @@ def test_sets():
     stopped_ok("sets", take)
     if not probe_ok("sets", take):
         return
-    check("program change chose no set (the last: program 33)" in take.log,
+    check("program change chose no set (the last: program 33 on channel 1)" in take.log,
           f"sets: bellkeys told of the program no set has: {bellkeys_lines(take.log)}")
     audio, played, holes = as_bellkeys_played(take, events)
     compare("sets", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)

@@ -101,10 +101,12 @@ extension Engine {
     /// `enqueue` or `schedule`. Thread: control.
     public func roomEvent(set: Int, _ settings: ReverbSettings, frame: Int64) -> EngineEvent? {
         let wanted = settings.preset == .off || settings.mix <= 0 ? ReverbSettings.off : settings
-        guard set >= 0, set < table.setCount, set < 128, let room = roomSettings.firstIndex(of: wanted) else {
-            return nil
-        }
-        return EngineEvent(frame: frame, status: Engine.roomStatus, data1: UInt8(set), data2: UInt8(room))
+        guard set >= 0, set < table.setCount, set < Engine.maximumSetEvents,
+            let room = roomSettings.firstIndex(of: wanted)
+        else { return nil }
+        // The set's low 8 bits in the first data byte, its high 4 over the room's in the second.
+        return EngineEvent(
+            frame: frame, status: Engine.roomStatus, data1: UInt8(set & 255), data2: UInt8(room | (set >> 8) << 4))
     }
 
     /// The events that put every set in `preset` (each at its own mix) from `frame` on, or nil

@@ -160,7 +160,8 @@ extension Engine {
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
         case 0xE0: bend(channel: channel, value: value << 7 | note)
         case 0xC0: programChange(channel: channel, program: note)
-        case 0xF0 where event.status == 0xF4: setRoom(set: note, room: value) // Engine.roomStatus
+        case 0xF0 where event.status == 0xF4: // Engine.roomStatus: 12 bits of set, 4 of room
+            setRoom(set: Int(event.data2 >> 4) << 8 | Int(event.data1), room: Int(event.data2 & 15))
         case 0xF0 where event.status == 0xF5: chooseSet(channel: note & 15, set: event.chosenSet)
         default: break
         }

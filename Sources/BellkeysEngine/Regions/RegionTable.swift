@@ -113,7 +113,7 @@ struct RegionTable: BitwiseCopyable {
         (noteDamps, noteChokes, soundsAs) = (
             UnsafePointer(tables.noteDamps), UnsafePointer(tables.noteChokes), UnsafePointer(tables.soundsAs)
         )
-        hasTimbre = setList.sets.contains { $0.instrument.velocityTimbre > 0 }
+        hasTimbre = Self.hasTimbre(setList)
         followsPanController = setList.sets.contains { $0.instrument.followsPanController }
         let gains = Self.strikeGains(setList, layout: layout, sampleRate: sampleRate)
         (velocityGains, timbreTable) = (UnsafePointer(gains.velocity), UnsafePointer(gains.timbre))
@@ -130,8 +130,8 @@ struct RegionTable: BitwiseCopyable {
     {
         let storedRegions = max(layout.regions.count, 1)
         let velocityGains = UnsafeMutablePointer<Float>.allocate(capacity: 128 * storedRegions)
-        // (Read only when a set has velocity timbre: one entry otherwise.)
-        let timbreCount = setList.sets.contains { $0.instrument.velocityTimbre > 0 } ? storedRegions * 128 : 1
+        // (Read only when a set has velocity timbre, `hasTimbre`: one entry otherwise.)
+        let timbreCount = Self.hasTimbre(setList) ? storedRegions * 128 : 1
         let timbreTable = UnsafeMutablePointer<Float>.allocate(capacity: timbreCount)
         timbreTable.initialize(repeating: 1, count: timbreCount)
         for (r, region) in layout.regions.enumerated() {
@@ -146,6 +146,11 @@ struct RegionTable: BitwiseCopyable {
             }
         }
         return (velocityGains, timbreTable)
+    }
+
+    /// Whether a set of `setList` has velocity timbre. Thread: control.
+    static func hasTimbre(_ setList: InstrumentSets) -> Bool {
+        setList.sets.contains { $0.instrument.velocityTimbre > 0 }
     }
 
     /// Frees what `init` allocated (the kernels' levels are the kernels'). Thread: control.

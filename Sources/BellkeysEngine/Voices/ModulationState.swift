@@ -57,17 +57,18 @@ struct ModulationTicks {
         sustain = max(0, min(1, e.sustain))
         release = 1 + cut(e.release)
         releaseStep = -step(release)
-        toPitchCents = max(-12_000, min(12_000, modulation.envelopeToPitchCents))
-        toCutoffCents = max(-12_000, min(12_000, modulation.envelopeToCutoffCents))
+        // (The depths as the region gives them: a voice holds them, with its note-on
+        // modulators', within FluidSynth's bounds at its first tick.)
+        toPitchCents = modulation.envelopeToPitchCents
+        toCutoffCents = modulation.envelopeToCutoffCents
         lowestCutoff = modulation.cutoffRange.lowerBound
         highestCutoff = min(modulation.cutoffRange.upperBound, 0.45 * rate)
-        func depth(_ cents: Double) -> Double { max(-12_000, min(12_000, cents)) }
         modulationLFO = LFOTicks(modulation.modulationLFO, sampleRate: sampleRate)
         vibratoLFO = LFOTicks(modulation.vibratoLFO, sampleRate: sampleRate)
-        modulationLFOToPitchCents = depth(modulation.modulationLFOToPitchCents)
-        modulationLFOToCutoffCents = depth(modulation.modulationLFOToCutoffCents)
-        vibratoLFOToPitchCents = depth(modulation.vibratoLFOToPitchCents)
-        modulationLFOToVolumeCentibels = max(-960, min(960, 10 * modulation.modulationLFOToVolumeDecibels))
+        modulationLFOToPitchCents = modulation.modulationLFOToPitchCents
+        modulationLFOToCutoffCents = modulation.modulationLFOToCutoffCents
+        vibratoLFOToPitchCents = modulation.vibratoLFOToPitchCents
+        modulationLFOToVolumeCentibels = 10 * modulation.modulationLFOToVolumeDecibels
     }
 }
 
