@@ -42,29 +42,28 @@ final class OpenSoundFont: Sendable {
 
     /// Fills `buffer` with the bytes at `offset`; false if the file is shorter.
     func read(into buffer: UnsafeMutableRawBufferPointer, offset: Int) -> Bool {
-        guard offset >= 0 else { return false }
-        var done = 0
-        while done < buffer.count {
-            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { return false }
-            done += n
-        }
-        return true
+        readFully(descriptor, into: buffer, offset: offset)
     }
 }
 
 private func readBytes(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
-    guard offset >= 0, length >= 0 else { return nil }
+    guard length >= 0 else { return nil }
     var bytes = [UInt8](repeating: 0, count: length)
+    return bytes.withUnsafeMutableBytes { readFully(fd, into: $0, offset: offset) } ? bytes : nil
+}
+
+/// Fills `buffer` with the bytes of `fd` at `offset` (`pread`, again after an interruption);
+/// false if the file is shorter or cannot be read.
+private func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, offset: Int) -> Bool {
+    guard offset >= 0 else { return false }
     var done = 0
-    while done < length {
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done)) }
+    while done < buffer.count {
+        let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
         if n < 0, errno == EINTR { continue }
-        if n <= 0 { return nil }
+        if n <= 0 { return false }
         done += n
     }
-    return bytes
+    return true
 }
 
 /// The presets of a SoundFont, sorted by bank and program, for `check`.
