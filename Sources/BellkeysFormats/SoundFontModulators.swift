@@ -112,6 +112,12 @@ func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: 
     case 36: return [made(1, .envelopeDecayCents)]
     case 37: return [made(1, .envelopeSustainCentibels)]
     case 38: return [made(1, .envelopeReleaseCents)]
+    case 25: return [made(1, .modulationEnvelopeDelayCents)]
+    case 26: return [made(1, .modulationEnvelopeAttackCents)]
+    case 27: return [made(1, .modulationEnvelopeHoldCents)]
+    case 28: return [made(1, .modulationEnvelopeDecayCents)]
+    case 29: return [made(1, .modulationEnvelopeSustainPerMille)]
+    case 30: return [made(1, .modulationEnvelopeReleaseCents)]
     default: return nil
     }
 }
@@ -158,7 +164,10 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
         10: "the modulation LFO's cutoff depth", 11: "the modulation envelope's cutoff depth",
         13: "the modulation LFO's volume depth", 33: "the envelope's delay", 34: "the envelope's attack",
         35: "the envelope's hold", 36: "the envelope's decay", 37: "the envelope's sustain",
-        38: "the envelope's release", 8: "filter cutoff", 9: "filter resonance", 15: "chorus send",
+        38: "the envelope's release", 25: "the modulation envelope's delay", 26: "the modulation envelope's attack",
+        27: "the modulation envelope's hold", 28: "the modulation envelope's decay",
+        29: "the modulation envelope's sustain", 30: "the modulation envelope's release", 8: "filter cutoff",
+        9: "filter resonance", 15: "chorus send",
         16: "reverb send",
         17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",
     ]

@@ -15,6 +15,11 @@ public struct ModulationEnvelope: Sendable, Equatable {
     /// The level held after the decay, 0...1.
     public var sustain: Double
     public var release: Double
+    /// The times as a SoundFont gives them, for a region whose note-on modulators move them (nil
+    /// otherwise), `sustainCentibels` holding the sustain generator (tenths of a percent of the
+    /// fall): the engine adds the modulators' sums to these and counts each stage in ticks as
+    /// FluidSynth does. The seconds above are the same times, counted unmoved.
+    public var timecents: EnvelopeTimecents?
 
     public init(
         delay: Double = 0, attack: Double = 0, hold: Double = 0, decay: Double = 0, sustain: Double = 1,

@@ -35,6 +35,15 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
     case envelopeSustainCentibels
     case envelopeReleaseCents
 
+    /// The modulation envelope's times, in cents of time, and its sustain in tenths of a percent
+    /// of its fall (`ModulationEnvelope.timecents`, which a region they move has).
+    case modulationEnvelopeDelayCents
+    case modulationEnvelopeAttackCents
+    case modulationEnvelopeHoldCents
+    case modulationEnvelopeDecayCents
+    case modulationEnvelopeSustainPerMille
+    case modulationEnvelopeReleaseCents
+
     /// Whether it moves a modulation source's depth (a region with one has modulation).
     public var isDepth: Bool {
         (ModulatorDestination.envelopeToPitchCents
@@ -43,7 +52,15 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
     }
 
     /// Whether it moves the volume envelope's times or sustain.
-    public var isEnvelopeTime: Bool { rawValue >= ModulatorDestination.envelopeDelayCents.rawValue }
+    public var isEnvelopeTime: Bool {
+        (ModulatorDestination.envelopeDelayCents.rawValue...ModulatorDestination.envelopeReleaseCents.rawValue)
+            .contains(rawValue)
+    }
+
+    /// Whether it moves the modulation envelope's times or sustain.
+    public var isModulationEnvelopeTime: Bool {
+        rawValue >= ModulatorDestination.modulationEnvelopeDelayCents.rawValue
+    }
 }
 
 /// A note-on modulator: `amount` × the source's value through `curve` × the amount source's

@@ -118,6 +118,66 @@ func sineEngine(_ region: Region) -> Engine {
     }
 }
 
+/// Note-on modulators to the modulation envelope's times: a voice plays as a region whose
+/// envelope has the summed times would, bit for bit.
+@Suite struct NoteOnModulationEnvelopeTimes {
+    func rendered(_ region: Region, velocity: Int) -> [Float] {
+        let e = sineEngine(region)
+        e.enqueue(.noteOn(frame: 0, note: 67, velocity: velocity))
+        e.enqueue(.noteOff(frame: 6_000, note: 67))
+        return render(e, 12_000)
+    }
+
+    @Test func aVoicesModulationEnvelopeIsItsRegionsMoved() {
+        var region = filteredSine()
+        region.envelope = Envelope(release: 0.05)
+        let seconds = { (timecents: Double) -> Double in Glibc.exp2(timecents / 1_200) }
+        region.modulation = VoiceModulation(
+            envelope: ModulationEnvelope(
+                attack: seconds(-3_600), decay: seconds(-2_400), sustain: 1 - Double(Float(0.001)) * 300,
+                release: seconds(-3_000)),
+            envelopeToPitchCents: 200, envelopeToCutoffCents: -1_200)
+        var moved = region
+        moved.modulation!.envelope.timecents = EnvelopeTimecents(
+            delay: -12_000, attack: -3_600, hold: -32_768, decay: -2_400, sustainCentibels: 300, release: -3_000)
+        moved.noteModulators = NoteModulators(
+            modulators: [
+                Modulator(
+                    source: .velocity, curve: Modulator.linear, amount: 2_400,
+                    destination: .modulationEnvelopeAttackCents),
+                Modulator(
+                    source: .key, curve: Modulator.linear, amount: -1_200, destination: .modulationEnvelopeDecayCents),
+                Modulator(
+                    source: .velocity, curve: Modulator.linear, amount: 200,
+                    destination: .modulationEnvelopeSustainPerMille),
+                Modulator(
+                    source: .key, curve: Modulator.linear, amount: 1_200, destination: .modulationEnvelopeReleaseCents),
+            ], cutoffRange: 20...20_000)
+        for velocity in [40, 110] {
+            let v = Double(velocity) / 128, k = 67.0 / 128
+            var summed = region
+            summed.modulation!.envelope = ModulationEnvelope(
+                attack: seconds(-3_600 + 2_400 * v), decay: seconds(-2_400 - 1_200 * k),
+                sustain: 1 - Double(Float(0.001)) * (300 + 200 * v), release: seconds(-3_000 + 1_200 * k))
+            let a = rendered(moved, velocity: velocity)
+            let (same, unmoved) = (a == rendered(summed, velocity: velocity), a == rendered(region, velocity: velocity))
+            #expect(same && !unmoved, "velocity \(velocity)")
+        }
+        // Its own ticks, not its region's: a voice of the region itself reads the region's.
+        let e = sineEngine(moved)
+        e.enqueue(.noteOn(frame: 0, note: 67, velocity: 110))
+        _ = render(e, 64)
+        let slot = Int(e.pool.active[0])
+        #expect(e.pool.modulatedVoices[slot].ownsTicks)
+        // −3,600 + 2,400 × 110/128 = −1,537.5 tc, 0.4118 s: 308.8 ticks at 48 kHz, cut down, plus one.
+        #expect(e.pool.voiceModulations[slot].attack == 309)
+        let plain = sineEngine(region)
+        plain.enqueue(.noteOn(frame: 0, note: 67, velocity: 110))
+        _ = render(plain, 64)
+        #expect(!plain.pool.modulatedVoices[Int(plain.pool.active[0])].ownsTicks)
+    }
+}
+
 /// Note-on modulators to the volume envelope's times (MuseScore's hi-hats and pianos set decay
 /// and release by velocity and key): the voice's own envelope, counted in FluidSynth's blocks
 /// from the region's timecents and theirs summed.

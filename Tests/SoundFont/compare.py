@@ -40,7 +40,9 @@ multiples of 28224 frames (0.64 s = lcm(64, 441) frames: a multiple of 64 and a
 whole number of ms, which keeps FluidSynth's ms clock exact) and are held 44096
 frames (689 blocks of 64, 0.99991 s).
 
-Run 1014 plays Tubular Bells from C2 to C7 (its ends at all four velocities); run 1012 plays
+Any other program of bank 0 plays seven keys across the keyboard, two at all four velocities
+(`--presets melodic`: all 128); run 2001 (`drums`) plays every General MIDI drum note of the
+standard kit through the whole font. Run 1014 plays Tubular Bells from C2 to C7 (its ends at all four velocities); run 1012 plays
 Celesta with the pitch wheel moved before each note (RPN 0 setting 12 semitones for two of
 them). Runs 1010 and 1011
 are played on Music Box: 1010 with controller changes before its notes
@@ -131,6 +133,14 @@ TOURS = {
            (9, 0, 25, 36, 127), (9, 0, 26, 40, 100), (10, 0, 19, 48, 100), (11, 0, 14, 60, 100)],
 }
 PRESETS[2000] = ('GM tour', [], (), 12)
+# The standard kit (bank 128, program 0) through the whole font: every General MIDI drum note, 35
+# to 81, on channel 10 at velocity 100, 5.12 s apart (a crash cymbal rings about 4 s).
+TOURS[2001] = [(9, 0, None, k, 100) for k in range(35, 82)]
+PRESETS[2001] = ('Standard kit', [], (), 8)
+# Any other melodic preset of bank 0 (`--presets melodic` runs all 128): seven keys across the
+# keyboard, two of them at all four velocities, 6.4 s apart. A key outside the preset's range is
+# silent in both renders, and passes as alike.
+GENERIC_KEYS, GENERIC_MULTI, GENERIC_SPACING = [36, 48, 55, 60, 67, 76, 84], (48, 67), 10
 WARM_UP_KEYS = range(36, 84, 2)
 VELS = (100, 64, 127, 30)
 ONSET_REL, ONSET_FRAMES, CENTS, DB, ENV_R, CLICK = 0.1, 2, 1.0, 1.0, 0.98, 2.0
@@ -493,16 +503,25 @@ def main():
                     help='programs, e.g. 14,8 (1010: Music Box with controller changes; 1011: Music '
                          'Box struck again before note-off, with the sustain pedal; 1012: Celesta with the '
                          'pitch wheel; 1014: Tubular Bells '
-                         'from C2 to C7; 2000: a General MIDI file through the whole font)')
+                         'from C2 to C7; 2000: a General MIDI file through the whole font; 2001 or '
+                         '"drums": the standard kit through the whole font; any other program 0 to 127 '
+                         'plays seven keys; "melodic": all 128)')
     ap.add_argument('--keep', metavar='DIR', help='keep the MIDI files and renders in DIR')
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument('--bellkeys', default=os.environ.get('BELLKEYS_BIN', os.path.join(repo, '.build/release/bellkeys')))
     ap.add_argument('--font', default=FONT)
     ap.add_argument('--self-test', action='store_true', help='FluidSynth against itself with planted errors')
     args = ap.parse_args()
-    programs = [int(p) for p in args.presets.split(',') if p]
-    if any(p not in PRESETS for p in programs):
-        ap.error(f'presets are chosen from {sorted(PRESETS)}')
+    programs = []
+    for token in (t for t in args.presets.split(',') if t):
+        if token in ('melodic', 'drums'):
+            programs += list(range(128)) if token == 'melodic' else [2001]
+        elif token.isdigit() and (int(token) in PRESETS or int(token) < 128):
+            programs.append(int(token))
+        else:
+            ap.error(f'presets are a program 0 to 127, "melodic", "drums", or one of {sorted(PRESETS)}')
+    for p in programs:
+        PRESETS.setdefault(p, (f'program {p}', GENERIC_KEYS, GENERIC_MULTI, GENERIC_SPACING))
     if not shutil.which('fluidsynth'):
         print('cannot run: fluidsynth is not installed'); return 2
     if not os.path.isfile(args.font):

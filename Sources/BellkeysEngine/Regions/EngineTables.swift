@@ -198,6 +198,11 @@ extension Engine {
             if let modulation = region.modulation {
                 slot.hasModulation = true
                 slot.modulation = ModulationTicks(modulation, sampleRate: sampleRate)
+                if let t = modulation.envelope.timecents {
+                    slot.hasTimedModulation = true
+                    slot.modulationTimecents = SIMD8(
+                        t.delay, t.attack, t.hold, t.decay, t.sustainCentibels, t.release, 0, 0)
+                }
             }
             slots.append(slot)
         }

@@ -3,7 +3,8 @@ import BellkeysModel
 /// A note-on modulator as the render thread reads it (`Modulator`): its sources (`velocity`,
 /// `key`, a controller number 0...127, or `none` for no amount source), where its curves start in
 /// `NoteModulatorTable.curves`, its amount and destination (`level`, `pitch`, `cutoff`,
-/// `resonance`, or a modulation source's depth from `firstDepth` on); the render thread tests
+/// `resonance`, a modulation source's depth from `firstDepth` on, an envelope's time from
+/// `firstTime` or `firstModulationTime` on); the render thread tests
 /// them as literals (`noteOnSums`).
 struct ModulatorTerm {
     static let velocity = -1
@@ -17,6 +18,8 @@ struct ModulatorTerm {
     static let firstDepth: UInt8 = 4
     /// The volume envelope's delay, attack, hold, decay, sustain and release: this + 0 ... 5.
     static let firstTime: UInt8 = 10
+    /// The modulation envelope's: this + 0 ... 5 (`NoteOnSums.times` lanes 8 ... 13).
+    static let firstModulationTime: UInt8 = 18
 
     var source: Int
     var amountSource: Int
@@ -86,6 +89,12 @@ struct NoteModulatorTable: BitwiseCopyable {
             case .envelopeDecayCents: ModulatorTerm.firstTime + 3
             case .envelopeSustainCentibels: ModulatorTerm.firstTime + 4
             case .envelopeReleaseCents: ModulatorTerm.firstTime + 5
+            case .modulationEnvelopeDelayCents: ModulatorTerm.firstModulationTime
+            case .modulationEnvelopeAttackCents: ModulatorTerm.firstModulationTime + 1
+            case .modulationEnvelopeHoldCents: ModulatorTerm.firstModulationTime + 2
+            case .modulationEnvelopeDecayCents: ModulatorTerm.firstModulationTime + 3
+            case .modulationEnvelopeSustainPerMille: ModulatorTerm.firstModulationTime + 4
+            case .modulationEnvelopeReleaseCents: ModulatorTerm.firstModulationTime + 5
             }
         }
         for (i, region) in regions.enumerated() {

@@ -72,6 +72,35 @@ struct ModulationTicks {
     }
 }
 
+extension Engine {
+    /// `region`'s modulation with its envelope's stages counted again from `t`: delay, attack,
+    /// hold, decay and release in timecents (the region's and its note-on modulators' summed),
+    /// the sustain in tenths of a percent. FluidSynth's arithmetic (`fluid_voice_update_param`,
+    /// `calculate_hold_decay_buffers`), as `ModulationTicks.init` counts the region's seconds:
+    /// each time clipped (a hold of −32,768 or less is none), the delay cut down, the attack and
+    /// the release cut down plus one, the hold and the decay rounded. Thread: render. Real-time
+    /// safe.
+    @_noLocks
+    func countedModulation(_ region: ModulationTicks, _ t: SIMD8<Double>) -> ModulationTicks {
+        let rate = Double(configuration.sampleRate)
+        func ticks(_ timecents: Double, _ high: Double) -> Double {
+            rate * exp2Fast(max(-12_000, min(high, timecents)) / 1200) / 64
+        }
+        func step(_ count: Int) -> Double { Double(Float(1) / Float(count)) }
+        var m = region
+        m.delay = Int(ticks(t[0], 5_000))
+        m.attack = 1 + Int(ticks(t[1], 8_000))
+        m.attackStep = step(m.attack)
+        m.hold = t[2] <= -32_768 ? 0 : Int(ticks(t[2], 5_000) + 0.5)
+        m.decay = Int(ticks(t[3], 8_000) + 0.5)
+        m.decayStep = m.decay > 0 ? -step(m.decay) : 0
+        m.sustain = max(0, min(1, 1 - Double(Float(0.001)) * t[4]))
+        m.release = 1 + Int(ticks(t[5], 8_000))
+        m.releaseStep = -step(m.release)
+        return m
+    }
+}
+
 /// An LFO as the render thread steps it (FluidSynth's `fluid_lfo_t` settings): it moves at the
 /// ticks that begin at or after `delay` frames of the voice, by `step` (4 × 64 × frequency /
 /// rate: a quarter period is 1 / (4 × frequency) s).
@@ -173,6 +202,9 @@ struct ModulatedVoice {
     /// modulators add to its region's (`startVoice`), from then the sums, held within
     /// FluidSynth's bounds.
     var depths = SIMD8<Double>()
+    /// Whether its modulation envelope's stages are its own (`VoicePool.voiceModulations[slot]`:
+    /// its note-on modulators moved their times), not its region's.
+    var ownsTicks = false
 
     @_noLocks
     init() {}
@@ -278,8 +310,8 @@ extension Engine {
     /// is its end's). Thread: render.
     @_noLocks
     func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice, gain: Float) {
-        let ticks = table.regions[region].modulation
         var modulated = pool.modulatedVoices[slot]
+        let ticks = modulated.ownsTicks ? pool.voiceModulations[slot] : table.regions[region].modulation
         stepModulation(&modulated, ticks, curve: table.convexCurve)
         if modulated.ticks == 0 {
             // The LFOs start at 0, rising; the depths are the region's and the note-on

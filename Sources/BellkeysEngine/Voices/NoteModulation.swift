@@ -10,10 +10,11 @@ struct NoteOnSums {
     var cutoffCents = 0.0
     var resonanceDecibels = 0.0
     /// What they add to the modulation sources' depths, by `ModulatedDepth` lane, and to the
-    /// volume envelope's times (cents) and sustain (centibels): delay, attack, hold, decay,
-    /// sustain, release.
+    /// envelopes' times (cents) and sustains: delay, attack, hold, decay, sustain, release, the
+    /// volume envelope's in lanes 0 ... 5 (its sustain in centibels), the modulation envelope's in
+    /// 8 ... 13 (its sustain in tenths of a percent).
     var depths = SIMD8<Double>()
-    var times = SIMD8<Double>()
+    var times = SIMD16<Double>()
 
     @_noLocks
     init() {}
@@ -46,7 +47,7 @@ extension Engine {
             case 2: sums.cutoffCents += value // .cutoff
             case 3: sums.resonanceDecibels += value // .resonance
             case 4...9: sums.depths[Int(term.destination) - 4] += value // .firstDepth + a ModulatedDepth lane
-            default: sums.times[Int(term.destination) - 10] += value // .firstTime + a stage
+            default: sums.times[Int(term.destination) - 10] += value // .firstTime or .firstModulationTime + a stage
             }
         }
         // A pitch beyond ten octaves either way is a damaged file's: held there.

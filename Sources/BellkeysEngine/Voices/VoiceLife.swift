@@ -162,11 +162,16 @@ extension Engine {
             pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             pitched.loopStart = key.loopStart
             pitched.loopEnd = key.loopEnd
-            startVoiceEnvelope(slot: slot, region: r, &pitched, times: sums.times, strike: strike)
+            startVoiceEnvelope(slot: slot, region: r, &pitched, times: sums.times.lowHalf, strike: strike)
             if key.hasModulation {
                 pitched.isModulated = true
                 pool.modulatedVoices[slot] = ModulatedVoice()
                 pool.modulatedVoices[slot].depths = sums.depths
+                if key.hasTimedModulation {
+                    pool.voiceModulations[slot] = countedModulation(
+                        key.modulation, key.modulationTimecents + sums.times.highHalf)
+                    pool.modulatedVoices[slot].ownsTicks = true
+                }
             }
             pool.pitchedVoices[slot] = pitched
             if table.sets[key.set].followsPitchBend, midi.channels[channel].bend != 8192 {

@@ -16,6 +16,9 @@ struct VoicePool: BitwiseCopyable {
     /// Per slot: the envelope of a voice whose note-on modulators moved its times
     /// (`PitchedVoice.ownsEnvelope`).
     let voiceEnvelopes: UnsafeMutablePointer<EnvelopeFrames>
+    /// The modulation of each voice whose note-on modulators move its modulation envelope's
+    /// times (`ModulatedVoice.ownsTicks`), slot for slot: its region's, counted again.
+    let voiceModulations: UnsafeMutablePointer<ModulationTicks>
     /// What idle voice slots point at.
     let silence: UnsafeMutablePointer<Int16>
     /// The active slots (the first `Engine.activeCount`), and the free ones (`Engine.freeCount`).
@@ -51,6 +54,8 @@ struct VoicePool: BitwiseCopyable {
         modulatedVoices.initialize(repeating: ModulatedVoice(), count: slotCount)
         voiceEnvelopes = .allocate(capacity: slotCount)
         voiceEnvelopes.initialize(repeating: EnvelopeFrames(), count: slotCount)
+        voiceModulations = .allocate(capacity: slotCount)
+        voiceModulations.initialize(repeating: ModulationTicks(), count: slotCount)
         active = .allocate(capacity: slotCount)
         active.initialize(repeating: 0, count: slotCount)
         free = .allocate(capacity: slotCount)
@@ -75,6 +80,7 @@ struct VoicePool: BitwiseCopyable {
         pitchedVoices.deallocate()
         modulatedVoices.deallocate()
         voiceEnvelopes.deallocate()
+        voiceModulations.deallocate()
         silence.deallocate()
         active.deallocate()
         free.deallocate()

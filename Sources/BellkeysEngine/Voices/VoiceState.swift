@@ -72,6 +72,10 @@ struct RegionSlot {
     /// those times: delay, attack, hold, decay (timecents), sustain (centibels), release.
     var hasTimedEnvelope = false
     var envelopeTimecents = SIMD8<Double>()
+    /// Whether they move its modulation envelope's times (`ModulationEnvelope.timecents`), and
+    /// those times, as above, the sustain in tenths of a percent.
+    var hasTimedModulation = false
+    var modulationTimecents = SIMD8<Double>()
 }
 
 /// Where a voice is in its life.
