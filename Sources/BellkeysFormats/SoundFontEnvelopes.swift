@@ -38,13 +38,16 @@ func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> E
     let decay = zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)
     let sustain = Double(max(0, min(1000, zone[.sustainVolEnv])))
     let slope = Envelope.fallDecibels / 96
-    return Envelope(
+    var envelope = Envelope(
         delay: blocks(seconds(timecents: zone[.delayVolEnv], in: -12_000...5_000), .down),
         attack: blocks(seconds(timecents: zone[.attackVolEnv], in: -12_000...8_000), .down, plusOne: true),
         hold: blocks(seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true), .toNearestOrAwayFromZero),
         decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
         sustain: pow(10, -0.096 * sustain / 20),
         release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
+    // FluidSynth reads nothing of a voice in its delay: the sample starts as the attack does.
+    envelope.readsInDelay = false
+    return envelope
 }
 
 /// The volume envelope's generators of `zone` for a note of `key` (hold and decay moved by the
@@ -93,7 +96,7 @@ func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulatio
         let wait = zone[delay] <= -32_768 ? 0 : seconds(timecents: zone[delay], in: -12_000...5_000)
         return ModulationLFO(delay: wait, frequency: hertz)
     }
-    return VoiceModulation(
+    var modulation = VoiceModulation(
         envelope: envelope, envelopeToPitchCents: Double(zone[.modEnvToPitch]),
         envelopeToCutoffCents: Double(zone[.modEnvToFilterFc]),
         modulationLFO: lfo(delay: .delayModLFO, frequency: .freqModLFO),
@@ -102,4 +105,6 @@ func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulatio
         modulationLFOToVolumeDecibels: Double(zone[.modLfoToVolume]) / 10,
         vibratoLFO: lfo(delay: .delayVibLFO, frequency: .freqVibLFO),
         vibratoLFOToPitchCents: Double(zone[.vibLfoToPitch]))
+    modulation.pitchInWholeCents = true
+    return modulation
 }

@@ -118,6 +118,8 @@ func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: 
     case 28: return [made(1, .modulationEnvelopeDecayCents)]
     case 29: return [made(1, .modulationEnvelopeSustainPerMille)]
     case 30: return [made(1, .modulationEnvelopeReleaseCents)]
+    case 0: return [made(1, .startOffsetFrames)]
+    case 4: return [made(1, .startOffsetCoarseFrames)]
     default: return nil
     }
 }
@@ -132,9 +134,12 @@ func soundFontNoteModulators(_ zone: SoundFontVoiceZone, attenuation: Double) ->
     let all = zone.modulators.compactMap { noteModulators($0, fixedVelocity: fixedVelocity, fixedKey: fixedKey) }
         .flatMap { $0 }
     guard !all.isEmpty else { return nil }
-    return NoteModulators(
+    var modulators = NoteModulators(
         modulators: all, levelCeilingDecibels: max(0, attenuation + 45.6) / 10, resonanceRange: 0...96,
         resonanceLevelShare: -0.5)
+    modulators.startOffsets = (zone[.startAddrsOffset], zone[.startAddrsCoarseOffset])
+    modulators.pitchInWholeCents = true
+    return modulators
 }
 
 /// The controllers of a FluidSynth channel as it starts or is reset (`fluid_channel_init_ctrl`;
@@ -166,7 +171,8 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
         35: "the envelope's hold", 36: "the envelope's decay", 37: "the envelope's sustain",
         38: "the envelope's release", 25: "the modulation envelope's delay", 26: "the modulation envelope's attack",
         27: "the modulation envelope's hold", 28: "the modulation envelope's decay",
-        29: "the modulation envelope's sustain", 30: "the modulation envelope's release", 8: "filter cutoff",
+        29: "the modulation envelope's sustain", 30: "the modulation envelope's release", 0: "the sample's start",
+        4: "the sample's start (coarse)", 8: "filter cutoff",
         9: "filter resonance", 15: "chorus send",
         16: "reverb send",
         17: "pan", 48: "attenuation", 51: "coarse tune", 52: "fine tune",

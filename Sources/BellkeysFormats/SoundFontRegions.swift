@@ -244,18 +244,9 @@ public func soundFontRegions(
     // loud over its first half.
     if region.group != 0 { region.offFadeSeconds = 0.11 }
 
-    // FluidSynth reckons a voice's pitch in whole cents: its sum of root, correction, scale
-    // tuning and tune, in floating point, cut down to a whole cent (6000 may come out as
-    // 5999.999... and play a cent flat). The cents it plays at each key, less the exact ones.
-    let rootPitch = Double(region.pitchKeycenter * 100 - header.pitchCorrection)
-    func fluidSynthCents(_ key: Int) -> Double {
-        guard zone[.keynum] < 0 else { return 0 }
-        let pitch = scale * (Double(key) - rootPitch / 100) + rootPitch + coarseAndFine
-        let whole = { (c: Double) in c >= 0 ? c.rounded(.towardZero) : c }
-        let exact = scale * Double(key - region.pitchKeycenter) + correction + coarseAndFine
-        let difference = whole(pitch) - whole(rootPitch) - exact
-        return abs(difference) < 1e-6 ? 0 : difference
-    }
+    let pitch = FluidSynthPitch(
+        zone: zone, scale: scale, rootPitch: Double(region.pitchKeycenter * 100 - header.pitchCorrection),
+        keycenter: region.pitchKeycenter, correction: correction, coarseAndFine: coarseAndFine)
     // One region for each run of keys that share those cents and (when hold or decay follows
     // the key) an envelope.
     let modulated =
@@ -267,7 +258,7 @@ public func soundFontRegions(
         || modulated && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
     var regions: [Region] = []
     for key in region.keyRange {
-        let cents = fluidSynthCents(key)
+        let cents = pitch.centsCut(key)
         if !keyed, var last = regions.last, last.tuneCents == region.tuneCents + cents {
             last.keyRange = last.keyRange.lowerBound...key
             regions[regions.count - 1] = last
@@ -276,10 +267,42 @@ public func soundFontRegions(
         var piece = region
         piece.keyRange = key...key
         piece.tuneCents += cents
+        piece.pitchCentsFraction = pitch.fraction(key)
         setSoundFontEnvelopes(&piece, zone, key: keyed ? key : 60, modulated: modulated, bankRate: bankRate)
         regions.append(piece)
     }
     return regions
+}
+
+/// A zone's pitch as FluidSynth reckons it, in whole cents: its sum of root, correction, scale
+/// tuning and tune, in floating point, cut down to a whole cent (6000 may come out as
+/// 5999.999... and play a cent flat). Thread: any.
+private struct FluidSynthPitch {
+    let zone: SoundFontVoiceZone
+    let scale: Double
+    /// 100 × the root key − the sample's correction.
+    let rootPitch: Double
+    let keycenter: Int
+    let correction: Double
+    let coarseAndFine: Double
+
+    /// The cents FluidSynth plays at `key`, less the exact ones.
+    func centsCut(_ key: Int) -> Double {
+        guard zone[.keynum] < 0 else { return 0 }
+        let pitch = scale * (Double(key) - rootPitch / 100) + rootPitch + coarseAndFine
+        let whole = { (c: Double) in c >= 0 ? c.rounded(.towardZero) : c }
+        let exact = scale * Double(key - keycenter) + correction + coarseAndFine
+        let difference = whole(pitch) - whole(rootPitch) - exact
+        return abs(difference) < 1e-6 ? 0 : difference
+    }
+
+    /// The fraction of a cent FluidSynth cuts from `key`'s pitch, which cuts what modulators add
+    /// with it (the same for every key of a zone: its scale tuning is a whole number).
+    func fraction(_ key: Int) -> Double {
+        let k = zone[.keynum] >= 0 ? min(127, zone[.keynum]) : key
+        let pitch = scale * (Double(k) - rootPitch / 100) + rootPitch + coarseAndFine
+        return pitch >= 0 ? pitch - pitch.rounded(.towardZero) : 0
+    }
 }
 
 /// The low-pass of `zone` set on `region`; returns the gain the region takes for it. Off at its

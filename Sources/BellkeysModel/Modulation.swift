@@ -76,6 +76,10 @@ public struct VoiceModulation: Sendable, Equatable {
     /// The vibrato LFO and its depth (SoundFont `vibLfoToPitch`), in cents at its peak.
     public var vibratoLFO: ModulationLFO
     public var vibratoLFOToPitchCents: Double
+    /// Whether the cents they move the pitch by are cut down to a whole cent at each step (a
+    /// SoundFont's: FluidSynth plays a voice's pitch, its modulation's cents with it, in whole
+    /// cents).
+    public var pitchInWholeCents = false
 
     /// A SoundFont filter's range of cutoffs, in Hz.
     public static let soundFontCutoffRange: ClosedRange<Double> = {

@@ -44,6 +44,11 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
     case modulationEnvelopeSustainPerMille
     case modulationEnvelopeReleaseCents
 
+    /// Where the sample starts: frames, and units of 32,768 frames (a SoundFont's fine and
+    /// coarse start offsets; `NoteModulators.startOffsets` holds the region's own).
+    case startOffsetFrames
+    case startOffsetCoarseFrames
+
     /// Whether it moves a modulation source's depth (a region with one has modulation).
     public var isDepth: Bool {
         (ModulatorDestination.envelopeToPitchCents
@@ -59,7 +64,9 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
 
     /// Whether it moves the modulation envelope's times or sustain.
     public var isModulationEnvelopeTime: Bool {
-        rawValue >= ModulatorDestination.modulationEnvelopeDelayCents.rawValue
+        (ModulatorDestination.modulationEnvelopeDelayCents
+            .rawValue...ModulatorDestination.modulationEnvelopeReleaseCents.rawValue)
+            .contains(rawValue)
     }
 }
 
@@ -109,6 +116,20 @@ public struct NoteModulators: Sendable, Equatable {
     /// filter turns its passband down by half the peak: −0.5).
     public var resonanceRange: ClosedRange<Double>
     public var resonanceLevelShare: Double
+    /// The region's own start offsets, fine (frames) and coarse (32,768 frames), to which
+    /// modulators to the start add: each sum is cut down to a whole number, as FluidSynth cuts
+    /// it, and the start kept within the sample.
+    public var startOffsets: (fine: Int, coarse: Int) = (0, 0)
+    /// Whether the cents they move the pitch by are cut down to a whole cent (a SoundFont's:
+    /// FluidSynth plays a voice's pitch in whole cents, `VoiceModulation.pitchInWholeCents`).
+    public var pitchInWholeCents = false
+
+    public static func == (a: NoteModulators, b: NoteModulators) -> Bool {
+        a.modulators == b.modulators && a.cutoffRange == b.cutoffRange
+            && a.levelCeilingDecibels == b.levelCeilingDecibels && a.resonanceRange == b.resonanceRange
+            && a.resonanceLevelShare == b.resonanceLevelShare && a.startOffsets == b.startOffsets
+            && a.pitchInWholeCents == b.pitchInWholeCents
+    }
 
     public init(
         modulators: [Modulator], cutoffRange: ClosedRange<Double> = VoiceModulation.soundFontCutoffRange,

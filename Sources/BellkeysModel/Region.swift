@@ -39,6 +39,11 @@ public struct Envelope: Sendable, Equatable {
     /// The fall, in decibels, over one decay or release time.
     public static let fallDecibels = 90.0
 
+    /// Whether the sample plays on, silent, through the delay (true), or waits and starts where
+    /// the delay ends (false: a SoundFont's, as FluidSynth reads nothing of a voice in its
+    /// delay; its modulation envelope and LFOs run from the note-on all the same).
+    public var readsInDelay = true
+
     /// The times as a SoundFont gives them, for a region whose note-on modulators move them
     /// (nil otherwise): the engine adds the modulators' cents to these and counts each time in
     /// 64-frame blocks as FluidSynth does (`EnvelopeTimecents`). The seconds above are the
@@ -83,6 +88,11 @@ public struct Region: Sendable, Equatable {
     public var pitchKeytrackCents = 100.0
     /// Tuning in cents, added to the key's pitch (SFZ `tune` + 100 × `transpose`).
     public var tuneCents = 0.0
+    /// For a pitch played in whole cents (a SoundFont's, as FluidSynth plays it): the fraction of
+    /// a cent, 0 up to 1, that its whole pitch in cents leaves above the whole cent its sample is
+    /// played at. Cents a modulator adds to the pitch are cut down with it: the voice plays
+    /// ⌊fraction + cents⌋ more (`NoteModulators.pitchInWholeCents`, `VoiceModulation.pitchInWholeCents`).
+    public var pitchCentsFraction = 0.0
     /// Linear gain (SFZ `volume` as a gain).
     public var gain: Float = 1
     /// Position −1 (left) to 1 (right): a mono sample by the pan law (`panGains`), a stereo one

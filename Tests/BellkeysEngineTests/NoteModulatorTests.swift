@@ -178,6 +178,43 @@ func sineEngine(_ region: Region) -> Engine {
     }
 }
 
+/// Note-on modulators to the sample's start (MuseScore's Clarinet and Flute start later into
+/// their samples at lower keys): the region's offsets and theirs summed, each cut down to a whole
+/// number as FluidSynth cuts it, within the sample.
+@Suite struct NoteOnStartOffsets {
+    @Test func aVoiceStartsWhereItsModulatorsMoveTheStart() {
+        var region = filteredSine()
+        region.filter = nil
+        region.offset = 8_000
+        var modulators = NoteModulators(modulators: [
+            Modulator(source: .key, curve: Modulator.linear, amount: -6_000, destination: .startOffsetFrames),
+            Modulator(source: .velocity, curve: Modulator.linear, amount: 2, destination: .startOffsetCoarseFrames),
+        ])
+        modulators.startOffsets = (8_000, 0)
+        region.noteModulators = modulators
+        // (key, velocity, the frame it starts at): 8,000 − 6,000 × key/128 cut down, and 32,768 ×
+        // (2 × velocity/128 cut down).
+        for (key, velocity, start) in [
+            (60, 10, 5_187), (61, 64, 5_140 + 32_768), (60, 127, 5_187 + 32_768), (0, 1, 8_000),
+        ] {
+            let e = sineEngine(region)
+            e.enqueue(.noteOn(frame: 0, note: key, velocity: velocity))
+            _ = render(e, 1)
+            let read = e.pool.pitchedVoices[Int(e.pool.active[0])].phaseFrames
+            let increment = e.pool.pitchedVoices[Int(e.pool.active[0])].increment
+            #expect(read == UInt64(start) << 32 + increment, "key \(key) velocity \(velocity)")
+        }
+        // Far out either way: within the sample.
+        modulators.modulators[0].amount = -30_000
+        region.noteModulators = modulators
+        let e = sineEngine(region)
+        e.enqueue(.noteOn(frame: 0, note: 127, velocity: 1))
+        _ = render(e, 1)
+        let voice = e.pool.pitchedVoices[Int(e.pool.active[0])]
+        #expect(voice.phaseFrames == voice.increment)
+    }
+}
+
 /// Note-on modulators to the volume envelope's times (MuseScore's hi-hats and pianos set decay
 /// and release by velocity and key): the voice's own envelope, counted in FluidSynth's blocks
 /// from the region's timecents and theirs summed.

@@ -8,7 +8,9 @@ FluidSynth has ended the previous voice), renders it with FluidSynth 2.3.1 and w
 `bellkeys render`, and checks every note on the left and the right channel alone:
 
   onset     the lag that best aligns the note's first 2048 frames in the two renders
-            (cross-correlation, +-256 frames, parabolic refinement), after
+            (from the voice's start, or from 128 frames before FluidSynth's onset on
+            a side that starts later; cross-correlation, +-256 frames, parabolic
+            refinement), after
             FluidSynth's latency: its `-F` renderer starts a voice late by a known
             amount (see fluid_start). Within 2 frames. Also printed: each render's
             first frame whose |x| > 0.1 x the note's peak, relative to the MIDI frame
@@ -24,12 +26,15 @@ FluidSynth has ended the previous voice), renders it with FluidSynth 2.3.1 and w
   level     RMS over the first 200 ms. One gain offset for the whole run (median of
             all notes' dB differences) is taken out; each note within 1 dB.
   envelope  linear RMS in 10 ms steps from onset to note-off; Pearson r >= 0.98.
+            (The windows of pitch, level, envelope and decay start at FluidSynth's
+            first onset of either channel, and the candidate's at the same point of
+            its note by the aligned lag: the threshold onsets are not compared.)
             (Pearson forgives a wrong decay rate: 20 dB/s too fast from 0.2 s gives r = 0.998.)
   decay     so also: level of the last 100 ms before note-off (or before FluidSynth's
             note falls 60 dB under its peak) minus the first 200 ms, within 1 dB.
   release   level 200-300 ms after note-off minus the 100 ms before it, within 1 dB
             (where FluidSynth's note still sounds then, 80 dB under its peak or louder).
-  clicks    in each 10 ms frame of the held part (from 50 ms), peak / RMS of the
+  clicks    in each 10 ms frame of the held part (from 50 ms to note-off), peak / RMS of the
             second difference (a high-pass: a loop splice or step shows up as one
             spike against the frame's own HF level); bellkeys' worst frame must not
             exceed 2x FluidSynth's worst frame. Meant for looped presets.
@@ -134,9 +139,9 @@ TOURS = {
 }
 PRESETS[2000] = ('GM tour', [], (), 12)
 # The standard kit (bank 128, program 0) through the whole font: every General MIDI drum note, 35
-# to 81, on channel 10 at velocity 100, 5.12 s apart (a crash cymbal rings about 4 s).
+# to 81, on channel 10 at velocity 100, 7.68 s apart (a crash cymbal rings 6 s and more).
 TOURS[2001] = [(9, 0, None, k, 100) for k in range(35, 82)]
-PRESETS[2001] = ('Standard kit', [], (), 8)
+PRESETS[2001] = ('Standard kit', [], (), 12)
 # Any other melodic preset of bank 0 (`--presets melodic` runs all 128): seven keys across the
 # keyboard, two of them at all four velocities, 6.4 s apart. A key outside the preset's range is
 # silent in both renders, and passes as alike.
@@ -319,16 +324,34 @@ def measure(fs, bk, notes, cand_lat):
     for n, key, vel in notes:
         lat = fluid_start(n) - n
         chans = []
-        # A channel a pan turns off in both renders (80 dB under the other channel) is alike.
-        side = lambda x, c, at: rms(seg(x[:, c], at, at + LEVEL_LEN))
+        # A channel a pan turns off in both renders (80 dB under the other channel) is alike. From
+        # the third block on: FluidSynth ramps a voice's amplitude from what its slot last played
+        # over its first block, so a hard-panned drum on a recycled slot leaks 30 dB down into the
+        # other channel for 64 frames (TimGM6mb's Mute Triangle).
+        side = lambda x, c, at: rms(seg(x[:, c], at + 2 * BLOCK, at + LEVEL_LEN))
         off = [all(side(x, c, at) <= 1e-4 * max(side(x, 0, at), side(x, 1, at))
                    for x, at in ((fs, fluid_start(n)), (bk, n))) for c in range(2)]
+        # The windows of the measures below start at FluidSynth's first onset of either channel
+        # (a voice starts on both at once), and the candidate's at the same point of its note,
+        # found by the aligned lag, so that both measure the same stretch of sound: a threshold
+        # onset moves with a low note's phase and with two layers' beating (Rhodes EP at C2
+        # crosses 17 frames apart in the two renders; Polysynth's right side 270).
+        starts = [[o for o in (onset(x[:, c], n) for c in range(2)) if o is not None] for x in (fs, bk)]
         for c in range(2):
             a, b = fs[:, c], bk[:, c]
             oa, ob = onset(a, n), onset(b, n)
             if off[c] or oa is None or ob is None:
                 chans.append(dict(silent=True, off=off[c], oa=oa, ob=ob))
                 continue
+            shown = (oa, ob)
+            # Aligned from the voice's start, or from a little before this side's own onset where
+            # it starts later (a layer with a delay of its own on one side: TimGM6mb's Synth
+            # Strings 2 starts its right side 0.1 s in).
+            at = max(fluid_start(n), oa - 128)
+            lag = align(seg(a, at, at + ALIGN_LEN),
+                        seg(b, at - fluid_start(n) + n + cand_lat(n), at - fluid_start(n) + n + cand_lat(n) + ALIGN_LEN))
+            oa = min(starts[0])
+            ob = oa - fluid_start(n) + n + cand_lat(n) + int(round(lag))
             peak = np.abs(seg(a, oa, oa + HOLD)).max()
             loud = np.nonzero(np.abs(seg(a, oa, oa + HOLD)) > 1e-3 * peak)[0]
             end = max(min(HOLD, int(loud[-1]) + 1), PITCH_FROM + 1024)
@@ -340,11 +363,13 @@ def measure(fs, bk, notes, cand_lat):
             r = float(np.corrcoef(ea, eb)[0, 1]) if ea.std() > 0 and eb.std() > 0 else 0.0
             ta, tb = rms(seg(a, oa + end - TAIL_LEN, oa + end)), rms(seg(b, ob + end - TAIL_LEN, ob + end))
             decay = 20 * np.log10(max(tb, 1e-20) / max(lb, 1e-20)) - 20 * np.log10(max(ta, 1e-20) / max(la, 1e-20))
-            ca = click_score(seg(a, oa + PITCH_FROM, oa + HOLD), 1e-3 * peak)
-            cb = click_score(seg(b, ob + PITCH_FROM, ob + HOLD), 1e-3 * peak)
+            # (The held part only: up to each render's note-off, where the release's corner is
+            # not a click. A slow attack's onset comes late, and oa + HOLD would run past it.)
+            fa_off, fb_off = fluid_start(n + HOLD), n + HOLD + cand_lat(n + HOLD)
+            ca = click_score(seg(a, oa + PITCH_FROM, min(oa + HOLD, fa_off)), 1e-3 * peak)
+            cb = click_score(seg(b, ob + PITCH_FROM, min(ob + HOLD, fb_off)), 1e-3 * peak)
             pre = np.abs(seg(a, fluid_start(n) - 256, fluid_start(n))).max()
             # Release: the level 200-300 ms after note-off against the 100 ms before it.
-            fa_off, fb_off = fluid_start(n + HOLD), n + HOLD + cand_lat(n + HOLD)
             before_a, before_b = rms(seg(a, fa_off - TAIL_LEN, fa_off)), rms(seg(b, fb_off - TAIL_LEN, fb_off))
             after_a = rms(seg(a, fa_off + RELEASE_FROM, fa_off + RELEASE_FROM + TAIL_LEN))
             after_b = rms(seg(b, fb_off + RELEASE_FROM, fb_off + RELEASE_FROM + TAIL_LEN))
@@ -352,10 +377,9 @@ def measure(fs, bk, notes, cand_lat):
             if before_a > 1e-3 * peak / np.sqrt(2) and after_a > 1e-4 * peak:
                 release = (20 * np.log10(max(after_b, 1e-20) / max(before_b, 1e-20))
                            - 20 * np.log10(after_a / before_a))
-            lag = align(seg(a, fluid_start(n), fluid_start(n) + ALIGN_LEN),
-                        seg(b, n + cand_lat(n), n + cand_lat(n) + ALIGN_LEN))
             first = n - 256 + int(np.nonzero(seg(a, n - 256, n + RATE))[0][0])
-            chans.append(dict(silent=False, oa=oa - n, ob=ob - n, don=lag, cross=(ob - n - cand_lat(n)) - (oa - n - lat),
+            chans.append(dict(silent=False, oa=shown[0] - n, ob=shown[1] - n, don=lag,
+                              cross=(shown[1] - n - cand_lat(n)) - (shown[0] - n - lat),
                               late=first - fluid_start(n), release=release, pre=pre / peak, cents=cents,
                               db=20 * np.log10(max(lb, 1e-20) / max(la, 1e-20)),
                               r=r, decay=decay, click=cb / ca if ca > 0 else 1.0))

@@ -191,6 +191,8 @@ extension Engine {
                     filterQ: 0.707_106_781_186_547_5 * exp2(region.resonance / 20 * 3.321_928_094_887_362_3),
                     filterVelocityCents: region.filterVelocityCents, filterKeytrackCents: region.filterKeytrackCents,
                     pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i])
+            slot.holdsInDelay = !(region.envelope?.readsInDelay ?? true)
+            slot.pitchFraction = region.pitchCentsFraction
             if let t = region.envelope?.timecents {
                 slot.hasTimedEnvelope = true
                 slot.envelopeTimecents = SIMD8(t.delay, t.attack, t.hold, t.decay, t.sustainCentibels, t.release, 0, 0)

@@ -20,6 +20,9 @@ struct ModulatorTerm {
     static let firstTime: UInt8 = 10
     /// The modulation envelope's: this + 0 ... 5 (`NoteOnSums.times` lanes 8 ... 13).
     static let firstModulationTime: UInt8 = 18
+    /// The sample's start, fine and coarse (`NoteOnSums.times` lanes 6 and 7).
+    static let startOffset: UInt8 = 16
+    static let startOffsetCoarse: UInt8 = 17
 
     var source: Int
     var amountSource: Int
@@ -41,6 +44,11 @@ struct NoteModulatorBounds {
     var lowestResonance = 0.0
     var highestResonance = 0.0
     var resonanceLevelShare = 0.0
+    /// The region's start offsets, fine and coarse (`NoteModulators.startOffsets`).
+    var startFine = 0.0
+    var startCoarse = 0.0
+    /// Whether the pitch's cents are cut down to a whole cent (`NoteModulators.pitchInWholeCents`).
+    var wholeCents = false
 }
 
 /// Every region's note-on modulators in one list, their curves (128 values each) in another,
@@ -95,6 +103,8 @@ struct NoteModulatorTable: BitwiseCopyable {
             case .modulationEnvelopeDecayCents: ModulatorTerm.firstModulationTime + 3
             case .modulationEnvelopeSustainPerMille: ModulatorTerm.firstModulationTime + 4
             case .modulationEnvelopeReleaseCents: ModulatorTerm.firstModulationTime + 5
+            case .startOffsetFrames: ModulatorTerm.startOffset
+            case .startOffsetCoarseFrames: ModulatorTerm.startOffsetCoarse
             }
         }
         for (i, region) in regions.enumerated() {
@@ -116,7 +126,9 @@ struct NoteModulatorTable: BitwiseCopyable {
                     lowestCutoff: range.lowerBound, highestCutoff: min(range.upperBound, 0.45 * Double(sampleRate)),
                     levelCeiling: set?.levelCeilingDecibels ?? 0, resonance: region.resonance,
                     lowestResonance: resonances.lowerBound, highestResonance: resonances.upperBound,
-                    resonanceLevelShare: set?.resonanceLevelShare ?? 0))
+                    resonanceLevelShare: set?.resonanceLevelShare ?? 0,
+                    startFine: Double(set?.startOffsets.fine ?? 0), startCoarse: Double(set?.startOffsets.coarse ?? 0),
+                    wholeCents: set?.pitchInWholeCents ?? false))
         }
         let empty = ModulatorTerm(
             source: 0, amountSource: ModulatorTerm.none, destination: 0, curve: 0, amountCurve: 0, amount: 0)

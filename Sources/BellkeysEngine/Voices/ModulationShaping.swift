@@ -35,6 +35,27 @@ extension Engine {
     }
 }
 
+extension Engine {
+    /// `n` frames of a voice whose envelope is in its delay and reads nothing there (a
+    /// SoundFont's, as FluidSynth's): its envelope's piece moves on, and its modulation's ticks
+    /// come as they fall, its sample's place does not. Thread: render.
+    @_noLocks
+    func holdInDelay(slot: Int, region: Int, _ pitched: inout PitchedVoice, gain: Float, frameCount n: Int) {
+        if pitched.envelope.pieceLeft != Int.max { pitched.envelope.pieceLeft -= n }
+        pitched.envelope.stageFrame += n
+        guard pitched.isModulated else { return }
+        var at = 0
+        while at < n {
+            if pool.modulatedVoices[slot].tickLeft == 0 {
+                tickModulation(slot: slot, region: region, &pitched, gain: gain)
+            }
+            let k = min(n - at, pool.modulatedVoices[slot].tickLeft)
+            pool.modulatedVoices[slot].tickLeft -= k
+            at += k
+        }
+    }
+}
+
 /// The tremolo's factor on a voice's level: `lfoCentibels` louder (negative: softer) than its
 /// volume envelope's `gain`, but never above the envelope's full level, as FluidSynth 2.3's
 /// amplitude is `cb2amp(960 (1 − env) − lfo × modLfoToVol)` and `cb2amp` holds at 1 for a

@@ -37,6 +37,8 @@ struct ModulationTicks {
     var vibratoLFOToPitchCents = 0.0
     /// Centibels of level at the modulation LFO's peak (positive: louder), −960...960.
     var modulationLFOToVolumeCentibels = 0.0
+    /// Whether the pitch's cents are cut down to a whole cent (`VoiceModulation.pitchInWholeCents`).
+    var wholeCents = false
 
     init() {}
 
@@ -69,6 +71,7 @@ struct ModulationTicks {
         modulationLFOToCutoffCents = modulation.modulationLFOToCutoffCents
         vibratoLFOToPitchCents = modulation.vibratoLFOToPitchCents
         modulationLFOToVolumeCentibels = 10 * modulation.modulationLFOToVolumeDecibels
+        wholeCents = modulation.pitchInWholeCents
     }
 }
 
@@ -205,6 +208,9 @@ struct ModulatedVoice {
     /// Whether its modulation envelope's stages are its own (`VoicePool.voiceModulations[slot]`:
     /// its note-on modulators moved their times), not its region's.
     var ownsTicks = false
+    /// For a pitch in whole cents: the fraction of a cent its pitch leaves above the whole cent
+    /// it plays at (`NoteOnSums.pitchFraction`), which its modulation's cents are cut down with.
+    var pitchFraction = 0.0
 
     @_noLocks
     init() {}
@@ -337,7 +343,15 @@ extension Engine {
         let level = heardLevel(modulated, curve: table.convexCurve)
         let d = modulated.depths
         if modulated.movesPitch {
-            let cents = level * d[0] + modulated.modulationLFO * d[2] + modulated.vibratoLFO * d[4]
+            var cents = level * d[0] + modulated.modulationLFO * d[2] + modulated.vibratoLFO * d[4]
+            // FluidSynth cuts its voice's whole pitch down to a whole cent (`fluid_ct2hz_real`):
+            // the modulation's cents with the fraction the voice's pitch leaves above its own.
+            if ticks.wholeCents {
+                let x = modulated.pitchFraction + cents
+                var whole = Double(Int(x)) // (within ±36,000: the depths are held within 12,000)
+                if whole > x { whole -= 1 }
+                cents = whole
+            }
             modulated.pitchFactor = exp2Fast(cents / 1200)
             tune(&pitched, factor: modulated.bend * modulated.pitchFactor)
         }

@@ -12,9 +12,13 @@ struct NoteOnSums {
     /// What they add to the modulation sources' depths, by `ModulatedDepth` lane, and to the
     /// envelopes' times (cents) and sustains: delay, attack, hold, decay, sustain, release, the
     /// volume envelope's in lanes 0 ... 5 (its sustain in centibels), the modulation envelope's in
-    /// 8 ... 13 (its sustain in tenths of a percent).
+    /// 8 ... 13 (its sustain in tenths of a percent); lanes 6 and 7, to the sample's start, fine
+    /// and coarse.
     var depths = SIMD8<Double>()
     var times = SIMD16<Double>()
+    /// For a pitch in whole cents: the fraction of a cent left above the voice's whole pitch
+    /// (its region's, with the cents added: those are cut down to a whole cent).
+    var pitchFraction = 0.0
 
     @_noLocks
     init() {}
@@ -50,9 +54,29 @@ extension Engine {
             default: sums.times[Int(term.destination) - 10] += value // .firstTime or .firstModulationTime + a stage
             }
         }
-        // A pitch beyond ten octaves either way is a damaged file's: held there.
+        // A pitch beyond ten octaves either way is a damaged file's: held there. In whole cents
+        // (a SoundFont's), the region's fraction of a cent and the cents added are cut down
+        // together, as FluidSynth cuts its voice's whole pitch.
         sums.pitchCents = max(-12_000, min(12_000, sums.pitchCents))
+        if table.noteModulators.bounds[r].wholeCents {
+            let x = table.regions[r].pitchFraction + sums.pitchCents
+            var whole = Double(Int(x))
+            if whole > x { whole -= 1 }
+            sums.pitchCents = whole
+            sums.pitchFraction = x - whole
+        }
         return sums
+    }
+
+    /// The frame a voice of region `r` starts at when its note-on modulators move the sample's
+    /// start (`sums` lanes 6 and 7): the region's fine and coarse offsets with theirs, each sum cut
+    /// down to a whole number (FluidSynth's `(int)`), within the sample. Thread: render.
+    /// Real-time safe.
+    @_noLocks
+    func startFrame(_ sums: NoteOnSums, region r: Int) -> Int {
+        let b = table.noteModulators.bounds[r]
+        let start = Int(b.startFine + sums.times[6]) + 32_768 * Int(b.startCoarse + sums.times[7])
+        return max(0, min(Int(table.regions[r].frameCount) - 1, start))
     }
 
     /// A source's value 0...127 now: the note's velocity or key, or the channel's controller.

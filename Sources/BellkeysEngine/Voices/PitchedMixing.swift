@@ -235,6 +235,13 @@ extension Engine {
                 }
             }
             var m = min(n - done, pitched.envelope.pieceLeft)
+            if pitched.holdsInDelay, pitched.envelope.stage.is(.delay) {
+                // Nothing read in the delay: the sample starts as the attack does.
+                holdInDelay(slot: slot, region: region, &pitched, gain: voice.gain.target, frameCount: m)
+                voice.gain.advance(by: m)
+                done += m
+                continue
+            }
             if pitched.isModulated {
                 if pool.modulatedVoices[slot].tickLeft == 0 {
                     tickModulation(slot: slot, region: region, &pitched, gain: voice.gain.target)

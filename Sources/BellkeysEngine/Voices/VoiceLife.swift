@@ -101,6 +101,22 @@ extension Engine {
         }
     }
 
+    /// Starts the modulation of a voice of region `r` (which has it): its note-on modulators'
+    /// depths (`sums`), and its own envelope's stages when they move its times. Thread: render.
+    /// Real-time safe.
+    @_noLocks
+    func startModulation(slot: Int, region r: Int, _ sums: NoteOnSums) {
+        pool.modulatedVoices[slot] = ModulatedVoice()
+        pool.modulatedVoices[slot].depths = sums.depths
+        let key = table.regions[r]
+        pool.modulatedVoices[slot].pitchFraction = key.modulatorCount > 0 ? sums.pitchFraction : key.pitchFraction
+        if key.hasTimedModulation {
+            pool.voiceModulations[slot] = countedModulation(
+                key.modulation, key.modulationTimecents + sums.times.highHalf)
+            pool.modulatedVoices[slot].ownsTicks = true
+        }
+    }
+
     /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
     @_noLocks
     func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
@@ -151,6 +167,9 @@ extension Engine {
             var pitched = PitchedVoice()
             pitched.isStereo = key.isStereo
             pitched.phaseFrames = UInt64(key.offset) << 32
+            if sums.times[6] != 0 || sums.times[7] != 0 {
+                pitched.phaseFrames = UInt64(startFrame(sums, region: r)) << 32
+            }
             pitched.increment = table.increments[k]
             pitched.baseIncrement = table.increments[k]
             pitched.kernel = table.incrementKernels[k]
@@ -159,19 +178,14 @@ extension Engine {
                 tune(&pitched, factor: 1)
             }
             pitched.loop = key.loop
+            pitched.holdsInDelay = key.holdsInDelay
             pitched.looping = key.loop.is(.continuous) || key.loop.is(.sustain)
             pitched.loopStart = key.loopStart
             pitched.loopEnd = key.loopEnd
             startVoiceEnvelope(slot: slot, region: r, &pitched, times: sums.times.lowHalf, strike: strike)
             if key.hasModulation {
                 pitched.isModulated = true
-                pool.modulatedVoices[slot] = ModulatedVoice()
-                pool.modulatedVoices[slot].depths = sums.depths
-                if key.hasTimedModulation {
-                    pool.voiceModulations[slot] = countedModulation(
-                        key.modulation, key.modulationTimecents + sums.times.highHalf)
-                    pool.modulatedVoices[slot].ownsTicks = true
-                }
+                startModulation(slot: slot, region: r, sums)
             }
             pool.pitchedVoices[slot] = pitched
             if table.sets[key.set].followsPitchBend, midi.channels[channel].bend != 8192 {

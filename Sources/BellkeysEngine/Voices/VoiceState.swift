@@ -76,6 +76,10 @@ struct RegionSlot {
     /// those times, as above, the sustain in tenths of a percent.
     var hasTimedModulation = false
     var modulationTimecents = SIMD8<Double>()
+    /// Whether its voices read nothing in their envelope's delay (`Envelope.readsInDelay` false).
+    var holdsInDelay = false
+    /// The fraction of a cent its whole-cent pitch leaves (`Region.pitchCentsFraction`).
+    var pitchFraction = 0.0
 }
 
 /// Where a voice is in its life.
@@ -180,6 +184,8 @@ struct PitchedVoice {
     /// Whether its envelope's times are its own (`VoicePool.voiceEnvelopes[slot]`: its note-on
     /// modulators moved them), not its region's.
     var ownsEnvelope = false
+    /// Whether it reads nothing while its envelope is in its delay (`RegionSlot.holdsInDelay`).
+    var holdsInDelay = false
 
     @_noLocks
     init() {}

@@ -1,0 +1,108 @@
+import BellkeysModel
+import Glibc
+import Testing
+
+@testable import BellkeysEngine
+
+/// Two rules of a SoundFont voice, as FluidSynth 2.3 plays one: nothing is read in the volume
+/// envelope's delay (the sample starts as the attack does), and a modulated pitch moves in
+/// whole cents. Found by comparing every melodic preset of Debian's fonts with FluidSynth:
+/// FluidR3's Drawbar Organ (a delay of 6 blocks at soft velocities) read 384 frames ahead,
+/// and layered presets whose modulation moves the pitch a few cents (TimGM6mb's Church Organ
+/// and Synth Bass 2, FluidR3's Chiffer Lead) beat against themselves at another rate.
+@Suite struct SoundFontVoiceRules {
+    /// A looped 1 kHz sine at 48 kHz under an envelope of 10 ms delay and 5 ms attack.
+    func delayed(readsInDelay: Bool, delay: Double = 0.01) -> Region {
+        var region = filteredSine()
+        region.filter = nil
+        region.envelope = Envelope(delay: delay, attack: 0.005, release: 0.05)
+        region.envelope?.readsInDelay = readsInDelay
+        return region
+    }
+
+    func rendered(_ region: Region, at frame: Int64, modulation: VoiceModulation? = nil) -> [Float] {
+        var region = region
+        region.modulation = modulation
+        let e = sineEngine(region)
+        e.enqueue(.noteOn(frame: frame, note: 67, velocity: 100))
+        e.enqueue(.noteOff(frame: 4_000, note: 67))
+        return render(e, 9_600)
+    }
+
+    @Test func nothingIsReadInTheDelay() {
+        // 10 ms at 48 kHz: 480 frames. Held in the delay, the voice sounds as one with no delay
+        // struck 480 frames later, bit for bit; read through it, it does not.
+        let held = rendered(delayed(readsInDelay: false), at: 0)
+        let later = rendered(delayed(readsInDelay: false, delay: 0), at: 480)
+        let read = rendered(delayed(readsInDelay: true), at: 0)
+        let (same, differs) = (held == later, held != read)
+        #expect(same && differs)
+        #expect(held[..<480].allSatisfy { $0 == 0 } && held[480...].contains { $0 != 0 })
+        // A modulated voice's ticks still run from the note-on: its vibrato is where it would be.
+        let vibrato = VoiceModulation(vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50)
+        let modulatedHeld = rendered(delayed(readsInDelay: false), at: 0, modulation: vibrato)
+        let modulatedLater = rendered(delayed(readsInDelay: false, delay: 0), at: 480, modulation: vibrato)
+        #expect(modulatedHeld[..<480].allSatisfy { $0 == 0 } && modulatedHeld != modulatedLater)
+    }
+
+    @Test func aModulatedPitchMovesInWholeCents() {
+        // The vibrato LFO at 5 Hz, 7.5 cents deep, on a region whose pitch leaves 0.4 of a cent
+        // above its whole cent: each tick's increment is the sample's step × 2^(⌊0.4 + LFO ×
+        // 7.5⌋ / 1200), where the exact voice takes 2^(LFO × 7.5 / 1200).
+        for whole in [false, true] {
+            var region = delayed(readsInDelay: false, delay: 0)
+            region.pitchKeycenter = 67
+            region.pitchCentsFraction = 0.4
+            var modulation = VoiceModulation(vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 7.5)
+            modulation.pitchInWholeCents = whole
+            region.modulation = modulation
+            let e = sineEngine(region)
+            e.enqueue(.noteOn(frame: 0, note: 67, velocity: 100))
+            var lfo = 0.0, step = 4 * 64 * 5.0 / 48_000
+            var seen = Set<UInt64>()
+            for k in 0..<40 {
+                _ = render(e, k == 0 ? 1 : 64)
+                stepLFO(&lfo, &step, age: 64 * k, delay: 0)
+                var cents = lfo * 7.5
+                if whole { cents = (0.4 + cents).rounded(.down) }
+                let expected = UInt64(4_294_967_296 * exp2Fast(cents / 1200) + 0.5)
+                let slot = Int(e.pool.active[0])
+                #expect(e.pool.pitchedVoices[slot].increment == expected, "whole \(whole), tick \(k)")
+                seen.insert(e.pool.pitchedVoices[slot].increment)
+            }
+            // Whole cents: −8 ... 7 cents, 16 steps at most; exact: a step a tick.
+            #expect(whole ? seen.count <= 16 : seen.count > 30)
+        }
+    }
+
+    @Test func aNoteOnPitchModulatorIsCutWithTheRegionsFraction() {
+        // 3.3 cents × velocity/128 on a region 0.4 of a cent above its whole cent: the voice
+        // plays ⌊0.4 + 3.3 v/128⌋ cents up (velocity 100: 2.978 → 2), and its vibrato later is
+        // cut with what is left (0.978).
+        var region = delayed(readsInDelay: false, delay: 0)
+        region.pitchKeycenter = 67
+        region.pitchCentsFraction = 0.4
+        var modulators = NoteModulators(modulators: [
+            Modulator(source: .velocity, curve: Modulator.linear, amount: 3.3, destination: .pitchCents)
+        ])
+        modulators.pitchInWholeCents = true
+        region.noteModulators = modulators
+        for velocity in [30, 100, 127] {
+            let e = sineEngine(region)
+            e.enqueue(.noteOn(frame: 0, note: 67, velocity: velocity))
+            _ = render(e, 1)
+            let cents = (0.4 + 3.3 * Double(velocity) / 128).rounded(.down)
+            let expected = UInt64(Double(UInt64(1) << 32) * exp2Fast(cents / 1200) + 0.5)
+            #expect(e.pool.pitchedVoices[Int(e.pool.active[0])].baseIncrement == expected, "velocity \(velocity)")
+        }
+        var modulated = region
+        var vibrato = VoiceModulation(vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 7.5)
+        vibrato.pitchInWholeCents = true
+        modulated.modulation = vibrato
+        let e = sineEngine(modulated)
+        e.enqueue(.noteOn(frame: 0, note: 67, velocity: 100))
+        _ = render(e, 1)
+        let left = e.pool.modulatedVoices[Int(e.pool.active[0])].pitchFraction
+        #expect(abs(left - (0.4 + 3.3 * 100 / 128 - 2)) < 1e-12)
+    }
+}
