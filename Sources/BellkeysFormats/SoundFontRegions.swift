@@ -297,10 +297,12 @@ private struct FluidSynthPitch {
     }
 
     /// The fraction of a cent FluidSynth cuts from `key`'s pitch, which cuts what modulators add
-    /// with it (the same for every key of a zone: its scale tuning is a whole number).
+    /// with it: 0 where the sum is a whole number (a scale tuning of 100), near 1 where the
+    /// floating-point sum falls just short of one (5999.999...), which can differ key by key. A
+    /// zone with a fixed key plays its exact pitch (`centsCut`), and 0 here with it.
     func fraction(_ key: Int) -> Double {
-        let k = zone[.keynum] >= 0 ? min(127, zone[.keynum]) : key
-        let pitch = scale * (Double(k) - rootPitch / 100) + rootPitch + coarseAndFine
+        guard zone[.keynum] < 0 else { return 0 }
+        let pitch = scale * (Double(key) - rootPitch / 100) + rootPitch + coarseAndFine
         return pitch >= 0 ? pitch - pitch.rounded(.towardZero) : 0
     }
 }

@@ -38,11 +38,33 @@ import Testing
         let (same, differs) = (held == later, held != read)
         #expect(same && differs)
         #expect(held[..<480].allSatisfy { $0 == 0 } && held[480...].contains { $0 != 0 })
-        // A modulated voice's ticks still run from the note-on: its vibrato is where it would be.
+        // A modulated voice's ticks still run from the note-on: tick by tick its increment is a
+        // voice's with no delay struck at the same frame, through the delay and after it.
         let vibrato = VoiceModulation(vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50)
-        let modulatedHeld = rendered(delayed(readsInDelay: false), at: 0, modulation: vibrato)
-        let modulatedLater = rendered(delayed(readsInDelay: false, delay: 0), at: 480, modulation: vibrato)
-        #expect(modulatedHeld[..<480].allSatisfy { $0 == 0 } && modulatedHeld != modulatedLater)
+        var engines: [Engine] = []
+        for delay in [0.01, 0] {
+            var region = delayed(readsInDelay: false, delay: delay)
+            region.modulation = vibrato
+            let e = sineEngine(region)
+            e.enqueue(.noteOn(frame: 0, note: 67, velocity: 100))
+            engines.append(e)
+        }
+        for k in 0..<30 {
+            let increments = engines.map { e in
+                _ = render(e, k == 0 ? 1 : 64)
+                return e.pool.pitchedVoices[Int(e.pool.active[0])].increment
+            }
+            #expect(increments[0] == increments[1], "tick \(k)")
+        }
+    }
+
+    @Test func aNoteOffInTheDelayEndsTheVoiceSilently() {
+        // As FluidSynth's: released from nothing, it ends, and nothing was read.
+        let e = sineEngine(delayed(readsInDelay: false))
+        e.enqueue(.noteOn(frame: 0, note: 67, velocity: 100))
+        e.enqueue(.noteOff(frame: 100, note: 67))
+        let out = render(e, 4_800)
+        #expect(out.allSatisfy { $0 == 0 } && e.activeCount == 0)
     }
 
     @Test func aModulatedPitchMovesInWholeCents() {

@@ -92,4 +92,43 @@ import Testing
         #expect(soundFontControllerDefaults[7] == 100 && soundFontControllerDefaults[11] == 127)
         #expect(soundFontControllerDefaults[74] == 64 && soundFontControllerDefaults[1] == nil)
     }
+
+    /// Generators 25 to 30 (the modulation envelope's times), 0 and 4 (the sample's start) as
+    /// destinations; a zone's region keeps what the engine adds them to: its start offsets,
+    /// whole cents, the modulation envelope's timecents when they move it, and its volume
+    /// envelope reads nothing in its delay.
+    @Test func envelopeTimesAndTheStartAsDestinations() throws {
+        func mod(_ destination: UInt16) -> SoundFontModulator {
+            SoundFontModulator(source: 0x0002, destination: destination, amount: 300, amountSource: 0, transform: 0)
+        }
+        let expected: [UInt16: ModulatorDestination] = [
+            25: .modulationEnvelopeDelayCents, 26: .modulationEnvelopeAttackCents, 27: .modulationEnvelopeHoldCents,
+            28: .modulationEnvelopeDecayCents, 29: .modulationEnvelopeSustainPerMille,
+            30: .modulationEnvelopeReleaseCents, 0: .startOffsetFrames, 4: .startOffsetCoarseFrames,
+        ]
+        for (generator, destination) in expected {
+            let made = try #require(noteModulators(mod(generator)), "generator \(generator)")
+            #expect(made.map(\.destination) == [destination] && made[0].amount == 300, "generator \(generator)")
+            #expect(modulatorLeftOut(mod(generator)) == nil, "generator \(generator)")
+        }
+        #expect(ModulatorDestination.modulationEnvelopeReleaseCents.isModulationEnvelopeTime)
+        #expect(!ModulatorDestination.startOffsetFrames.isModulationEnvelopeTime)
+        #expect(!ModulatorDestination.modulationEnvelopeDelayCents.isEnvelopeTime)
+
+        var builder = testFont()
+        builder.instruments[0].zones[1].modulators = [mod(26), mod(0)]
+        builder.instruments[0].zones[1].generators += [
+            (.modEnvToPitch, 50), (.attackModEnv, -1_200), (.startAddrsOffset, 7),
+        ]
+        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+        let zone = voiceZones(of: font.presets[0], in: font)![0]
+        let region = soundFontRegions(
+            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
+            bankRate: 48_000)[0]
+        let set = try #require(region.noteModulators)
+        #expect(set.startOffsets == (7, 0) && set.pitchInWholeCents)
+        #expect(region.modulation?.envelope.timecents?.attack == -1_200)
+        #expect(region.modulation?.pitchInWholeCents == true && region.pitchCentsFraction == 0)
+        #expect(region.envelope?.readsInDelay == false && region.envelope?.timecents == nil)
+    }
 }

@@ -9,7 +9,7 @@ FluidSynth has ended the previous voice), renders it with FluidSynth 2.3.1 and w
 
   onset     the lag that best aligns the note's first 2048 frames in the two renders
             (from the voice's start, or from 128 frames before FluidSynth's onset on
-            a side that starts later; cross-correlation, +-256 frames, parabolic
+            a side where that comes later; cross-correlation, +-256 frames, parabolic
             refinement), after
             FluidSynth's latency: its `-F` renderer starts a voice late by a known
             amount (see fluid_start). Within 2 frames. Also printed: each render's
@@ -324,19 +324,19 @@ def measure(fs, bk, notes, cand_lat):
     for n, key, vel in notes:
         lat = fluid_start(n) - n
         chans = []
-        # A channel a pan turns off in both renders (80 dB under the other channel) is alike. From
-        # the third block on: FluidSynth ramps a voice's amplitude from what its slot last played
+        # A channel a pan turns off in both renders (80 dB under the other channel) is alike;
+        # FluidSynth's from its third block on: it ramps a voice's amplitude from what its slot last played
         # over its first block, so a hard-panned drum on a recycled slot leaks 30 dB down into the
         # other channel for 64 frames (TimGM6mb's Mute Triangle).
-        side = lambda x, c, at: rms(seg(x[:, c], at + 2 * BLOCK, at + LEVEL_LEN))
+        side = lambda x, c, at: rms(seg(x[:, c], at, at + LEVEL_LEN))
         off = [all(side(x, c, at) <= 1e-4 * max(side(x, 0, at), side(x, 1, at))
-                   for x, at in ((fs, fluid_start(n)), (bk, n))) for c in range(2)]
+                   for x, at in ((fs, fluid_start(n) + 2 * BLOCK), (bk, n))) for c in range(2)]
         # The windows of the measures below start at FluidSynth's first onset of either channel
         # (a voice starts on both at once), and the candidate's at the same point of its note,
         # found by the aligned lag, so that both measure the same stretch of sound: a threshold
         # onset moves with a low note's phase and with two layers' beating (Rhodes EP at C2
         # crosses 17 frames apart in the two renders; Polysynth's right side 270).
-        starts = [[o for o in (onset(x[:, c], n) for c in range(2)) if o is not None] for x in (fs, bk)]
+        starts = [o for o in (onset(fs[:, c], n) for c in range(2)) if o is not None]
         for c in range(2):
             a, b = fs[:, c], bk[:, c]
             oa, ob = onset(a, n), onset(b, n)
@@ -344,13 +344,13 @@ def measure(fs, bk, notes, cand_lat):
                 chans.append(dict(silent=True, off=off[c], oa=oa, ob=ob))
                 continue
             shown = (oa, ob)
-            # Aligned from the voice's start, or from a little before this side's own onset where
-            # it starts later (a layer with a delay of its own on one side: TimGM6mb's Synth
-            # Strings 2 starts its right side 0.1 s in).
+            # Aligned from the voice's start, or from 128 frames before this side's own onset where
+            # that comes later (a layer with a delay of its own on one side: TimGM6mb's Synth
+            # Strings 2 starts its right side 0.1 s in; and any attack slower than 3 ms).
             at = max(fluid_start(n), oa - 128)
             lag = align(seg(a, at, at + ALIGN_LEN),
                         seg(b, at - fluid_start(n) + n + cand_lat(n), at - fluid_start(n) + n + cand_lat(n) + ALIGN_LEN))
-            oa = min(starts[0])
+            oa = min(starts)
             ob = oa - fluid_start(n) + n + cand_lat(n) + int(round(lag))
             peak = np.abs(seg(a, oa, oa + HOLD)).max()
             loud = np.nonzero(np.abs(seg(a, oa, oa + HOLD)) > 1e-3 * peak)[0]

@@ -53,6 +53,10 @@ extension Engine {
             pool.modulatedVoices[slot].tickLeft -= k
             at += k
         }
+        // FluidSynth's filter is not computed in the delay: its first coefficients after it are
+        // set at once (`filter_startup`), not reached over a tick.
+        pool.modulatedVoices[slot].lastCutoff = -1
+        pool.modulatedVoices[slot].filterStepsLeft = 0
     }
 }
 
