@@ -54,11 +54,9 @@ func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> E
 /// key from 60), before FluidSynth clips and counts them: for the engine to count again with
 /// what the note-on modulators add.
 func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
-    EnvelopeTimecents(
-        delay: Double(zone[.delayVolEnv]), attack: Double(zone[.attackVolEnv]),
-        hold: Double(zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)),
-        decay: Double(zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)),
-        sustainCentibels: Double(zone[.sustainVolEnv]), release: Double(zone[.releaseVolEnv]))
+    envelopeGenerators(
+        zone, key: key, [.delayVolEnv, .attackVolEnv, .holdVolEnv, .decayVolEnv, .sustainVolEnv, .releaseVolEnv],
+        keyToHold: .keynumToVolEnvHold, keyToDecay: .keynumToVolEnvDecay)
 }
 
 /// The modulation envelope's generators of `zone` for a note of `key` (hold and decay moved by
@@ -66,11 +64,22 @@ func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> Envelop
 /// percent) in `sustainCentibels`: for the engine to count again with what the note-on
 /// modulators add.
 func soundFontModulationTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
+    envelopeGenerators(
+        zone, key: key, [.delayModEnv, .attackModEnv, .holdModEnv, .decayModEnv, .sustainModEnv, .releaseModEnv],
+        keyToHold: .keynumToModEnvHold, keyToDecay: .keynumToModEnvDecay)
+}
+
+/// The six generators `stages` names (delay, attack, hold, decay, sustain, release) of `zone`,
+/// hold and decay moved by `keyToHold` and `keyToDecay` × (60 − `key`).
+private func envelopeGenerators(
+    _ zone: SoundFontVoiceZone, key: Int, _ stages: [SoundFontGenerator], keyToHold: SoundFontGenerator,
+    keyToDecay: SoundFontGenerator
+) -> EnvelopeTimecents {
     EnvelopeTimecents(
-        delay: Double(zone[.delayModEnv]), attack: Double(zone[.attackModEnv]),
-        hold: Double(zone[.holdModEnv] + zone[.keynumToModEnvHold] * (60 - key)),
-        decay: Double(zone[.decayModEnv] + zone[.keynumToModEnvDecay] * (60 - key)),
-        sustainCentibels: Double(zone[.sustainModEnv]), release: Double(zone[.releaseModEnv]))
+        delay: Double(zone[stages[0]]), attack: Double(zone[stages[1]]),
+        hold: Double(zone[stages[2]] + zone[keyToHold] * (60 - key)),
+        decay: Double(zone[stages[3]] + zone[keyToDecay] * (60 - key)),
+        sustainCentibels: Double(zone[stages[4]]), release: Double(zone[stages[5]]))
 }
 
 /// The modulation envelope and the LFOs of `zone` for a note of `key` and where they go

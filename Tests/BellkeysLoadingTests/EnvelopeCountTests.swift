@@ -10,13 +10,19 @@ import Testing
 /// envelope (`soundFontModulation` and `ModulationTicks` against `countedModulation`). Unmoved,
 /// they must agree.
 @Suite struct EnvelopeCounts {
-    @Test func theEngineCountsAsTheReaderDoes() {
-        let rate = 44_100
+    static let rate = 44_100
+
+    /// An engine at `rate` with nothing to play: the engine's counting is what is asked of it.
+    static func engine() -> Engine {
         var config = EngineConfiguration(sampleRate: rate)
         config.limiterThreshold = 100
-        let engine = Engine(
+        return Engine(
             bank: SampleBank(samples: [[0.5]], sampleRate: rate), instrument: Instrument(keys: []),
             configuration: config)
+    }
+
+    @Test func theEngineCountsAsTheReaderDoes() {
+        let rate = Self.rate, engine = Self.engine()
         let times = [-32_768, -12_000, -7_200, -1_200, 0, 1_181, 5_000, 8_000, 9_000]
         let sustains = [0, 100, 960, 1_000, 1_440]
         for k in times.indices {
@@ -46,12 +52,7 @@ import Testing
     }
 
     @Test func theEngineCountsTheModulationEnvelopeAsTheReaderDoes() {
-        let rate = 44_100
-        var config = EngineConfiguration(sampleRate: rate)
-        config.limiterThreshold = 100
-        let engine = Engine(
-            bank: SampleBank(samples: [[0.5]], sampleRate: rate), instrument: Instrument(keys: []),
-            configuration: config)
+        let rate = Self.rate, engine = Self.engine()
         let times = [-32_768, -12_000, -7_200, -1_200, 0, 1_181, 5_000, 8_000, 9_000]
         let sustains = [0, 100, 960, 1_000, 1_440]
         for k in times.indices {
