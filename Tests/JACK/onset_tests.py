@@ -9,7 +9,7 @@ from analysis import HOLES, compare, jump, onsets_ok
 from bells import step_bell
 from common import PERIOD, RATE, WRAP, bellkeys_lines, check, folder_for, frame
 from files import write_map
-from takes import as_bellkeys_played, perform, probe_ok, render, stopped_ok
+from takes import compare_take, perform, probe_ok, render, stopped_ok
 
 
 def onset_schedule():
@@ -55,8 +55,7 @@ def test_onsets():
           f"onsets: the {len(sent)} events went out at {len(offsets)} different offsets in their {PERIOD}-frame cycles "
           f"({'every one of 0 to 63' if offsets == list(range(64)) else f'0 to {PERIOD - 1}'}), each its frame's")
     onsets_ok("onsets", take.audio, notes)
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("onsets", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
+    compare_take("onsets", take, events, lambda notes, n: render(folder, map_path, notes, 2, n))
 
 
 def test_channels():
@@ -73,8 +72,7 @@ def test_channels():
     if not probe_ok("channels", take):
         return
     onsets_ok("channels", take.audio, notes, what=" of channel 1")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("channels", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
+    compare_take("channels", take, events, lambda notes, n: render(folder, map_path, notes, 2, n))
     counted = f"JACK MIDI messages {len(events)} (not played {len(drums)})"
     check(counted in take.log, f"channels: the {len(drums)} drum notes were not played ({counted!r} in: {bellkeys_lines(take.log)})")
 
@@ -90,8 +88,7 @@ def test_order_after():
     # JACK2 makes the MIDI connection, which closes a loop, a feedback connection: bellkeys reads
     # the sender's buffer before the sender fills it, so it gets each cycle's events a cycle late.
     onsets_ok("order-after", take.audio, notes, delay=PERIOD, what=" (the sender after bellkeys)")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("order-after", audio, render(folder, map_path, played, 2, len(audio)), shift=PERIOD, holes=holes)
+    compare_take("order-after", take, events, lambda notes, n: render(folder, map_path, notes, 2, n), shift=PERIOD)
 
 
 def test_bufsize():

@@ -12,8 +12,8 @@ from bells import step_bell
 from common import BELLKEYS, PIPEWIRE_PID, PROBE, RATE, WORK, WRAP, bellkeys_lines, check, folder_for, frame
 from files import write_map
 from servers import connections, forget_server, jack_lsp, start_bellkeys, start_server, stop_bellkeys, stop_server
-from analysis import compare, jump, onsets_ok, unchecked
-from takes import as_bellkeys_played, bellkeys_skipped, perform, probe_ok, record_ok, render, stopped_ok
+from analysis import jump, onsets_ok, unchecked
+from takes import compare_take, bellkeys_skipped, perform, probe_ok, record_ok, render, stopped_ok
 
 
 def test_ports():
@@ -196,7 +196,5 @@ def test_stall():
           f"and bellkeys: {said}, {net} frames not played in all")
     notes = [(at, jump(8192, velocity)) for at, _, _, velocity in events if not unchecked(at, margin=500)]
     onsets_ok("stall", take.audio, notes, what=" outside the stalls")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("stall", audio, render(folder, map_path, played, 2, len(audio)), holes=holes,
-            what="the take up to the first stall")
+    compare_take("stall", take, events, lambda notes, n: render(folder, map_path, notes, 2, n), what="the take")
     record_ok("stall", take, events, recording)

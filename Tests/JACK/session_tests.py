@@ -79,23 +79,28 @@ def test_sfz_reload():
         return
     check("reloaded " in take.log, "sfz-reload: SIGHUP reloaded the SFZ file (" + bellkeys_lines(take.log) + ")")
     quiet, loud = jump(4096, 100) * 10 ** (-12 / 20), jump(4096, 100)
-    # (The notes in stretches the probe missed are left out here, as onsets_ok leaves them out,
-    # so its errors line up with these notes.)
-    notes = [(at, quiet if at < frame(1.0) else loud) for at, _, _, _ in events
-             if (at < frame(0.95) or at > frame(1.45)) and not unchecked(at, margin=500)]
+    # The SIGHUP goes at 1.0 s by the wall clock, which the server's frames can fall behind (a
+    # dummy jackd with xruns: in one run the note at 0.9 s was already loud): so the notes are
+    # split where they turn loud, and that must happen once, near 1.0 s, every note before it
+    # at one level and every note after it at the other, 12 dB apart. (The notes in stretches
+    # the probe missed are left out here, as onsets_ok leaves them out, so its errors line up.)
+    # (Each note is looked for as a quiet one: a loud one passes that threshold too.)
+    notes = [(at, quiet) for at, _, _, _ in events if not unchecked(at, margin=500)]
     errors = onsets_ok("sfz-reload", take.audio, notes, what=" of both files")
     x = take.audio[:, 0].astype(np.float64)
-    first = [x[at + e] - x[at + e - 1] for (at, level), e in zip(notes, errors) if e is not None and level == quiet]
-    second = [x[at + e] - x[at + e - 1] for (at, level), e in zip(notes, errors) if e is not None and level == loud]
+    levels = [(at, x[at + e] - x[at + e - 1]) for (at, _), e in zip(notes, errors) if e is not None]
+    turn = next((i for i, (_, level) in enumerate(levels) if level > (quiet * loud) ** 0.5), len(levels))
+    first, second = [level for _, level in levels[:turn]], [level for _, level in levels[turn:]]
     if len(first) < 3 or len(second) < 3:
         check(False, f"sfz-reload: too few onsets to compare levels ({len(first)} before the reload, {len(second)} after)")
         return
     ratio = np.median(second) / np.median(first)
     check(max(first) - min(first) < 1e-6 and max(second) - min(second) < 1e-6
-          and abs(ratio / 10 ** (12 / 20) - 1) < 1e-5,
+          and abs(ratio / 10 ** (12 / 20) - 1) < 1e-5 and frame(0.5) < levels[turn][0] < frame(1.5),
           f"sfz-reload: the notes after the reload are 12 dB louder ({20 * np.log10(ratio):.5f} dB over "
           f"{len(first)} and {len(second)} notes; levels {min(first):.6f}..{max(first):.6f} before, "
-          f"{min(second):.6f}..{max(second):.6f} after)")
+          f"{min(second):.6f}..{max(second):.6f} after, the first loud one at {levels[turn][0] / RATE:.2f} s, "
+          f"the reload sent at 1.0 s)")
 
 
 def test_keyboard():

@@ -8,12 +8,12 @@ import time
 
 import numpy as np
 
-from analysis import compare, jump, unchecked
+from analysis import jump, unchecked
 from bells import step_bell
 from common import PERIOD, RATE, ROOT, bellkeys_lines, check, folder_for, frame
 from bells import write_wav
 from files import tone_bell, write_map
-from takes import as_bellkeys_played, perform, probe_ok, render, stopped_ok
+from takes import compare_take, perform, probe_ok, render, stopped_ok
 
 
 def test_room():
@@ -41,8 +41,7 @@ def test_room():
     last = events[-1][0] + 4800
     check(bool(np.any(left[last:] != 0)) and bool(np.any(left != right)),
           "room: the take is stereo (left and right differ) and the hall rings on after the last strike")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("room", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
+    compare_take("room", take, events, lambda notes, n: render(folder, map_path, notes, 2, n))
 
 
 def test_sets():
@@ -88,8 +87,7 @@ def test_sets():
         return
     check("program change chose no set (the last: program 33 on channel 1)" in take.log,
           f"sets: bellkeys told of the program no set has: {bellkeys_lines(take.log)}")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("sets", audio, render(folder, map_path, played, 2, len(audio)), holes=holes)
+    compare_take("sets", take, events, lambda notes, n: render(folder, map_path, notes, 2, n))
 
 
 def test_transpose():
@@ -118,9 +116,8 @@ def test_transpose():
     said = f"settings from {config}/bellkeys/bellkeys.conf: --transpose 12"
     check(said in take.log and "transposed up 12 semitones" in take.log,
           f"transpose: the start-up report names the settings file and the transposition: {bellkeys_lines(take.log)}")
-    audio, played, holes = as_bellkeys_played(take, events)
-    moved = [(at, status, note + 12, value) for at, status, note, value in played]
-    compare("transpose", audio, render(folder, map_path, moved, 2, len(audio)), holes=holes)
+    compare_take("transpose", take, events, lambda notes, n: render(
+        folder, map_path, [(at, status, note + 12, value) for at, status, note, value in notes], 2, n))
 
 
 def test_instrument():
@@ -164,8 +161,7 @@ def test_instrument():
     if not probe_ok("instrument", take):
         return
     check(bool(np.any(take.audio[:, 0] != take.audio[:, 1])), "instrument: the take is stereo (the wide sample, the pan)")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("instrument", audio, render(folder, sfz, played, 2, len(audio)), holes=holes)
+    compare_take("instrument", take, events, lambda notes, n: render(folder, sfz, notes, 2, n))
 
 
 def test_classroom():
@@ -264,10 +260,8 @@ def test_classroom():
             jumps = at + np.nonzero(np.diff(left[at:at + 8192]) > 0.4 * jump(level, velocity) * 2 ** 0.5)[0]
             at = int(jumps[0]) if len(jumps) else at
         played.append((at, status, note, velocity))
-    audio, sounded, holes = as_bellkeys_played(take, sorted(played + phone_events))
-    rendered = render(folder, map_path, sounded, 2, len(audio))
-    compare("classroom", audio, rendered, holes=holes,
-            what=f"the take (keyboard left, {sum(p != e for p, e in zip(played, events))} notes sent late in holes where they sounded; phone right) during a flood of {flood['connections']} connections, {flood['garbage']} of garbage, "
+    compare_take("classroom", take, sorted(played + phone_events), lambda notes, n: render(folder, map_path, notes, 2, n),
+                 what=f"the take (keyboard left, {sum(p != e for p, e in zip(played, events))} notes sent late in holes where they sounded; phone right) during a flood of {flood['connections']} connections, {flood['garbage']} of garbage, "
                  f"{flood['closed']} clients past the message limit,")
 
 
@@ -326,5 +320,4 @@ def test_dynamics():
     check(0 < all_off <= release * 1000 + 1, f"dynamics: all-notes-off silences two bells of channel 2 in {all_off:.1f} ms")
     ringing = peak(frame(3.1), frame(3.15))
     check(ringing > 0.01, f"dynamics: a ringing key's bell sounds on after its note-off (peak {ringing:.3f} 50-100 ms after it)")
-    audio, played, holes = as_bellkeys_played(take, events)
-    compare("dynamics", audio, render(folder, map_path, played, 3, len(audio)), holes=holes)
+    compare_take("dynamics", take, events, lambda notes, n: render(folder, map_path, notes, 3, n))
