@@ -47,6 +47,7 @@ func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> E
         release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
     // FluidSynth reads nothing of a voice in its delay: the sample starts as the attack does.
     envelope.readsInDelay = false
+    envelope.decaysInBlocks = true
     return envelope
 }
 

@@ -44,6 +44,13 @@ public struct Envelope: Sendable, Equatable {
     /// delay; its modulation envelope and LFOs run from the note-on all the same).
     public var readsInDelay = true
 
+    /// Whether the decay to the sustain level lasts whole 64-frame blocks, its last block's fall
+    /// spread over that block (true: a SoundFont's, as FluidSynth moves its volume envelope once
+    /// a block, clamps it at the sustain level, and ramps the amplitude across each block), or
+    /// ends on the frame the curve reaches the level (false: SFZ's). A decay shorter than a
+    /// block is then a ramp over one block, not a step.
+    public var decaysInBlocks = false
+
     /// The times as a SoundFont gives them, for a region whose note-on modulators move them
     /// (nil otherwise): the engine adds the modulators' cents to these and counts each time in
     /// 64-frame blocks as FluidSynth does (`EnvelopeTimecents`). The seconds above are the

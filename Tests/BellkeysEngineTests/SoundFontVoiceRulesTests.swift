@@ -127,4 +127,40 @@ import Testing
         let left = e.pool.modulatedVoices[Int(e.pool.active[0])].pitchFraction
         #expect(abs(left - (0.4 + 3.3 * 100 / 128 - 2)) < 1e-12)
     }
+
+    /// A constant sample at full level for 64 frames (no attack, a 64-frame hold), then a decay
+    /// that falls to the sustain level (−6 dB) in 10 frames.
+    func fastDecay(inBlocks: Bool) -> [Float] {
+        var region = Region(sampleIndex: 0)
+        region.loopMode = .continuous
+        region.loopEnd = 47_999
+        region.envelope = Envelope(hold: 64.0 / 48_000, decay: 150.0 / 48_000, sustain: 0.5, release: 0.05)
+        region.envelope?.decaysInBlocks = inBlocks
+        let bank = SampleBank(samples: [constant(0.5, 48_000)], sampleRate: 48_000)
+        var config = EngineConfiguration(sampleRate: 48_000)
+        config.limiterThreshold = 100
+        var instrument = Instrument(keys: [])
+        instrument.regions = [region]
+        let e = Engine(bank: bank, instrument: instrument, configuration: config)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        return render(e, 400)
+    }
+
+    @Test func aDecayShorterThanABlockIsSpreadOverTheBlock() {
+        // FluidSynth moves its volume envelope once a block and ramps the amplitude across it:
+        // TimGM6mb's Bottle Blow decays to −2.3 dB in a frame, which FluidSynth plays as a ramp
+        // over 64 frames. A SoundFont's decay (decaysInBlocks) ends on the block: a straight line
+        // from full level at frame 64 (the first of the decay) to the sustain level at frame 128,
+        // then the level holds.
+        let blocks = fastDecay(inBlocks: true), frames = fastDecay(inBlocks: false)
+        let full = blocks[64]
+        #expect(full > 0.1 && blocks[0...64].allSatisfy { $0 == full })
+        let steps = (64..<128).map { blocks[$0 + 1] - blocks[$0] }
+        let step = (blocks[128] - full) / 64
+        #expect(steps.allSatisfy { abs($0 - step) < 1e-6 * full }, "\(steps)")
+        #expect(blocks[128...].allSatisfy { abs($0 - full / 2) < 1e-6 * full })
+        // An SFZ decay ends on the frame the curve reaches the level: 10 frames.
+        #expect(frames[64] == full && frames[74...].allSatisfy { abs($0 - full / 2) < 1e-6 * full })
+        #expect(frames[70] < blocks[70] - 0.2 * full)
+    }
 }

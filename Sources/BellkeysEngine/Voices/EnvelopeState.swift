@@ -33,13 +33,25 @@ struct EnvelopeFrames {
         decayRate = -fallLog2 / max(envelope.decay * rate, 1)
         releaseRate = -fallLog2 / max(envelope.release * rate, 1)
         sustain = Float(max(0, min(1, envelope.sustain)))
-        if sustain >= 1 {
-            decay = 0
-        } else if sustain <= 0 {
+        if sustain <= 0 {
             decay = max(1, Int((EnvelopeFrames.floorLog2 / decayRate).rounded()))
         } else {
-            decay = max(1, Int((log2(Double(sustain)) / decayRate).rounded()))
+            decay = EnvelopeFrames.decayFrames(sustain, decayRate, inBlocks: envelope.decaysInBlocks)
         }
+    }
+
+    /// Frames from full level down to `sustain` (above 0) at `rate`: 0 when it is full level;
+    /// to the frame the curve reaches it or, `inBlocks`, to the end of the 64-frame block it
+    /// does (FluidSynth's: it clamps the block's level there, and the amplitude ramps to it
+    /// over the block). Thread: any. Real-time safe.
+    @_noLocks
+    static func decayFrames(_ sustain: Float, _ rate: Double, inBlocks: Bool) -> Int {
+        if sustain >= 1 { return 0 }
+        let frames = log2Fast(Double(sustain)) / rate
+        guard inBlocks else { return max(1, Int(frames + 0.5)) }
+        // (Within a millionth of a block of a whole one is that one: the fall lands on it.)
+        let blocks = frames / 64 - 1e-6
+        return 64 * max(1, Int(blocks) + (blocks > Double(Int(blocks)) ? 1 : 0))
     }
 }
 
@@ -206,11 +218,7 @@ extension Engine {
         e.releaseRate = -fallLog2 / max(release, 1)
         let centibels = max(0, min(1_000, t[4]))
         e.sustain = Float(exp2Fast(-0.096 * centibels / 20 * 3.321_928_094_887_362_3))
-        if e.sustain >= 1 {
-            e.decay = 0
-        } else {
-            e.decay = max(1, Int(log2Fast(Double(e.sustain)) / e.decayRate + 0.5))
-        }
+        e.decay = EnvelopeFrames.decayFrames(e.sustain, e.decayRate, inBlocks: true)
         return e
     }
 }
