@@ -92,18 +92,20 @@ func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulatio
     let hold = zone[.holdModEnv] + zone[.keynumToModEnvHold] * (60 - key)
     let decay = zone[.decayModEnv] + zone[.keynumToModEnvDecay] * (60 - key)
     let envelope = ModulationEnvelope(
-        delay: zone[.delayModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.delayModEnv], in: -12_000...5_000),
-        attack: zone[.attackModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.attackModEnv], in: -12_000...8_000),
+        delay: seconds(timecents: zone[.delayModEnv], in: -12_000...5_000),
+        attack: seconds(timecents: zone[.attackModEnv], in: -12_000...8_000),
         hold: seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true),
         decay: seconds(timecents: decay, in: -12_000...8_000),
         sustain: max(0, min(1, 1 - Double(Float(0.001)) * Double(zone[.sustainModEnv]))),
-        release: zone[.releaseModEnv] <= -32_768 ? 0 : seconds(timecents: zone[.releaseModEnv], in: -12_000...8_000))
+        release: seconds(timecents: zone[.releaseModEnv], in: -12_000...8_000))
     // An LFO's frequency as FluidSynth converts it (`fluid_ct2hz_real`: cents clipped to
-    // -16,000...4,500, a positive value cut down to a whole cent), its delay as `fluid_tc2sec_delay`.
+    // -16,000...4,500, a positive value cut down to a whole cent), its delay as
+    // `fluid_voice_update_param` does: clipped to -12,000...5,000 before `fluid_tc2sec_delay`,
+    // so -32,768 is not "none" there but 1 ms (the LFO starts a block later than with none).
     func lfo(delay: SoundFontGenerator, frequency: SoundFontGenerator) -> ModulationLFO {
         let cents = Double(max(-16_000, min(4_500, zone[frequency])))
         let hertz = 8.175_798_915_643_707 * exp2((cents >= 0 ? cents.rounded(.towardZero) : cents) / 1200)
-        let wait = zone[delay] <= -32_768 ? 0 : seconds(timecents: zone[delay], in: -12_000...5_000)
+        let wait = seconds(timecents: zone[delay], in: -12_000...5_000)
         return ModulationLFO(delay: wait, frequency: hertz)
     }
     var modulation = VoiceModulation(

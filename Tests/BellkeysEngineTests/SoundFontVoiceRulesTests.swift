@@ -129,12 +129,14 @@ import Testing
     }
 
     /// A constant sample at full level for 64 frames (no attack, a 64-frame hold), then a decay
-    /// that falls to the sustain level (−6 dB) in 10 frames.
-    func fastDecay(inBlocks: Bool) -> [Float] {
+    /// that falls to the sustain level (−6 dB) in `frames` frames.
+    func fastDecay(inBlocks: Bool, frames: Double = 10) -> [Float] {
         var region = Region(sampleIndex: 0)
         region.loopMode = .continuous
         region.loopEnd = 47_999
-        region.envelope = Envelope(hold: 64.0 / 48_000, decay: 150.0 / 48_000, sustain: 0.5, release: 0.05)
+        // (90 dB in the decay's time: 6.02 dB in `frames`.)
+        let decay = frames * 90 / (20 * log10(2.0)) / 48_000
+        region.envelope = Envelope(hold: 64.0 / 48_000, decay: decay, sustain: 0.5, release: 0.05)
         region.envelope?.decaysInBlocks = inBlocks
         let bank = SampleBank(samples: [constant(0.5, 48_000)], sampleRate: 48_000)
         var config = EngineConfiguration(sampleRate: 48_000)
@@ -162,5 +164,10 @@ import Testing
         // An SFZ decay ends on the frame the curve reaches the level: 10 frames.
         #expect(frames[64] == full && frames[74...].allSatisfy { abs($0 - full / 2) < 1e-6 * full })
         #expect(frames[70] < blocks[70] - 0.2 * full)
+        // A fall of 70 frames lasts two blocks (not the nearest whole number of blocks, one):
+        // on the curve at the first block's end, the sustain level at the second's.
+        let two = fastDecay(inBlocks: true, frames: 70)
+        #expect(abs(two[128] - full * Float(pow(0.5, 64.0 / 70))) < 1e-5 * full)
+        #expect(two[191] > full / 2 * (1 + 1e-4) && two[192...].allSatisfy { abs($0 - full / 2) < 1e-6 * full })
     }
 }

@@ -207,7 +207,8 @@ func testFont() -> SoundFontBuilder {
             let key = region.keyRange.lowerBound
             let m = try #require(region.modulation)
             #expect(m.envelopeToPitchCents == 50 && m.envelopeToCutoffCents == -2_400)
-            #expect(m.envelope.delay == 0 && m.envelope.attack == exp2(-10.0))
+            // (A delay of -32,768 is 1 ms: FluidSynth clips it to -12,000 before it converts it.)
+            #expect(m.envelope.delay == exp2(-10.0) && m.envelope.attack == exp2(-10.0))
             #expect(m.envelope.hold == exp2(5_000.0 / 1_200), "hold clipped to 5,000 tc")
             #expect(m.envelope.decay == exp2(Double(1_200 + 100 * (60 - key)) / 1_200), "key \(key)")
             #expect(m.envelope.sustain == 1 - 0.001_000_000_047_497_451_3 * 600)
@@ -218,9 +219,11 @@ func testFont() -> SoundFontBuilder {
         }
         // The LFOs: a vibrato of 50 cents at 16.35 Hz (1,200 cents above 8.176 Hz; 1,250.9 is
         // not a generator's value, but 1,250 cents are cut to whole cents as FluidSynth does)
-        // after half a second, the modulation LFO at its defaults moving the filter.
+        // after half a second, the modulation LFO at its defaults moving the filter (its delay of
+        // -32,768 is 1 ms, as FluidSynth clips it before it converts it: not "none").
         builder.instruments[0].zones[1].generators += [
             (.vibLfoToPitch, 50), (.freqVibLFO, 1_200), (.delayVibLFO, -1_200), (.modLfoToFilterFc, 300),
+            (.delayModLFO, -32_768),
         ]
         let lfoFont = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
         let lfo = try #require(

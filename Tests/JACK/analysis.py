@@ -8,6 +8,9 @@ from common import CC7_DEFAULT, check
 # leave out (PipeWire only, see probe_ok), for the test under way. Changed in place only
 # (HOLES[:] = ...): every part that imports it holds this one list.
 HOLES = []
+# How many of the events the probe sent never reached bellkeys, by bellkeys' own count of JACK
+# MIDI messages (PipeWire only: see probe_ok), for the test under way: [n].
+LOST = [0]
 
 
 def unchecked(frame, margin=0):
@@ -77,7 +80,9 @@ def onsets_ok(name, audio, notes, delay=0, what=""):
     missing = sum(e is None for e in errors)
     wrong = [(notes[i][0], e) for i, e in enumerate(errors) if e not in (None, 0)]
     measured = [e for e in errors if e is not None]
-    check(missing == 0 and not wrong,
+    if missing and missing <= LOST[0]:
+        what += f" ({missing} missing: bellkeys' count says {LOST[0]} of the events sent never reached it)"
+    check((missing == 0 or missing <= LOST[0]) and not wrong,
           f"{name}: {len(notes) - missing} of {len(notes)} onsets{what} found, "
           + (f"every one {delay} frames after its frame" if delay else "every one at its frame")
           + f" (error {min(measured, default=0)} to {max(measured, default=0)} frames)"

@@ -5,7 +5,8 @@ import time
 
 import numpy as np
 
-from analysis import HOLES, compare, jump, onsets_ok
+from analysis import HOLES, LOST, compare, jump, onsets_ok
+from closing import closing_line
 from bells import step_bell
 from common import PERIOD, RATE, WRAP, bellkeys_lines, check, folder_for, frame
 from files import write_map
@@ -74,7 +75,14 @@ def test_channels():
     onsets_ok("channels", take.audio, notes, what=" of channel 1")
     compare_take("channels", take, events, lambda notes, n: render(folder, map_path, notes, 2, n))
     counted = f"JACK MIDI messages {len(events)} (not played {len(drums)})"
-    check(counted in take.log, f"channels: the {len(drums)} drum notes were not played ({counted!r} in: {bellkeys_lines(take.log)})")
+    fields = closing_line(take.log)[1] or {}
+    # (Less any events that never reached bellkeys, by its own count: see probe_ok. The take's
+    # comparison with the render of channel 1's notes alone shows no drum sounded.)
+    lost_ok = LOST[0] > 0 and fields.get("midi", -1) <= len(events) and fields.get("not_played", -1) <= len(drums) \
+        and fields.get("midi", 0) + fields.get("not_played", 0) + LOST[0] == len(events) + len(drums)
+    check(counted in take.log or lost_ok,
+          f"channels: the {len(drums)} drum notes were not played ({counted!r} in: {bellkeys_lines(take.log)})"
+          + (f"; {LOST[0]} events never reached bellkeys" if LOST[0] else ""))
 
 
 def test_order_after():

@@ -4,7 +4,7 @@
 //   probe_rec    audio inputs in_1..in_K: records what the target plays, from frame T0 on
 //
 //   probe --schedule FILE --seconds S --out TAKE.f32 [--target bellkeys] [--channels K]
-//         [--order before|after] [--wait S] [--lead S]
+//         [--order before|after] [--wait S]
 //
 // SIGUSR1 ends the take early, at the end of the cycle the recorder is in or runs next: for a
 // caller that waits on the server (say, for a new period) and cannot know the take's length
@@ -12,11 +12,9 @@
 // do not count as scheduled.
 //
 // Schedule lines: "<frame> <status> <data1> [<data2>]" in decimal, frames counted from T0, in
-// increasing order; '#' starts a comment. T0 is the first cycle boundary at least --lead seconds
-// (0.5 by default) after everything is connected, so an event at frame f goes out at offset f
-// mod the period for as long as the period does not change. (PipeWire, unlike jackd, now and
-// then skips a cycle of every client in the first second or so after new links; a longer lead
-// keeps that out of the take: Tests/JACK/takes.py.)
+// increasing order; '#' starts a comment. T0 is the first cycle boundary at least 0.5 s after
+// everything is connected, so an event at frame f goes out at offset f mod the period for as
+// long as the period does not change.
 //
 // --order before (the default): probe_send:midi_out -> TARGET:midi_in, TARGET:out_i ->
 //   probe_rec:in_i. The sender runs before the target, which gets each event in its cycle.
@@ -59,7 +57,7 @@
 #define MAX_EVENTS 4096
 #define MAX_CHANNELS 8
 #define MAX_MARKS 32            // periods and jumps remembered for the summary
-static double LEAD_SECONDS = 0.5;    // --lead
+#define LEAD_SECONDS 0.5
 
 struct event { int64_t frame; unsigned char bytes[3]; int size; jack_nframes_t cycle, offset; int late; };
 // A period (value: nframes) or a jump in frame time (value: frames skipped; resize: at a period change).
@@ -254,14 +252,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
         else if (!strcmp(argv[i], "--order")) order = argv[i + 1];
         else if (!strcmp(argv[i], "--wait")) wait_seconds = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--lead")) LEAD_SECONDS = atof(argv[i + 1]);
         else { fprintf(stderr, "probe: unknown option %s\n", argv[i]); return 2; }
     }
     int after = !strcmp(order, "after");
     if (argc % 2 == 0 || !schedule || !out || seconds <= 0 || channels < 1 || channels > MAX_CHANNELS
-        || (!after && strcmp(order, "before")) || LEAD_SECONDS < 0 || LEAD_SECONDS > 10)
+        || (!after && strcmp(order, "before")))
         fail("usage: probe --schedule FILE --seconds S --out TAKE.f32 [--target NAME] [--channels 1-8] "
-             "[--order before|after] [--wait S] [--lead 0-10]");
+             "[--order before|after] [--wait S]");
     read_schedule(schedule);
     signal(SIGALRM, on_watchdog);
     signal(SIGUSR1, on_end);

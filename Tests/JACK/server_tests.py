@@ -164,9 +164,9 @@ def test_stall():
     """PipeWire stalled twice for 40 ms mid-take (SIGSTOP, SIGCONT), as a busy machine stalls it
     now and then: its driver then skips the cycles it slept through, for every client at once,
     bellkeys included. bellkeys counts them (skipped, in its closing line), goes on where it
-    stopped, and plays the notes after the stall at their frames; the take up to the stall is
-    its render, and all of it, stretch by stretch, is its --record, bit for bit, the stretches
-    as far apart as bellkeys says it was skipped. PipeWire only: jackd's dummy driver does not
+    stopped, and plays the notes after the stall at their frames; the take, stretch by stretch
+    between the stalls, is its render (compare_take), and its --record, bit for bit, the
+    stretches as far apart as bellkeys says it was skipped. PipeWire only: jackd's dummy driver does not
     skip."""
     if not PIPEWIRE_PID:
         check(False, "stall: a PipeWire test (Tests/JACK/run --pipewire stall): jackd's dummy driver does not skip")

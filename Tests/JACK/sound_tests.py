@@ -238,13 +238,18 @@ def test_classroom():
         return
     right = np.concatenate([[0.0], take.audio[:, 1].astype(np.float64)])
     threshold = 0.4 * jump(level, 100) * 2 ** 0.5
-    onsets = [int(at) for at in np.nonzero(np.diff(right) > threshold)[0]]
+    # (Where the probe missed cycles the recording can be torn: a jump there may be no strike.)
+    found = [int(at) for at in np.nonzero(np.diff(right) > threshold)[0]]
+    onsets, torn = [at for at in found if not unchecked(at)], [at for at in found if unchecked(at)]
     # Timing: each strike's answer ("rang", sent once the control thread has queued it for the
     # engine) against its send. (The strikes' spacing as sounded is not compared with their
     # spacing as sent: the dummy server's frames fall behind the wall clock at each of its
     # xruns, tens in a take on this machine with or without the flood.)
-    check(len(sent) == 10 and len(onsets) == len(sent) and len(queued) == len(sent) and max(queued) < 20,
-          f"classroom: {len(onsets)} of {len(sent)} phone strikes sounded (right); tap to engine and back (rang) median "
+    check(len(sent) == 10 and len(onsets) <= len(sent) <= len(onsets) + len(torn) and len(queued) == len(sent)
+          and max(queued) < 20,
+          f"classroom: {len(onsets)} of {len(sent)} phone strikes sounded (right)"
+          + (f", and {len(torn)} jumps where the probe missed cycles" if torn else "")
+          + "; tap to engine and back (rang) median "
           f"{np.median(queued) if queued else float('nan'):.2f} ms, max {max(queued, default=float('nan')):.2f} ms (bound 20)"
           f"; bellkeys said: {bellkeys_lines(take.log)[-300:]}")
     # The keyboard's notes and the phone's at the frames they sounded: the whole take must be
@@ -252,17 +257,12 @@ def test_classroom():
     # reference too, not subtracted).
     phone_events = [(at, 0x90, 72, 100) for at in onsets]
     # Under PipeWire the probe may miss cycles (HOLES, see probe_ok): a keyboard note due in one
-    # is sent late, and is rendered where it sounded. Every other note must be on its frame.
-    left = np.concatenate([[0.0], take.audio[:, 0].astype(np.float64)])
-    played = []
-    for at, status, note, velocity in events:
-        if unchecked(at, margin=PERIOD):
-            jumps = at + np.nonzero(np.diff(left[at:at + 8192]) > 0.4 * jump(level, velocity) * 2 ** 0.5)[0]
-            at = int(jumps[0]) if len(jumps) else at
-        played.append((at, status, note, velocity))
-    compare_take("classroom", take, sorted(played + phone_events), lambda notes, n: render(folder, map_path, notes, 2, n),
-                 what=f"the take (keyboard left, {sum(p != e for p, e in zip(played, events))} notes sent late in holes where they sounded; phone right) during a flood of {flood['connections']} connections, {flood['garbage']} of garbage, "
-                 f"{flood['closed']} clients past the message limit,")
+    # goes out late, where the probe says it sent it (compare_take), and a jump in a hole may or
+    # may not be a strike.
+    compare_take("classroom", take, sorted(events + phone_events), lambda notes, n: render(folder, map_path, notes, 2, n),
+                 maybe=[(at, 0x90, 72, 100) for at in torn],
+                 what=f"the take (keyboard left, phone right) during a flood of {flood['connections']} connections, "
+                      f"{flood['garbage']} of garbage, {flood['closed']} clients past the message limit,")
 
 
 def test_dynamics():
