@@ -34,17 +34,16 @@ func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> E
         let count = (seconds * rate / 64).rounded(rounding) + (plusOne ? 1 : 0)
         return count * 64 / rate
     }
-    let hold = zone[.holdVolEnv] + zone[.keynumToVolEnvHold] * (60 - key)
-    let decay = zone[.decayVolEnv] + zone[.keynumToVolEnvDecay] * (60 - key)
-    let sustain = Double(max(0, min(1000, zone[.sustainVolEnv])))
+    let t = soundFontEnvelopeTimecents(zone, key: key)
+    let sustain = max(0, min(1000, t.sustainCentibels))
     let slope = Envelope.fallDecibels / 96
     var envelope = Envelope(
-        delay: blocks(seconds(timecents: zone[.delayVolEnv], in: -12_000...5_000), .down),
-        attack: blocks(seconds(timecents: zone[.attackVolEnv], in: -12_000...8_000), .down, plusOne: true),
-        hold: blocks(seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true), .toNearestOrAwayFromZero),
-        decay: blocks(seconds(timecents: decay, in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
+        delay: blocks(seconds(timecents: Int(t.delay), in: -12_000...5_000), .down),
+        attack: blocks(seconds(timecents: Int(t.attack), in: -12_000...8_000), .down, plusOne: true),
+        hold: blocks(seconds(timecents: Int(t.hold), in: -12_000...5_000, noneIsZero: true), .toNearestOrAwayFromZero),
+        decay: blocks(seconds(timecents: Int(t.decay), in: -12_000...8_000), .toNearestOrAwayFromZero) * slope,
         sustain: pow(10, -0.096 * sustain / 20),
-        release: blocks(seconds(timecents: zone[.releaseVolEnv], in: -7_200...8_000), .down, plusOne: true) * slope)
+        release: blocks(seconds(timecents: Int(t.release), in: -7_200...8_000), .down, plusOne: true) * slope)
     // FluidSynth reads nothing of a voice in its delay: the sample starts as the attack does.
     envelope.readsInDelay = false
     envelope.decaysInBlocks = true
@@ -52,8 +51,8 @@ func soundFontEnvelope(_ zone: SoundFontVoiceZone, key: Int, bankRate: Int) -> E
 }
 
 /// The volume envelope's generators of `zone` for a note of `key` (hold and decay moved by the
-/// key from 60), before FluidSynth clips and counts them: for the engine to count again with
-/// what the note-on modulators add.
+/// key from 60), before FluidSynth clips and counts them: what `soundFontEnvelope` counts, and
+/// what the engine counts again with what the note-on modulators add.
 func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
     envelopeGenerators(
         zone, key: key, [.delayVolEnv, .attackVolEnv, .holdVolEnv, .decayVolEnv, .sustainVolEnv, .releaseVolEnv],
@@ -62,8 +61,8 @@ func soundFontEnvelopeTimecents(_ zone: SoundFontVoiceZone, key: Int) -> Envelop
 
 /// The modulation envelope's generators of `zone` for a note of `key` (hold and decay moved by
 /// the key from 60), before FluidSynth clips and counts them, its sustain generator (tenths of a
-/// percent) in `sustainCentibels`: for the engine to count again with what the note-on
-/// modulators add.
+/// percent) in `sustainCentibels`: what `soundFontModulation` counts, and what the engine
+/// counts again with what the note-on modulators add.
 func soundFontModulationTimecents(_ zone: SoundFontVoiceZone, key: Int) -> EnvelopeTimecents {
     envelopeGenerators(
         zone, key: key, [.delayModEnv, .attackModEnv, .holdModEnv, .decayModEnv, .sustainModEnv, .releaseModEnv],
@@ -89,15 +88,14 @@ private func envelopeGenerators(
 /// key from 60, the sustain level 1 − 0.001 × its generator with FluidSynth's single-precision
 /// 0.001.
 func soundFontModulation(_ zone: SoundFontVoiceZone, key: Int) -> VoiceModulation {
-    let hold = zone[.holdModEnv] + zone[.keynumToModEnvHold] * (60 - key)
-    let decay = zone[.decayModEnv] + zone[.keynumToModEnvDecay] * (60 - key)
+    let t = soundFontModulationTimecents(zone, key: key)
     let envelope = ModulationEnvelope(
-        delay: seconds(timecents: zone[.delayModEnv], in: -12_000...5_000),
-        attack: seconds(timecents: zone[.attackModEnv], in: -12_000...8_000),
-        hold: seconds(timecents: hold, in: -12_000...5_000, noneIsZero: true),
-        decay: seconds(timecents: decay, in: -12_000...8_000),
-        sustain: max(0, min(1, 1 - Double(Float(0.001)) * Double(zone[.sustainModEnv]))),
-        release: seconds(timecents: zone[.releaseModEnv], in: -12_000...8_000))
+        delay: seconds(timecents: Int(t.delay), in: -12_000...5_000),
+        attack: seconds(timecents: Int(t.attack), in: -12_000...8_000),
+        hold: seconds(timecents: Int(t.hold), in: -12_000...5_000, noneIsZero: true),
+        decay: seconds(timecents: Int(t.decay), in: -12_000...8_000),
+        sustain: max(0, min(1, 1 - Double(Float(0.001)) * t.sustainCentibels)),
+        release: seconds(timecents: Int(t.release), in: -12_000...8_000))
     // An LFO's frequency as FluidSynth converts it (`fluid_ct2hz_real`: cents clipped to
     // -16,000...4,500, a positive value cut down to a whole cent), its delay as
     // `fluid_voice_update_param` does: clipped to -12,000...5,000 before `fluid_tc2sec_delay`,

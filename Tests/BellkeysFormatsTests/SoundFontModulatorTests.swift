@@ -79,11 +79,7 @@ import Testing
             SoundFontModulator(source: 0x0102, destination: 8, amount: -3600, amountSource: 0, transform: 0),
             SoundFontModulator(source: 0x0102, destination: 8, amount: -1200, amountSource: 0x0C02, transform: 0),
         ]
-        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)![0]
-        let region = soundFontRegions(
-            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
-            bankRate: 48_000)[0]
+        let region = try firstZoneRegions(builder)[0]
         let set = try #require(region.noteModulators)
         #expect(set.modulators.map(\.amount) == [-3600] && set.modulators[0].destination == .cutoffCents)
         #expect(abs(set.levelCeilingDecibels - (0.4 * 120 + 45.6) / 10) < 1e-9)
@@ -120,11 +116,7 @@ import Testing
         builder.instruments[0].zones[1].generators += [
             (.modEnvToPitch, 50), (.attackModEnv, -1_200), (.startAddrsOffset, 7),
         ]
-        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)![0]
-        let region = soundFontRegions(
-            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
-            bankRate: 48_000)[0]
+        let region = try firstZoneRegions(builder)[0]
         let set = try #require(region.noteModulators)
         #expect(set.startOffsets == (7, 0) && set.pitchInWholeCents)
         #expect(region.modulation?.envelope.timecents?.attack == -1_200)

@@ -4,6 +4,15 @@ import Foundation
 import FuzzChecks
 import Testing
 
+/// The regions of the first zone of `builder`'s first preset, its sample of 480 frames at
+/// 48 kHz in a bank at 48 kHz: what most reader tests look at.
+func firstZoneRegions(_ builder: SoundFontBuilder) throws -> [Region] {
+    let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
+    return soundFontRegions(
+        voiceZones(of: font.presets[0], in: font)![0], header: font.samples[0], sampleIndex: 0, firstWord: 0,
+        frameCount: 480, sampleRate: 48_000, bankRate: 48_000)
+}
+
 /// A font of two samples (a looped one at key 60, another at key 72 with a -10 cent
 /// correction), one instrument of two zones under a global zone, and two presets.
 func testFont() -> SoundFontBuilder {
@@ -108,10 +117,7 @@ func testFont() -> SoundFontBuilder {
     @Test func noneIsTheShortestTimeExceptForHold() throws {
         var builder = testFont()
         builder.instruments[0].zones[1].generators += [(.releaseVolEnv, -32_768), (.holdVolEnv, -32_768)]
-        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let region = soundFontRegions(
-            voiceZones(of: font.presets[0], in: font)![0], header: font.samples[0], sampleIndex: 0, firstWord: 0,
-            frameCount: 480, sampleRate: 48_000, bankRate: 48_000)[0]
+        let region = try firstZoneRegions(builder)[0]
         // 1 + floor(48000 x 2^-6 / 64) = 12 blocks, over 90 dB of the engine's 96.
         #expect(abs(region.envelope!.release - 12 * 64 / 48_000 * 90 / 96) < 1e-12)
         #expect(region.envelope!.hold == 0)
@@ -164,11 +170,7 @@ func testFont() -> SoundFontBuilder {
             (.keynumToVolEnvDecay, 100), (.decayVolEnv, 0), (.sustainVolEnv, 500), (.initialFilterFc, 6900),
             (.initialFilterQ, 120), (.exclusiveClass, 3),
         ]
-        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)![0]
-        let regions = soundFontRegions(
-            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
-            bankRate: 48_000)
+        let regions = try firstZoneRegions(builder)
         #expect(regions.map(\.keyRange) == (48...65).map { $0...$0 })
         for region in regions {
             let key = region.keyRange.lowerBound
@@ -197,11 +199,7 @@ func testFont() -> SoundFontBuilder {
             (.holdModEnv, 9_000), (.decayModEnv, 1_200), (.keynumToModEnvDecay, 100), (.sustainModEnv, 600),
             (.releaseModEnv, -2_400),
         ]
-        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)![0]
-        let regions = soundFontRegions(
-            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
-            bankRate: 48_000)
+        let regions = try firstZoneRegions(builder)
         #expect(regions.map(\.keyRange) == (48...65).map { $0...$0 })
         for region in regions {
             let key = region.keyRange.lowerBound
@@ -225,19 +223,12 @@ func testFont() -> SoundFontBuilder {
             (.vibLfoToPitch, 50), (.freqVibLFO, 1_200), (.delayVibLFO, -1_200), (.modLfoToFilterFc, 300),
             (.delayModLFO, -32_768),
         ]
-        let lfoFont = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let lfo = try #require(
-            soundFontRegions(
-                voiceZones(of: lfoFont.presets[0], in: lfoFont)![0], header: lfoFont.samples[0], sampleIndex: 0,
-                firstWord: 0, frameCount: 480, sampleRate: 48_000, bankRate: 48_000)[0].modulation)
+        let lfo = try #require(try firstZoneRegions(builder)[0].modulation)
         #expect(lfo.vibratoLFOToPitchCents == 50 && lfo.modulationLFOToCutoffCents == 300)
         #expect(lfo.vibratoLFO == ModulationLFO(delay: 0.5, frequency: 8.175_798_915_643_707 * 2))
         #expect(lfo.modulationLFO == ModulationLFO(delay: exp2(-10.0), frequency: 8.175_798_915_643_707))
         // Without a depth the envelope is nothing: no modulation, no filter.
-        let plainFont = try parseSoundFont(SoundFontBytes(testFont().bytes()), file: "t.sf2")
-        let plain = soundFontRegions(
-            voiceZones(of: plainFont.presets[0], in: plainFont)![0], header: plainFont.samples[0], sampleIndex: 0,
-            firstWord: 0, frameCount: 480, sampleRate: 48_000, bankRate: 48_000)
+        let plain = try firstZoneRegions(testFont())
         #expect(plain.allSatisfy { $0.modulation == nil && $0.filter == nil })
     }
 
@@ -249,11 +240,7 @@ func testFont() -> SoundFontBuilder {
         builder.samples[0].root = 84
         builder.samples[0].correction = -18
         builder.presets[0].zones[0].generators = []
-        let font = try parseSoundFont(SoundFontBytes(builder.bytes()), file: "t.sf2")
-        let zone = voiceZones(of: font.presets[0], in: font)![0]
-        let regions = soundFontRegions(
-            zone, header: font.samples[0], sampleIndex: 0, firstWord: 0, frameCount: 480, sampleRate: 48_000,
-            bankRate: 48_000)
+        let regions = try firstZoneRegions(builder)
         #expect(regions.map(\.keyRange) == [0...2, 3...65])
         #expect(regions.map(\.tuneCents) == [-18, -19])
         #expect(regions.allSatisfy { $0.pitchKeycenter == 84 && $0.pitchKeytrackCents == 100 })

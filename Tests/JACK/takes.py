@@ -205,7 +205,7 @@ def compare_take(name, take, events, rendering, shift=0, what="the recording", m
     have sounded at all (a phone's strike found where the recording is torn), tried without
     and with. Every stretch must match bit for bit; the frames in the holes are not compared."""
     audio, period = take.audio, take.summary["periods"][0][1]
-    net, said = bellkeys_skipped(take)
+    _, said = bellkeys_skipped(take)
     if not HOLES and LOST[0]:
         events = without_lost(audio, events, rendering, shift, LOST[0])
         what += f" (less the {LOST[0]} events that never reached bellkeys)"
