@@ -30,7 +30,7 @@ public struct HeldNotes: Sendable {
         case .controlChange(let channel, MIDIMessage.Controller.allNotesOff, _),
             .controlChange(let channel, MIDIMessage.Controller.allSoundOff, _):
             for n in 0..<2 { sources[source]?.notes[Int(channel & 0x0F) * 2 + n] = 0 }
-        case .controlChange, .pitchBend, .programChange:
+        case .controlChange, .pitchBend, .programChange, .keyPressure, .channelPressure:
             break
         }
         if sources[source]?.isEmpty == true { sources[source] = nil }

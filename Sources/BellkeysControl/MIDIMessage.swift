@@ -14,9 +14,12 @@ public enum MIDIMessage: Hashable, Sendable {
     case pitchBend(channel: UInt8, value: UInt16)
     /// Program change: chooses the channel's set of bells (program 0...127 as sent on the wire).
     case programChange(channel: UInt8, program: UInt8)
+    /// Polyphonic key pressure (aftertouch) on one key, and channel pressure, 0...127.
+    case keyPressure(channel: UInt8, note: UInt8, value: UInt8)
+    case channelPressure(channel: UInt8, value: UInt8)
 
-    /// The message of a status byte and its data bytes (a program change has one: `data2` is
-    /// not read); nil for messages bellkeys does not play (aftertouch, system messages). A note-on with velocity 0
+    /// The message of a status byte and its data bytes (a program change and channel pressure
+    /// have one: `data2` is not read); nil for messages bellkeys does not play (system messages). A note-on with velocity 0
     /// stays a note-on, as the bytes say (the engine releases the key for it, as MIDI asks).
     public init?(status: UInt8, data1: UInt8, data2: UInt8) {
         let channel = status & 0x0F, data1 = data1 & 0x7F, data2 = data2 & 0x7F
@@ -26,6 +29,8 @@ public enum MIDIMessage: Hashable, Sendable {
         case 0xB0: self = .controlChange(channel: channel, controller: data1, value: data2)
         case 0xE0: self = .pitchBend(channel: channel, value: UInt16(data2) << 7 | UInt16(data1))
         case 0xC0: self = .programChange(channel: channel, program: data1)
+        case 0xA0: self = .keyPressure(channel: channel, note: data1, value: data2)
+        case 0xD0: self = .channelPressure(channel: channel, value: data1)
         default: return nil
         }
     }
@@ -45,6 +50,8 @@ public enum MIDIMessage: Hashable, Sendable {
         case .pitchBend(let channel, let value):
             (0xE0 | channel & 0x0F, UInt8(value & 0x7F), UInt8(value >> 7 & 0x7F))
         case .programChange(let channel, let program): (0xC0 | channel & 0x0F, program & 0x7F, 0)
+        case .keyPressure(let channel, let note, let value): (0xA0 | channel & 0x0F, note & 0x7F, value & 0x7F)
+        case .channelPressure(let channel, let value): (0xD0 | channel & 0x0F, value & 0x7F, 0)
         }
     }
 

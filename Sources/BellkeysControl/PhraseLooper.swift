@@ -93,7 +93,7 @@ public struct PhraseLooper: Sendable {
                 case .noteOn(_, let note, let velocity) where velocity > 0: down.insert(input + Int(note))
                 case .noteOn(_, let note, _), .noteOff(_, let note, _): down.remove(input + Int(note))
                 case .controlChange(_, MIDIMessage.Controller.sustain, let value): pedal = value >= 64
-                case .controlChange, .pitchBend, .programChange, nil: break
+                case .controlChange, .pitchBend, .programChange, .keyPressure, .channelPressure, nil: break
                 }
             }
             let loopChannel = UInt8(channel)

@@ -121,8 +121,10 @@ public struct SequencerEventFields: Sendable {
 public enum SequencerEventType {
     public static let noteOn: Int32 = 6
     public static let noteOff: Int32 = 7
+    public static let keyPressure: Int32 = 8
     public static let controller: Int32 = 10
     public static let programChange: Int32 = 11
+    public static let channelPressure: Int32 = 12
     public static let pitchBend: Int32 = 13
     public static let clientExit: Int32 = 61
     public static let portStart: Int32 = 63
@@ -185,6 +187,19 @@ extension SequencerEvent {
                 message: .programChange(
                     channel: control.channel & 0x0F, program: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))
                 ))
+        case SequencerEventType.keyPressure:
+            // alsa-lib gives a key's pressure as the note's velocity.
+            let note = event.note
+            self = .midi(
+                source: source,
+                message: .keyPressure(channel: note.channel & 0x0F, note: note.note & 0x7F, value: note.velocity & 0x7F)
+            )
+        case SequencerEventType.channelPressure:
+            let control = event.control
+            self = .midi(
+                source: source,
+                message: .channelPressure(
+                    channel: control.channel & 0x0F, value: UInt8(truncatingIfNeeded: max(0, min(127, control.value)))))
         case SequencerEventType.portStart:
             self = .portStarted(event.address)
         case SequencerEventType.portExit:

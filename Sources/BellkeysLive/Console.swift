@@ -67,6 +67,10 @@ public func describeEvent(source: String, message: MIDIMessage) -> String {
         text = pad("Pitch bend", 24) + "\(channel), value \(Int(value) - 8192)"
     case .programChange(let channel, let program):
         text = pad("Program change", 24) + "\(channel), program \(program)"
+    case .keyPressure(let channel, let note, let value):
+        text = pad("Polyphonic aftertouch", 24) + "\(channel), note \(note), value \(value)"
+    case .channelPressure(let channel, let value):
+        text = pad("Channel aftertouch", 24) + "\(channel), value \(value)"
     }
     return pad(source, 7) + text
 }

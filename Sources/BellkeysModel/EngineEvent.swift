@@ -1,7 +1,8 @@
 /// A MIDI channel message scheduled for one output frame.
 ///
-/// `status` is the MIDI status byte (0x80 note-off, 0x90 note-on, 0xB0 control change, 0xC0
-/// program change, 0xE0 pitch bend, with the channel in the low nibble); others are ignored.
+/// `status` is the MIDI status byte (0x80 note-off, 0x90 note-on, 0xA0 key pressure, 0xB0
+/// control change, 0xC0 program change, 0xD0 channel pressure, 0xE0 pitch bend, with the
+/// channel in the low nibble); others are ignored.
 public struct EngineEvent: Sendable, Equatable {
     /// Absolute output frame at which the event takes effect.
     public var frame: Int64
@@ -47,23 +48,35 @@ public struct EngineEvent: Sendable, Equatable {
         Self(frame: frame, status: 0xC0 | UInt8(channel & 15), data1: UInt8(program & 127), data2: 0)
     }
 
+    public static func keyPressure(frame: Int64, channel: Int = 0, note: Int, value: Int) -> Self {
+        Self(
+            frame: frame, status: 0xA0 | UInt8(channel & 15), data1: UInt8(note & 127), data2: UInt8(value & 127))
+    }
+
+    public static func channelPressure(frame: Int64, channel: Int = 0, value: Int) -> Self {
+        Self(frame: frame, status: 0xD0 | UInt8(channel & 15), data1: UInt8(value & 127), data2: 0)
+    }
+
     /// The event for a raw MIDI message of `count` bytes at `bytes` (a JACK MIDI event: a MIDI
     /// input's, `transposable`), or nil
-    /// for anything the engine does not play (only note-off, note-on, control change and pitch
-    /// bend, whole, with data bytes below 0x80, and program change, of one data byte).
+    /// for anything the engine does not play (only note-off, note-on, key pressure, control
+    /// change and pitch bend, whole, with data bytes below 0x80, and program change and channel
+    /// pressure, of one data byte).
     /// Thread: any. Real-time safe.
     @_noLocks
     public init?(midi bytes: UnsafePointer<UInt8>, count: Int, frame: Int64) {
         guard count >= 2 else { return nil }
         let status = bytes[0], kind = status & 0xF0
-        if kind == 0xC0 {
+        if kind == 0xC0 || kind == 0xD0 {
             guard count == 2, bytes[1] < 0x80 else { return nil }
             self.init(frame: frame, status: status, data1: bytes[1], data2: 0, transposable: true)
             return
         }
         guard count == 3 else { return nil }
         let data1 = bytes[1], data2 = bytes[2]
-        guard kind == 0x80 || kind == 0x90 || kind == 0xB0 || kind == 0xE0, data1 < 0x80, data2 < 0x80 else {
+        guard kind == 0x80 || kind == 0x90 || kind == 0xA0 || kind == 0xB0 || kind == 0xE0, data1 < 0x80,
+            data2 < 0x80
+        else {
             return nil
         }
         self.init(frame: frame, status: status, data1: data1, data2: data2, transposable: true)

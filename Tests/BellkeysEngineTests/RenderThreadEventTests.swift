@@ -99,7 +99,7 @@ import Testing
         #expect(later.allSatisfy { $0 == 0 })
     }
 
-    @Test func onlyWholeNoteControllerAndBendMessagesArePlayed() {
+    @Test func onlyWholeChannelMessagesArePlayed() {
         func decode(_ bytes: [UInt8]) -> EngineEvent? {
             var bytes = bytes
             return bytes.withUnsafeMutableBufferPointer {
@@ -113,7 +113,12 @@ import Testing
         #expect(decode([0xC0, 5, 0]) == nil) // program change
         #expect(decode([0xE0, 0, 64]) == EngineEvent.pitchBend(frame: 7, value: 8_192).fromMIDIInput)
         #expect(decode([0xE0, 0x7F, 0x7F]) == EngineEvent.pitchBend(frame: 7, value: 16_383).fromMIDIInput)
-        #expect(decode([0xD0, 64, 0]) == nil) // channel pressure
+        #expect(decode([0xD0, 64, 0]) == nil) // channel pressure has one data byte
+        #expect(decode([0xD2, 64]) == EngineEvent.channelPressure(frame: 7, channel: 2, value: 64).fromMIDIInput)
+        #expect(
+            decode([0xA1, 60, 30]) == EngineEvent.keyPressure(frame: 7, channel: 1, note: 60, value: 30).fromMIDIInput)
+        #expect(decode([0xA1, 60]) == nil)
+        #expect(decode([0xC0, 5]) == EngineEvent.programChange(frame: 7, program: 5).fromMIDIInput)
         #expect(decode([0x90, 60]) == nil) // cut short
         #expect(decode([0x90, 60, 200]) == nil) // a data byte with the top bit set
         #expect(decode([0xF0, 0x7E, 0x7F, 0xF7].prefix(3).map { $0 }) == nil) // SysEx

@@ -73,6 +73,19 @@ import Testing
                 == .midi(source: source, message: .programChange(channel: 3, program: 127)))
         #expect(MIDIMessage.programChange(channel: 3, program: 14).bytes == (0xC3, 14, 0))
         #expect(MIDIMessage(status: 0xC3, data1: 14, data2: 0) == .programChange(channel: 3, program: 14))
+        // Pressure: a key's as alsa-lib's note velocity, the channel's in `data.control.value`
+        // (clamped), each back to its bytes and from them.
+        #expect(
+            decode(.init(type: SequencerEventType.keyPressure, source: source, note: (4, 61, 99)))
+                == .midi(source: source, message: .keyPressure(channel: 4, note: 61, value: 99)))
+        #expect(
+            decode(.init(type: SequencerEventType.channelPressure, source: source, control: (5, 0, 300)))
+                == .midi(source: source, message: .channelPressure(channel: 5, value: 127)))
+        #expect(MIDIMessage.keyPressure(channel: 4, note: 61, value: 99).bytes == (0xA4, 61, 99))
+        #expect(MIDIMessage.channelPressure(channel: 5, value: 40).bytes == (0xD5, 40, 0))
+        #expect(MIDIMessage(status: 0xA4, data1: 61, data2: 99) == .keyPressure(channel: 4, note: 61, value: 99))
+        #expect(MIDIMessage(status: 0xD5, data1: 40, data2: 0) == .channelPressure(channel: 5, value: 40))
+        #expect(MIDIMessage(status: 0xF0, data1: 0, data2: 0) == nil)
         let port = SequencerAddress(client: 24, port: 1), ours = SequencerAddress(client: 128, port: 0)
         #expect(decode(.init(type: SequencerEventType.portStart, address: port)) == .portStarted(port))
         #expect(decode(.init(type: SequencerEventType.portExit, address: port)) == .portExited(port))
@@ -89,8 +102,8 @@ import Testing
                 SequencerEventType.noteOn, SequencerEventType.noteOff, SequencerEventType.controller,
                 SequencerEventType.clientExit, SequencerEventType.portStart, SequencerEventType.portExit,
                 SequencerEventType.portSubscribed, SequencerEventType.portUnsubscribed, SequencerEventType.pitchBend,
-                SequencerEventType.programChange,
-            ] == [6, 7, 10, 61, 63, 64, 66, 67, 13, 11])
+                SequencerEventType.programChange, SequencerEventType.keyPressure, SequencerEventType.channelPressure,
+            ] == [6, 7, 10, 61, 63, 64, 66, 67, 13, 11, 8, 12])
         // Anything else (a clock, 36) is told by its type.
         #expect(decode(.init(type: 36, source: source)) == .other(source: source, type: 36))
     }

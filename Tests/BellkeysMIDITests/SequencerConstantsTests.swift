@@ -11,6 +11,8 @@ import Testing
         #expect(SequencerEventType.controller == Int32(SND_SEQ_EVENT_CONTROLLER.rawValue))
         #expect(SequencerEventType.programChange == Int32(SND_SEQ_EVENT_PGMCHANGE.rawValue))
         #expect(SequencerEventType.pitchBend == Int32(SND_SEQ_EVENT_PITCHBEND.rawValue))
+        #expect(SequencerEventType.keyPressure == Int32(SND_SEQ_EVENT_KEYPRESS.rawValue))
+        #expect(SequencerEventType.channelPressure == Int32(SND_SEQ_EVENT_CHANPRESS.rawValue))
         #expect(SequencerEventType.clientExit == Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue))
         #expect(SequencerEventType.portStart == Int32(SND_SEQ_EVENT_PORT_START.rawValue))
         #expect(SequencerEventType.portExit == Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue))
