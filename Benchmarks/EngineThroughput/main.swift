@@ -12,7 +12,9 @@
 //                                   2 octaves, decaying in 1 s to 0.3), or with a vibrato (pitch:
 //                                   5 Hz, 50 cents, and the envelope on the pitch, 100 cents), or
 //                                   a tremolo (volume: 5.6 Hz, 3 dB), or all three (all), each
-//                                   through the filter
+//                                   through the filter; or (ready) unfiltered, with a vibrato
+//                                   of depth 0 that CC1 and channel pressure would deepen (a
+//                                   SoundFont voice's default modulators), neither moving
 //
 // Loads the bundled bells as Samples/examples/plain.json has them (centred, dry, one timbre),
 // keeps VOICES bells sounding (a new strike every (mean bell length) / VOICES, every bell rings
@@ -44,8 +46,8 @@ let environment = { (name: String) -> String? in getenv(name).map { String(cStri
 let transposed = environment("TRANSPOSED").flatMap(InterpolationQuality.init(rawValue:))
 let stereo = environment("STEREO") == "1"
 let modulated = environment("MODULATED")
-if let modulated, !["filtered", "filter", "pitch", "volume", "all"].contains(modulated) || transposed == nil {
-    print("engine-throughput: MODULATED is filtered, filter, pitch, volume or all, with TRANSPOSED")
+if let modulated, !["filtered", "filter", "pitch", "volume", "all", "ready"].contains(modulated) || transposed == nil {
+    print("engine-throughput: MODULATED is filtered, filter, pitch, volume, all or ready, with TRANSPOSED")
     exit(1)
 }
 var bank = loaded.bank
@@ -76,6 +78,17 @@ if transposed != nil {
 }
 /// `region` through a low-pass, modulated as `MODULATED` asks.
 func modulate(_ region: inout Region, _ kind: String) {
+    if kind == "ready" {
+        // A SoundFont voice as FluidSynth's defaults make it: a vibrato the mod wheel and
+        // channel pressure deepen (neither moves here), no filter.
+        region.modulation = VoiceModulation(vibratoLFO: ModulationLFO(delay: 0.001, frequency: 8.176))
+        let linear = Modulator.linear
+        region.noteModulators = NoteModulators(modulators: [
+            Modulator(source: .controller(1), curve: linear, amount: 50, destination: .vibratoLFOToPitchCents),
+            Modulator(source: .channelPressure, curve: linear, amount: 50, destination: .vibratoLFOToPitchCents),
+        ])
+        return
+    }
     region.filter = .lowPass2
     region.cutoff = 2_000
     if kind == "filtered" { return }

@@ -102,5 +102,6 @@ extension LivePlayer {
         (MIDIMessage.Controller.sustain, 0),
         (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
         (0, 0), (32, 0), // bank select, for the program change replayed after them
+        (1, 0), // the mod wheel: a SoundFont's vibrato
     ]
 }

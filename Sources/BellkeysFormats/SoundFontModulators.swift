@@ -25,13 +25,14 @@ private func read(_ table: [Double], at x: Double) -> Double {
 }
 
 /// The value of a modulator source (its type, polarity and direction: the top six bits of the
-/// source word) at each input 0...127, as FluidSynth transforms a 7-bit source (over a range
-/// of 128); nil for a type FluidSynth does not know (it plays that modulator at amount 0).
-func soundFontCurve(_ source: UInt16) -> [Double]? {
+/// source word) at each input 0..<`count`, as FluidSynth transforms a source over its range
+/// (128, or 16,384 for the pitch wheel); nil for a type FluidSynth does not know (it plays that
+/// modulator at amount 0).
+func soundFontCurve(_ source: UInt16, count: Int = 128) -> [Double]? {
     let type = Int(source >> 10), bipolar = source & 0x200 != 0, negative = source & 0x100 != 0
     guard type <= 3 else { return nil }
-    return (0..<128).map { input in
-        let x = Double(input) / 128
+    return (0..<count).map { input in
+        let x = Double(input) / Double(count)
         switch (type, bipolar) {
         case (0, false): return negative ? 1 - x : x
         case (0, true): return negative ? 1 - 2 * x : -1 + 2 * x
@@ -46,9 +47,11 @@ func soundFontCurve(_ source: UInt16) -> [Double]? {
     }
 }
 
-/// What a modulator source word reads, if bellkeys plays it at note-on: the note's velocity or
-/// key, or a controller FluidSynth accepts (not 0, 6, 32, 38, 98 to 101, or 120 and above).
-/// `none` is no source (general source 0).
+/// What a modulator source word reads, if bellkeys plays it: the note's velocity or key, a
+/// controller FluidSynth accepts (not 0, 6, 32, 38, 98 to 101, or 120 and above), the key's or
+/// the channel's pressure, the pitch wheel or its range. `none` is no source (general source
+/// 0); general sources the specification leaves undefined are unplayed (FluidSynth plays them
+/// at 0).
 private enum SourceReading: Equatable {
     case none, reads(ModulatorSource), unplayed
 }
@@ -63,7 +66,11 @@ private func reading(_ source: UInt16) -> SourceReading {
     case 0: return .none
     case 2: return .reads(.velocity)
     case 3: return .reads(.key)
-    default: return .unplayed // pressure, the wheel and its range: live sources, not yet played
+    case 10: return .reads(.keyPressure)
+    case 13: return .reads(.channelPressure)
+    case 14: return .reads(.pitchWheel)
+    case 16: return .reads(.pitchWheelRange)
+    default: return .unplayed
     }
 }
 
@@ -73,14 +80,20 @@ private func reading(_ source: UInt16) -> SourceReading {
 /// played at note-on. `fixedVelocity` and `fixedKey` (a zone's `velocity` and `keynum`, ≥ 0)
 /// stand for the note's.
 func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: Int = -1) -> [Modulator]? {
+    // The defaults are the engine's own work, but for CC1 and channel pressure to the vibrato,
+    // which are played as any other modulator.
+    let vibrato = defaultSoundFontModulators[2...3].contains { $0.isSame(as: m) }
     guard m.amount != 0, m.transform == 0, !isVelocityToAttenuation(m),
-        !defaultSoundFontModulators.contains(where: { $0.isSame(as: m) }),
-        case .reads(let source) = reading(m.source), var curve = soundFontCurve(m.source)
+        vibrato || !defaultSoundFontModulators.contains(where: { $0.isSame(as: m) }),
+        case .reads(let source) = reading(m.source), var curve = soundFontCurve(m.source, count: source.valueCount)
     else { return nil }
     let amountReading = reading(m.amountSource)
-    guard amountReading != .unplayed, var amountCurve = soundFontCurve(m.amountSource) else { return nil }
     var amountSource: ModulatorSource?
-    if case .reads(let s) = amountReading { amountSource = s } else { amountCurve = [] }
+    if case .reads(let s) = amountReading { amountSource = s }
+    guard amountReading != .unplayed,
+        var amountCurve = soundFontCurve(m.amountSource, count: amountSource?.valueCount ?? 128)
+    else { return nil }
+    if amountSource == nil { amountCurve = [] }
     // A zone that fixes the velocity or the key reads its own.
     func fixed(_ curve: inout [Double], _ s: ModulatorSource?) {
         let input = s == .velocity ? fixedVelocity : (s == .key ? fixedKey : -1)
@@ -155,14 +168,13 @@ public let soundFontControllerDefaults: [Int: Int] = {
 /// attenuation (any curve and amount: the region's velocity gains), the note-on modulators from
 /// velocity and key (`noteModulators`), and the defaults whose work the engine does for every
 /// instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a struck bell
-/// at their default amounts. A controller's modulator is played as a note starts.
+/// at their default amounts. A live source's modulator (a controller, pressure, the wheel) is
+/// read as a note starts and again as the source moves.
 public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
     // FluidSynth plays no modulator with a transform (nor does bellkeys).
     if modulator.amount == 0 || modulator.transform != 0 { return nil }
     if isVelocityToAttenuation(modulator) { return nil }
-    let fromController = { (source: UInt16) in source & 0x80 != 0 }
-    let live = fromController(modulator.source) || fromController(modulator.amountSource)
-    if noteModulators(modulator) != nil, !live { return nil }
+    if noteModulators(modulator) != nil { return nil }
     if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
     let names: [Int: String] = [
         5: "the modulation LFO's pitch depth", 6: "vibrato depth", 7: "the modulation envelope's pitch depth",
@@ -181,13 +193,11 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
     let source =
         modulator.source & 0x80 != 0
         ? "CC\(sourceIndex)"
-        : ([2: "velocity", 3: "key", 10: "poly pressure", 13: "channel pressure", 14: "pitch wheel"][sourceIndex]
-            ?? "source \(sourceIndex)")
+        : ([
+            2: "velocity", 3: "key", 10: "poly pressure", 13: "channel pressure", 14: "pitch wheel",
+            16: "pitch wheel range",
+        ][sourceIndex] ?? "source \(sourceIndex)")
     let destination = names[Int(modulator.destination)] ?? "generator \(modulator.destination)"
-    if noteModulators(modulator) != nil {
-        return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is played as notes "
-            + "start: the controller's later moves are left out"
-    }
     return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is left out"
 }
 

@@ -1,9 +1,26 @@
-/// What a modulator reads when a note starts: its velocity, its key, or a controller of its
-/// channel (0...127, its value at that moment).
+/// What a modulator reads: the note's velocity or key (fixed at note-on), or a live source of
+/// its channel, read as the note starts and again whenever it moves: a controller, the
+/// channel's pressure, the key's own pressure (0...127 each), the pitch wheel (0...16383) or
+/// its range (RPN 0, whole semitones 0...127).
 public enum ModulatorSource: Sendable, Equatable {
     case velocity
     case key
     case controller(Int)
+    case channelPressure
+    case keyPressure
+    case pitchWheel
+    case pitchWheelRange
+
+    /// Whether it can move while the note sounds.
+    public var isLive: Bool {
+        switch self {
+        case .velocity, .key: false
+        default: true
+        }
+    }
+
+    /// How many values it has: a curve holds one for each (16,384 for the wheel, else 128).
+    public var valueCount: Int { self == .pitchWheel ? 16_384 : 128 }
 }
 
 /// Where a modulator's value goes, in the unit it adds there.
@@ -70,11 +87,14 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
     }
 }
 
-/// A note-on modulator: `amount` × the source's value through `curve` × the amount source's
-/// value through `amountCurve` (1 without one), added to the destination when a voice starts.
-/// A curve holds the value (−1...1) at each input 0...127, so any shape a format has (a
-/// SoundFont's linear, concave, convex or switch, unipolar or bipolar, either direction) is
-/// played exactly as the format computes it.
+/// A modulator: `amount` × the source's value through `curve` × the amount source's value
+/// through `amountCurve` (1 without one), added to the destination when a voice starts, and
+/// again when a live source moves (`ModulatorSource.isLive`; the level, the pitch, the filter
+/// and the modulation sources' depths follow it; the envelopes' times and the sample's start
+/// stay as the note began). A curve holds the value (−1...1) at each of its source's values
+/// (`ModulatorSource.valueCount`), so any shape a format has (a SoundFont's linear, concave,
+/// convex or switch, unipolar or bipolar, either direction) is played exactly as the format
+/// computes it.
 public struct Modulator: Sendable, Equatable {
     public var source: ModulatorSource
     public var curve: [Double]
@@ -98,6 +118,9 @@ public struct Modulator: Sendable, Equatable {
     /// A straight curve from 0 at input 0 to 127/128 at 127 (the input over 128, as a
     /// SoundFont reads a controller).
     public static let linear: [Double] = (0..<128).map { Double($0) / 128 }
+
+    /// Whether it reads a source that can move while the note sounds.
+    public var isLive: Bool { source.isLive || amountSource?.isLive == true }
 }
 
 /// A region's note-on modulators and the bounds of what they move. A region without them

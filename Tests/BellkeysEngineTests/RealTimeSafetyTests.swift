@@ -72,7 +72,8 @@ import Testing
     /// up and down (stretched kernels too), stereo and mono, looped (continuous and sustain) and
     /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
     /// choice, keyswitches, controller ranges, release samples and choke groups, a third under a
-    /// modulation envelope and LFOs on their pitch and filter, the wheel moving; thousands of
+    /// modulation envelope and LFOs on their pitch and filter, a third with modulators that
+    /// follow the controllers, pressure and the wheel as they move; thousands of
     /// blocks at every quality: the render thread must not allocate once.
     @Test(arguments: InterpolationQuality.allCases)
     func pitchedRegionsNeverAllocate(quality: InterpolationQuality) {
@@ -120,6 +121,13 @@ import Testing
                         amountCurve: Modulator.linear, amount: -6, destination: .levelDecibels),
                     Modulator(
                         source: .controller(2), curve: Modulator.linear, amount: 6, destination: .resonanceDecibels),
+                    Modulator(
+                        source: .channelPressure, curve: Modulator.linear, amount: 50,
+                        destination: .vibratoLFOToPitchCents),
+                    Modulator(source: .keyPressure, curve: Modulator.linear, amount: 1_200, destination: .cutoffCents),
+                    Modulator(
+                        source: .pitchWheel, curve: (0..<16_384).map { Double($0) / 16_384 }, amount: 100,
+                        destination: .pitchCents),
                 ])
             }
             regions.append(r)
@@ -148,6 +156,8 @@ import Testing
             if b % 90 == 0 { e.enqueue(.control(frame: frame, controller: 1, value: b % 128)) }
             if b % 500 == 0 { e.enqueue(.control(frame: frame, controller: 123, value: 0)) }
             if b % 30 == 0 { e.enqueue(.pitchBend(frame: frame + 7, value: (b * 131) % 16_384)) }
+            if b % 11 == 0 { e.enqueue(.channelPressure(frame: frame + 3, value: b % 128)) }
+            if b % 13 == 0 { e.enqueue(.keyPressure(frame: frame + 9, note: note, value: b % 128)) }
             if b % 2 == 0 {
                 e.render(into: output, frameCount: block)
             } else {

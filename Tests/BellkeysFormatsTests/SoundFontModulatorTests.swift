@@ -59,7 +59,19 @@ import Testing
         #expect(noteModulators(mod(0x0102, 8, -3600, transform: 2)) == nil)
         #expect(noteModulators(mod(0x0086, 8, -3600)) == nil) // CC6: FluidSynth refuses it
         #expect(noteModulators(mod(0x0102, 8, -3600, 0x0C02)) == nil) // the inert default's identity
-        #expect(noteModulators(mod(0x000D, 8, 1200)) == nil) // channel pressure: live, not yet
+        // Live sources: pressure (channel and key), the wheel over 14 bits, its range.
+        #expect(noteModulators(mod(0x000D, 8, 1200))?.first?.source == .channelPressure)
+        #expect(noteModulators(mod(0x000A, 8, 1200))?.first?.source == .keyPressure)
+        let wheel = try #require(noteModulators(mod(0x020E, 8, 1200))?.first)
+        #expect(wheel.source == .pitchWheel && wheel.curve.count == 16_384)
+        #expect(wheel.curve[0] == -1 && wheel.curve[8_192] == 0 && wheel.curve[16_383] == 2 * 16_383.0 / 16_384 - 1)
+        #expect(noteModulators(mod(0x0010, 52, 100))?.first?.source == .pitchWheelRange)
+        #expect(noteModulators(mod(0x0011, 52, 100)) == nil) // general source 17: undefined
+        // The defaults to the vibrato are played (amount 50, or a zone's own); the wheel's is
+        // the engine's bend.
+        #expect(noteModulators(mod(0x0081, 6, 50))?.first?.source == .controller(1))
+        #expect(noteModulators(mod(0x000D, 6, 80))?.first?.amount == 80)
+        #expect(noteModulators(mod(0x020E, 52, 12_700, 0x0010)) == nil)
         #expect(noteModulators(mod(0x0000, 8, 1200)) == nil) // no source
         #expect(noteModulators(mod(0x0102, 17, 300)) == nil) // pan: not yet
         #expect(modulatorLeftOut(mod(0x0102, 8, -3600)) == nil)
@@ -81,7 +93,8 @@ import Testing
         ]
         let region = try firstZoneRegions(builder)[0]
         let set = try #require(region.noteModulators)
-        #expect(set.modulators.map(\.amount) == [-3600] && set.modulators[0].destination == .cutoffCents)
+        // (After FluidSynth's default vibrato from channel pressure and CC1.)
+        #expect(set.modulators.map(\.amount) == [50, 50, -3600] && set.modulators[2].destination == .cutoffCents)
         #expect(abs(set.levelCeilingDecibels - (0.4 * 120 + 45.6) / 10) < 1e-9)
         #expect(set.resonanceRange == 0...96 && set.resonanceLevelShare == -0.5)
         #expect(region.filter == .lowPass2)

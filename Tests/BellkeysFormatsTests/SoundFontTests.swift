@@ -227,9 +227,15 @@ func testFont() -> SoundFontBuilder {
         #expect(lfo.vibratoLFOToPitchCents == 50 && lfo.modulationLFOToCutoffCents == 300)
         #expect(lfo.vibratoLFO == ModulationLFO(delay: 0.5, frequency: 8.175_798_915_643_707 * 2))
         #expect(lfo.modulationLFO == ModulationLFO(delay: exp2(-10.0), frequency: 8.175_798_915_643_707))
-        // Without a depth the envelope is nothing: no modulation, no filter.
+        // Without a depth the envelope is nothing: no filter; the modulation is FluidSynth's
+        // default vibrato, of depth 0 until the mod wheel or channel pressure deepens it.
         let plain = try firstZoneRegions(testFont())
-        #expect(plain.allSatisfy { $0.modulation == nil && $0.filter == nil })
+        #expect(plain.allSatisfy { $0.filter == nil && $0.modulation?.vibratoLFOToPitchCents == 0 })
+        #expect(
+            plain.allSatisfy { $0.modulation?.envelopeToCutoffCents == 0 && $0.modulation?.envelopeToPitchCents == 0 })
+        let vibrato = plain[0].noteModulators?.modulators.map { ($0.source, $0.amount, $0.destination) }
+        #expect(vibrato?.map(\.0) == [.channelPressure, .controller(1)])
+        #expect(vibrato?.allSatisfy { $0.1 == 50 && $0.2 == .vibratoLFOToPitchCents } == true)
     }
 
     /// FluidSynth plays whole cents, its floating-point sum cut down: with root key 84 and a
@@ -267,10 +273,7 @@ func testFont() -> SoundFontBuilder {
         }
         #expect(modulatorLeftOut(linear) == nil)
         let toPitch = SoundFontModulator(source: 0x0081, destination: 52, amount: 50, amountSource: 0, transform: 0)
-        #expect(
-            modulatorLeftOut(toPitch)
-                == "a modulator from CC1 to fine tune (amount 50) is played as notes start: the controller's later "
-                + "moves are left out")
+        #expect(modulatorLeftOut(toPitch) == nil)
         let toPan = SoundFontModulator(source: 0x0081, destination: 17, amount: 50, amountSource: 0, transform: 0)
         #expect(modulatorLeftOut(toPan) == "a modulator from CC1 to pan (amount 50) is left out")
     }

@@ -12,10 +12,11 @@ and a right, each naming the other in `link`, sample types 4 and 2 as SoundFont 
 in frames from the sample's start, `end` the first frame after the loop (the spec's
 dwEndloop); without it the loop points are the sample's start and end. A zone's generators
 are written keyRange first and sampleID last (spec section 9.4): keyRange(43), pan(17),
-sampleModes(54), overridingRootKey(58), releaseVolEnv(38), each only when given.
+sampleModes(54), overridingRootKey(58), releaseVolEnv(38), each only when given, then any
+others by number; its modulators go to imod.
 
-Used by Benchmarks/make-soundfont.py, Benchmarks/transposition.py and
-Benchmarks/transposed-peers.py, each with this folder on sys.path. Python 3 standard library only.
+Used by Benchmarks/make-soundfont.py, Benchmarks/transposition.py,
+Benchmarks/transposed-peers.py and Tests/SoundFont/live.py, each with this folder on sys.path. Python 3 standard library only.
 """
 import struct
 
@@ -31,11 +32,15 @@ class Sample:
 
 class Zone:
     """`keys`: (lowest, highest); `root`: overridingRootKey; `loop_mode`: sampleModes (1 loops
-    continuously); `release`: releaseVolEnv in timecents; `pan`: -500 (left) to 500 (right)."""
+    continuously); `release`: releaseVolEnv in timecents; `pan`: -500 (left) to 500 (right);
+    `generators`: {generator number: signed amount} more, written before sampleID;
+    `modulators`: [(source, destination, amount, amount source, transform)], the zone's imod."""
 
-    def __init__(self, sample, keys, root=None, loop_mode=None, release=None, pan=None):
+    def __init__(self, sample, keys, root=None, loop_mode=None, release=None, pan=None, generators=None,
+                 modulators=None):
         self.sample, self.keys, self.root = sample, keys, root
         self.loop_mode, self.release, self.pan = loop_mode, release, pan
+        self.generators, self.modulators = generators or {}, modulators or []
 
 
 def chunk(tag, data):
@@ -67,9 +72,10 @@ def encode(samples, zones, preset="bellkeys bells", instrument="bells", name=Non
                                    s.rate, s.root, s.correction, s.link, SAMPLE_TYPES[s.kind]))
     headers.append(struct.pack("<20sIIIIIbbHH", zstr("EOS"), 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-    igen, ibag = [], []
+    igen, ibag, imod = [], [], []
     for z in zones:
-        ibag.append(struct.pack("<HH", len(igen), 0))
+        ibag.append(struct.pack("<HH", len(igen), len(imod)))
+        imod += [struct.pack("<HHhHH", *m) for m in z.modulators]
         igen.append(struct.pack("<HBB", 43, z.keys[0], z.keys[1]))
         if z.pan is not None:
             igen.append(struct.pack("<Hh", 17, z.pan))
@@ -79,8 +85,9 @@ def encode(samples, zones, preset="bellkeys bells", instrument="bells", name=Non
             igen.append(struct.pack("<Hh", 58, z.root))
         if z.release is not None:
             igen.append(struct.pack("<Hh", 38, z.release))
+        igen += [struct.pack("<Hh", g, v) for g, v in sorted(z.generators.items())]
         igen.append(struct.pack("<HH", 53, z.sample))
-    ibag.append(struct.pack("<HH", len(igen), 0))
+    ibag.append(struct.pack("<HH", len(igen), len(imod)))
     igen.append(struct.pack("<HH", 0, 0))
     inst = [struct.pack("<20sH", zstr(instrument), 0), struct.pack("<20sH", zstr("EOI"), len(zones))]
     # Preset: one zone pointing at instrument 0.
@@ -92,7 +99,7 @@ def encode(samples, zones, preset="bellkeys bells", instrument="bells", name=Non
     pdta = list_chunk(b"pdta", [
         chunk(b"phdr", b"".join(phdr)), chunk(b"pbag", b"".join(pbag)), chunk(b"pmod", mod_end),
         chunk(b"pgen", b"".join(pgen)), chunk(b"inst", b"".join(inst)), chunk(b"ibag", b"".join(ibag)),
-        chunk(b"imod", mod_end), chunk(b"igen", b"".join(igen)), chunk(b"shdr", b"".join(headers))])
+        chunk(b"imod", b"".join(imod) + mod_end), chunk(b"igen", b"".join(igen)), chunk(b"shdr", b"".join(headers))])
     info = list_chunk(b"INFO", [chunk(b"ifil", struct.pack("<HH", 2, 1)), chunk(b"isng", b"EMU8000\0"),
                                 chunk(b"INAM", (name or preset).encode("ascii") + b"\0")])
     sdta = list_chunk(b"sdta", [chunk(b"smpl", bytes(smpl))])

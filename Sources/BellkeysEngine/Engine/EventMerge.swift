@@ -159,6 +159,11 @@ extension Engine {
             if sounding >= 0 { noteOff(channel: channel, note: sounding) }
         case 0xB0: controlChange(channel: channel, controller: note, value: value)
         case 0xE0: bend(channel: channel, value: value << 7 | note)
+        case 0xD0: channelPressure(channel: channel, value: note)
+        case 0xA0:
+            // A MIDI input's key as it sounds: moved as its note-on was.
+            let key = event.transposable ? note + Int(midi.keyShifts[128 * channel + note]) : note
+            if key >= 0, key < 128 { keyPressure(channel: channel, note: key, value: value) }
         case 0xC0: programChange(channel: channel, program: note)
         case 0xF0 where event.status == 0xF4: // Engine.roomStatus: 12 bits of set, 4 of room
             setRoom(set: Int(event.data2 >> 4) << 8 | Int(event.data1), room: Int(event.data2 & 15))

@@ -74,6 +74,7 @@ extension Engine {
             let range = controller == 6 ? value * 100 + cents % 100 : cents / 100 * 100 + min(value, 99)
             midi.channels[channel].bendRangeCents = min(range, 2_400)
             if midi.channels[channel].bend != 8192 { bend(channel: channel, value: midi.channels[channel].bend) }
+            sourceMoved(channel: channel, source: -7) // ModulatorTerm.pitchWheelRange
         case 121: // reset all controllers
             resetControllerValues(channel: channel)
             if midi.channels[channel].bend != 8192 { bend(channel: channel, value: 8192) }
@@ -97,6 +98,8 @@ extension Engine {
         default:
             break
         }
+        // Modulators reading it (after a reset, reading anything live) are read again.
+        sourceMoved(channel: channel, source: controller == 121 ? -3 : controller) // -3: ModulatorTerm.none
     }
 
     /// A program change on `channel`: the set the channel's next notes play, chosen by the sets'
@@ -217,6 +220,7 @@ extension Engine {
     @_noLocks
     func bend(channel: Int, value: Int) {
         midi.channels[channel].bend = value
+        sourceMoved(channel: channel, source: -6) // ModulatorTerm.pitchWheel
         let factor = bendFactor(channel: channel)
         for i in 0..<activeCount {
             let slot = Int(pool.active[i])
@@ -328,7 +332,7 @@ extension Engine {
     /// FluidSynth resets them (`fluid_channel_init_ctrl`, and MIDI's recommended practice): every
     /// controller below 120 to 0 but bank select, volume, balance, pan (each with its LSB), the
     /// sound controllers (70 to 79) and the effects depths (91 to 95); expression to 127; the
-    /// parameter numbers (98 to 101) to none (127). Thread: render. Real-time safe.
+    /// parameter numbers (98 to 101) to none (127); the channel's and its keys' pressure to 0. Thread: render. Real-time safe.
     @_noLocks
     func resetControllerValues(channel: Int) {
         let values = midi.controllerValues + 128 * channel
@@ -340,5 +344,7 @@ extension Engine {
         }
         values[11] = 127
         values[43] = 127
+        midi.channels[channel].pressure = 0
+        (midi.keyPressures + 128 * channel).update(repeating: 0, count: 128)
     }
 }

@@ -17,6 +17,8 @@ struct ChannelControls {
     var set = 0
     var bankHigh = 0
     var bankLow = 0
+    /// Channel pressure (aftertouch), 0...127.
+    var pressure = 0
 }
 
 /// What the MIDI messages played so far leave behind: each channel's controls, every
@@ -32,6 +34,8 @@ struct MIDIState: BitwiseCopyable {
     /// The velocity of each key held down (128 c + n; 0: up), for release samples, and how many
     /// keys each channel holds, for `first` and `legato` regions.
     let noteVelocities: UnsafeMutablePointer<UInt8>
+    /// Each key's polyphonic pressure (128 c + n, the key as it sounds), 0...127.
+    let keyPressures: UnsafeMutablePointer<UInt8>
     let heldKeyCounts: UnsafeMutablePointer<Int32>
     /// The set each key held down was struck in (128 c + n), whose release samples its note-off
     /// starts.
@@ -53,6 +57,8 @@ struct MIDIState: BitwiseCopyable {
         controllerValues = Engine.startingControllers(setList)
         noteVelocities = .allocate(capacity: 16 * 128)
         noteVelocities.initialize(repeating: 0, count: 16 * 128)
+        keyPressures = .allocate(capacity: 16 * 128)
+        keyPressures.initialize(repeating: 0, count: 16 * 128)
         heldKeyCounts = .allocate(capacity: 16)
         heldKeyCounts.initialize(repeating: 0, count: 16)
         noteSets = .allocate(capacity: 16 * 128)
@@ -71,6 +77,7 @@ struct MIDIState: BitwiseCopyable {
         channels.deallocate()
         controllerValues.deallocate()
         noteVelocities.deallocate()
+        keyPressures.deallocate()
         heldKeyCounts.deallocate()
         noteSets.deallocate()
         keyShifts.deallocate()

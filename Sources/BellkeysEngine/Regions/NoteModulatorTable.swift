@@ -1,7 +1,8 @@
 import BellkeysModel
 
-/// A note-on modulator as the render thread reads it (`Modulator`): its sources (`velocity`,
-/// `key`, a controller number 0...127, or `none` for no amount source), where its curves start in
+/// A modulator as the render thread reads it (`Modulator`): its sources (`velocity`, `key`, a
+/// controller number 0...127, `channelPressure`, `keyPressure`, `pitchWheel`, `pitchWheelRange`,
+/// or `none` for no amount source), where its curves start in
 /// `NoteModulatorTable.curves`, its amount and destination (`level`, `pitch`, `cutoff`,
 /// `resonance`, a modulation source's depth from `firstDepth` on, an envelope's time from
 /// `firstTime` or `firstModulationTime` on); the render thread tests
@@ -10,6 +11,10 @@ struct ModulatorTerm {
     static let velocity = -1
     static let key = -2
     static let none = -3
+    static let channelPressure = -4
+    static let keyPressure = -5
+    static let pitchWheel = -6
+    static let pitchWheelRange = -7
     static let level: UInt8 = 0
     static let pitch: UInt8 = 1
     static let cutoff: UInt8 = 2
@@ -70,12 +75,22 @@ struct NoteModulatorTable: BitwiseCopyable {
             case .velocity: ModulatorTerm.velocity
             case .key: ModulatorTerm.key
             case .controller(let n): max(0, min(127, n))
+            case .channelPressure: ModulatorTerm.channelPressure
+            case .keyPressure: ModulatorTerm.keyPressure
+            case .pitchWheel: ModulatorTerm.pitchWheel
+            case .pitchWheelRange: ModulatorTerm.pitchWheelRange
             case nil: ModulatorTerm.none
             }
         }
-        func stored(_ curve: [Double]) -> Int32 {
+        // Each curve once, however many modulators share it (a wheel's has 16,384 values).
+        var placed: [[Double]: Int32] = [:]
+        func stored(_ curve: [Double], for source: ModulatorSource?) -> Int32 {
+            let count = source?.valueCount ?? 128
+            let values = (0..<count).map { $0 < curve.count ? curve[$0] : (curve.last ?? 0) }
+            if let at = placed[values] { return at }
             let at = Int32(curves.count)
-            curves += (0..<128).map { $0 < curve.count ? curve[$0] : (curve.last ?? 0) }
+            curves += values
+            placed[values] = at
             return at
         }
         func destination(_ d: ModulatorDestination) -> UInt8 {
@@ -114,11 +129,12 @@ struct NoteModulatorTable: BitwiseCopyable {
                 terms.append(
                     ModulatorTerm(
                         source: number(m.source), amountSource: number(m.amountSource),
-                        destination: destination(m.destination), curve: stored(m.curve),
-                        amountCurve: m.amountSource == nil ? 0 : stored(m.amountCurve),
+                        destination: destination(m.destination), curve: stored(m.curve, for: m.source),
+                        amountCurve: m.amountSource == nil ? 0 : stored(m.amountCurve, for: m.amountSource),
                         amount: m.destination == .modulationLFOToVolumeDecibels ? 10 * m.amount : m.amount))
             }
             slots[i].modulatorCount = Int32(terms.count) - slots[i].modulatorStart
+            markLive(&slots[i], region, sampleRate: sampleRate)
             let range = set?.cutoffRange ?? 0...Double.infinity
             let resonances = set?.resonanceRange ?? 0...0
             bounds.append(
@@ -141,5 +157,31 @@ struct NoteModulatorTable: BitwiseCopyable {
         terms.deallocate()
         curves.deallocate()
         bounds.deallocate()
+    }
+}
+
+/// Marks a region's slot whose modulators read live sources (`RegionSlot.hasLiveModulators`):
+/// modulated, so that its voices have ticks to take them at (with no envelope or LFO of its own
+/// when it had none: its modulators' bounds are its), and whether its voices may wait idle
+/// (`RegionSlot.mayIdle`). Thread: control.
+private func markLive(_ slot: inout RegionSlot, _ region: Region, sampleRate: Int) {
+    let set = region.noteModulators
+    slot.hasLiveModulators = set?.modulators.contains { $0.isLive } ?? false
+    let lfoDepths: [ModulatorDestination] = [
+        .modulationLFOToPitchCents, .modulationLFOToCutoffCents, .vibratoLFOToPitchCents,
+        .modulationLFOToVolumeDecibels,
+    ]
+    if let m = region.modulation, m.envelope.timecents == nil, m.envelopeToPitchCents == 0,
+        m.envelopeToCutoffCents == 0, m.modulationLFOToPitchCents == 0, m.modulationLFOToCutoffCents == 0,
+        m.vibratoLFOToPitchCents == 0, m.modulationLFOToVolumeDecibels == 0
+    {
+        slot.mayIdle = set?.modulators.allSatisfy { lfoDepths.contains($0.destination) } ?? true
+    }
+    if slot.hasLiveModulators, !slot.hasModulation {
+        slot.hasModulation = true
+        slot.modulation = ModulationTicks()
+        slot.modulation.lowestCutoff = set?.cutoffRange.lowerBound ?? 0
+        slot.modulation.highestCutoff = min(set?.cutoffRange.upperBound ?? 0, 0.45 * Double(sampleRate))
+        slot.modulation.wholeCents = set?.pitchInWholeCents ?? false
     }
 }

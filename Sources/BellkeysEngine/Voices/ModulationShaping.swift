@@ -107,3 +107,15 @@ func applyTremolo(
         j += 1
     }
 }
+
+/// A voice's modulation sources' depths, by `ModulatedDepth` lane: its region's (`t`) and what
+/// its modulators add, held within FluidSynth's bounds (12,000 cents, 960 centibels). Thread:
+/// render.
+@_noLocks
+func heldDepths(_ t: ModulationTicks, _ added: SIMD8<Double>) -> SIMD8<Double> {
+    let base = SIMD8<Double>(
+        t.toPitchCents, t.toCutoffCents, t.modulationLFOToPitchCents, t.modulationLFOToCutoffCents,
+        t.vibratoLFOToPitchCents, t.modulationLFOToVolumeCentibels, 0, 0)
+    let bound = SIMD8<Double>(12_000, 12_000, 12_000, 12_000, 12_000, 960, 0, 0)
+    return (base + added).clamped(lowerBound: -bound, upperBound: bound)
+}

@@ -211,6 +211,18 @@ struct ModulatedVoice {
     /// For a pitch in whole cents: the fraction of a cent its pitch leaves above the whole cent
     /// it plays at (`NoteOnSums.pitchFraction`), which its modulation's cents are cut down with.
     var pitchFraction = 0.0
+    /// Its level from its modulators as it started (`NoteOnSums.levelFactor`), and the factor
+    /// on that their live sources have moved it by since (its tremolo carries it); whether
+    /// they moved its filter's Q, whose coefficients its next tick makes again.
+    var startLevel: Float = 1
+    var liveLevel: Float = 1
+    var filterMoved = false
+    /// Whether it only counts its ticks: its region may idle (`RegionSlot.mayIdle`) and its
+    /// depths are all 0 (its modulation moves nothing). A live source that gives it a depth
+    /// wakes it (`Engine.wake`), its ticks and LFOs where they would have been: counted from
+    /// `startFrame`, the engine's frame at its first (an idle voice's ticks cost nothing).
+    var idle = false
+    var startFrame: Int64 = 0
 
     @_noLocks
     init() {}
@@ -316,6 +328,11 @@ extension Engine {
     /// is its end's). Thread: render.
     @_noLocks
     func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice, gain: Float) {
+        if pool.modulatedVoices[slot].idle {
+            pool.modulatedVoices[slot].ticks += 1
+            pool.modulatedVoices[slot].tickLeft = ModulationTicks.frames
+            return
+        }
         var modulated = pool.modulatedVoices[slot]
         let ticks = modulated.ownsTicks ? pool.voiceModulations[slot] : table.regions[region].modulation
         stepModulation(&modulated, ticks, curve: table.convexCurve)
@@ -324,16 +341,12 @@ extension Engine {
             // modulators' (FluidSynth's bounds: 12,000 cents, 960 centibels).
             modulated.modulationLFOStep = ticks.modulationLFO.step
             modulated.vibratoLFOStep = ticks.vibratoLFO.step
-            let base = SIMD8<Double>(
-                ticks.toPitchCents, ticks.toCutoffCents, ticks.modulationLFOToPitchCents,
-                ticks.modulationLFOToCutoffCents, ticks.vibratoLFOToPitchCents, ticks.modulationLFOToVolumeCentibels, 0,
-                0)
-            let bound = SIMD8<Double>(12_000, 12_000, 12_000, 12_000, 12_000, 960, 0, 0)
-            let d = (base + modulated.depths).clamped(lowerBound: -bound, upperBound: bound)
+            let d = heldDepths(ticks, modulated.depths)
             modulated.depths = d
-            modulated.movesPitch = d[0] != 0 || d[2] != 0 || d[4] != 0
-            modulated.movesCutoff = d[1] != 0 || d[3] != 0
-            modulated.hasTremolo = d[5] != 0
+            // (Or moved already by live sources: `remodulate`.)
+            modulated.movesPitch = modulated.movesPitch || d[0] != 0 || d[2] != 0 || d[4] != 0
+            modulated.movesCutoff = modulated.movesCutoff || d[1] != 0 || d[3] != 0
+            modulated.hasTremolo = modulated.hasTremolo || d[5] != 0
         }
         let age = modulated.ticks * ModulationTicks.frames
         stepLFO(&modulated.modulationLFO, &modulated.modulationLFOStep, age: age, delay: ticks.modulationLFO.delay)
@@ -361,7 +374,8 @@ extension Engine {
             let cents = level * d[1] + modulated.modulationLFO * d[3]
             let moved = modulated.cutoff * exp2Fast(cents / 1200)
             let cutoff = max(ticks.lowestCutoff, min(ticks.highestCutoff, moved))
-            if abs(cutoff - modulated.lastCutoff) > 0.01 {
+            if abs(cutoff - modulated.lastCutoff) > 0.01 || modulated.filterMoved {
+                modulated.filterMoved = false
                 let target = lowPassCoefficients(
                     cutoff: cutoff, q: modulated.filterQ, sampleRate: Double(configuration.sampleRate))
                 if modulated.lastCutoff < 0 {
@@ -375,7 +389,9 @@ extension Engine {
             }
         }
         if modulated.hasTremolo {
-            let factor = tremolo(lfoCentibels: modulated.modulationLFO * d[5], gain: gain, pitched.envelope)
+            let factor =
+                tremolo(lfoCentibels: modulated.modulationLFO * d[5], gain: gain, pitched.envelope)
+                * modulated.liveLevel
             modulated.tremoloStep = (factor - modulated.tremoloTarget) / Float(ModulationTicks.frames)
             modulated.tremoloTarget = factor
         }

@@ -19,6 +19,8 @@ struct NoteOnSums {
     /// For a pitch in whole cents: the fraction of a cent left above the voice's whole pitch
     /// (its region's, with the cents added: those are cut down to a whole cent).
     var pitchFraction = 0.0
+    /// The factor on the strike's gain their level makes (`Engine.noteOnLevel`).
+    var levelFactor: Float = 1
 
     @_noLocks
     init() {}
@@ -79,14 +81,22 @@ extension Engine {
         return max(0, min(Int(table.regions[r].frameCount) - 1, start))
     }
 
-    /// A source's value 0...127 now: the note's velocity or key, or the channel's controller.
-    /// (`ModulatorTerm`'s codes are written as literals on this path: read through their
-    /// statics, they are calls the real-time check cannot see into.)
+    /// A source's value now, where its curve is read: the note's velocity or key, the channel's
+    /// controller or pressure, the key's pressure (0...127 each), the wheel (0...16383) or its
+    /// range in whole semitones (FluidSynth's, which has no cents: 0...24). (`ModulatorTerm`'s
+    /// codes are written as literals on this path: read through their statics, they are calls
+    /// the real-time check cannot see into.)
     @_noLocks
     func sourceValue(_ source: Int, channel: Int, note: Int, velocity: Int) -> Int {
-        if source == -1 { return velocity } // ModulatorTerm.velocity
-        if source == -2 { return note } // ModulatorTerm.key
-        return Int(midi.controllerValues[128 * channel + source])
+        if source >= 0 { return Int(midi.controllerValues[128 * channel + source]) }
+        switch source {
+        case -1: return velocity // ModulatorTerm.velocity
+        case -2: return note // .key
+        case -4: return midi.channels[channel].pressure // .channelPressure
+        case -5: return Int(midi.keyPressures[128 * channel + note]) // .keyPressure
+        case -6: return midi.channels[channel].bend // .pitchWheel
+        default: return midi.channels[channel].bendRangeCents / 100 // .pitchWheelRange
+        }
     }
 
     /// The factor on a strike's gain (`velocityGain` its velocity's share) of `sums`' decibels:
@@ -101,6 +111,7 @@ extension Engine {
         let resonance = max(b.lowestResonance, min(b.highestResonance, b.resonance + sums.resonanceDecibels))
         sums.resonanceDecibels = resonance - b.resonance
         decibels += b.resonanceLevelShare * sums.resonanceDecibels
-        return Float(exp2Fast(decibels * (3.321_928_094_887_362_3 / 20)))
+        sums.levelFactor = Float(exp2Fast(decibels * (3.321_928_094_887_362_3 / 20)))
+        return sums.levelFactor
     }
 }

@@ -242,7 +242,7 @@ extension Engine {
                 done += m
                 continue
             }
-            if pitched.isModulated {
+            if pitched.isModulated, !pool.modulatedVoices[slot].idle {
                 if pool.modulatedVoices[slot].tickLeft == 0 {
                     tickModulation(slot: slot, region: region, &pitched, gain: voice.gain.target)
                 }
@@ -254,11 +254,12 @@ extension Engine {
                 &pitched, frames: voice.frames, frameCount: voice.frameCount, kernels: table.kernelLevels,
                 wide: wideMixing,
                 left: scratchLeft, right: scratchRight, count: m, seam: pool.seamScratch)
-            if pitched.isModulated {
+            if pitched.isModulated, !pool.modulatedVoices[slot].idle {
                 shapeModulatedVoice(
                     slot: slot, region: region, &pitched, gain: voice.gain.target, scratchLeft, scratchRight,
                     frameCount: got)
             } else if pitched.filterKind != 0 {
+                // (An idle modulated voice's too: `ModulatedVoice.idle`.)
                 filterVoice(&pitched, scratchLeft, scratchRight, frameCount: got)
             }
             var rightFromDone: UnsafeMutablePointer<Float>?

@@ -10,18 +10,8 @@ extension Engine {
     @_noLocks
     func startFilter(slot: Int, region r: Int, note: Int, velocity: Int, _ sums: NoteOnSums) {
         let region = table.regions[r]
-        let cents =
-            region.filterVelocityCents * Double(velocity) / 127
-            + region.filterKeytrackCents * Double(note - region.pitchKeycenter) + sums.cutoffCents
         let rate = Double(configuration.sampleRate)
-        let tracked = region.cutoff * exp2Fast(cents / 1200)
-        var cutoff = min(tracked, 0.49 * rate)
-        var q = region.filterQ
-        if region.modulatorCount > 0 {
-            let bounds = table.noteModulators.bounds[r]
-            cutoff = max(bounds.lowestCutoff, min(bounds.highestCutoff, tracked))
-            q *= exp2Fast(sums.resonanceDecibels * (3.321_928_094_887_362_3 / 20))
-        }
+        let (cutoff, tracked, q) = filterSettings(region: r, note: note, velocity: velocity, sums)
         pool.pitchedVoices[slot].filterKind = region.filterKind
         pool.pitchedVoices[slot].filterState = SIMD4()
         if region.filterKind == 1 {
@@ -35,6 +25,28 @@ extension Engine {
             pool.modulatedVoices[slot].cutoff = tracked
             pool.modulatedVoices[slot].filterQ = q
         }
+    }
+
+    /// The cutoff (Hz) a voice of region `r` on `note` at `velocity` starts with, kept within
+    /// its bounds, the cutoff before that (`tracked`), and its Q (`startFilter`). Thread:
+    /// render. Real-time safe.
+    @_noLocks
+    func filterSettings(region r: Int, note: Int, velocity: Int, _ sums: NoteOnSums) -> (
+        cutoff: Double, tracked: Double, q: Double
+    ) {
+        let region = table.regions[r]
+        let cents =
+            region.filterVelocityCents * Double(velocity) / 127
+            + region.filterKeytrackCents * Double(note - region.pitchKeycenter) + sums.cutoffCents
+        let tracked = region.cutoff * exp2Fast(cents / 1200)
+        var cutoff = min(tracked, 0.49 * Double(configuration.sampleRate))
+        var q = region.filterQ
+        if region.modulatorCount > 0 {
+            let bounds = table.noteModulators.bounds[r]
+            cutoff = max(bounds.lowestCutoff, min(bounds.highestCutoff, tracked))
+            q *= exp2Fast(sums.resonanceDecibels * (3.321_928_094_887_362_3 / 20))
+        }
+        return (cutoff, tracked, q)
     }
 }
 

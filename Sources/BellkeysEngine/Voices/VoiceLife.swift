@@ -101,15 +101,22 @@ extension Engine {
         }
     }
 
-    /// Starts the modulation of a voice of region `r` (which has it): its note-on modulators'
-    /// depths (`sums`), and its own envelope's stages when they move its times. Thread: render.
+    /// Starts the modulation of a voice of region `r` (which has it) `delay` frames into the
+    /// segment: its note-on modulators' depths (`sums`), and its own envelope's stages when they
+    /// move its times; idle if it may be and nothing moves (`ModulatedVoice.idle`). Thread: render.
     /// Real-time safe.
     @_noLocks
-    func startModulation(slot: Int, region r: Int, _ sums: NoteOnSums) {
+    func startModulation(slot: Int, region r: Int, _ sums: NoteOnSums, delay: Int) {
         pool.modulatedVoices[slot] = ModulatedVoice()
         pool.modulatedVoices[slot].depths = sums.depths
+        pool.modulatedVoices[slot].startLevel = sums.levelFactor
         let key = table.regions[r]
         pool.modulatedVoices[slot].pitchFraction = key.modulatorCount > 0 ? sums.pitchFraction : key.pitchFraction
+        if key.mayIdle {
+            let depths = heldDepths(key.modulation, sums.depths)
+            pool.modulatedVoices[slot].idle = depths == SIMD8()
+            pool.modulatedVoices[slot].startFrame = currentFrame + Int64(delay)
+        }
         if key.hasTimedModulation {
             pool.voiceModulations[slot] = countedModulation(
                 key.modulation, key.modulationTimecents + sums.times.highHalf)
@@ -153,6 +160,7 @@ extension Engine {
             channel: UInt8(channel), note: UInt8(note), damp: key.damp)
         pool.voices[slot].delay = delay
         pool.voices[slot].region = Int32(r)
+        pool.voices[slot].velocity = UInt8(velocity)
         pool.voices[slot].room = UInt8(truncatingIfNeeded: mixer.setRooms[key.set])
         if !key.isCentred {
             pool.voices[slot].isPanned = true
@@ -185,7 +193,7 @@ extension Engine {
             startVoiceEnvelope(slot: slot, region: r, &pitched, times: sums.times.lowHalf, strike: strike)
             if key.hasModulation {
                 pitched.isModulated = true
-                startModulation(slot: slot, region: r, sums)
+                startModulation(slot: slot, region: r, sums, delay: delay)
             }
             pool.pitchedVoices[slot] = pitched
             if table.sets[key.set].followsPitchBend, midi.channels[channel].bend != 8192 {

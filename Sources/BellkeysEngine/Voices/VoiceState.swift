@@ -68,6 +68,13 @@ struct RegionSlot {
     /// `[modulatorStart ..< + modulatorCount]`.
     var modulatorStart: Int32 = 0
     var modulatorCount: Int32 = 0
+    /// Whether any of them reads a live source (`ModulatorSource.isLive`): its voices are
+    /// modulated, and follow those sources as they move (`Engine.remodulate`).
+    var hasLiveModulators = false
+    /// Whether its voices may wait idle (`ModulatedVoice.idle`): it has no modulation envelope
+    /// of its own and no depth but what its modulators give the LFOs (a SoundFont zone's CC1
+    /// and channel pressure to its vibrato).
+    var mayIdle = false
     /// Whether its note-on modulators move its envelope's times (`Envelope.timecents`), and
     /// those times: delay, attack, hold, decay (timecents), sustain (centibels), release.
     var hasTimedEnvelope = false
@@ -136,6 +143,9 @@ struct Voice {
     /// The room it rings in (`Mixer.rooms`), its set's when it started; its buses are those
     /// of lane `channel + 16 × room`.
     var room: UInt8 = 0
+    /// The velocity it was struck with, which its modulators read again when a live source
+    /// moves.
+    var velocity: UInt8 = 0
 
     // Written out, with the attribute, so that the render path's other files may call it: a
     // debug build checks `@_noLocks` file by file and cannot look into a synthesised init.
