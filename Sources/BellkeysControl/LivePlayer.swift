@@ -153,6 +153,14 @@ public final class LivePlayer {
         {
             controllers[Int(channel)][index] = value
         }
+        // Reset all controllers: those it resets (the mod wheel, expression, the pedal) are at
+        // their starting values again (volume, pan, the send and the bank stay).
+        if case .controlChange(let channel, 121, _) = message {
+            for (index, controller) in Self.replayedControllers.enumerated()
+            where [1, 11, 64].contains(controller.number) {
+                controllers[Int(channel)][index] = controller.initial
+            }
+        }
         // A program change with the bank select it was read under (a later bank select alone
         // chooses nothing).
         if case .programChange(let channel, let program) = message {

@@ -82,7 +82,7 @@ private func reading(_ source: UInt16) -> SourceReading {
 func noteModulators(_ m: SoundFontModulator, fixedVelocity: Int = -1, fixedKey: Int = -1) -> [Modulator]? {
     // The defaults are the engine's own work, but for CC1 and channel pressure to the vibrato,
     // which are played as any other modulator.
-    let vibrato = defaultSoundFontModulators[2...3].contains { $0.isSame(as: m) }
+    let vibrato = defaultVibratoModulators.contains { $0.isSame(as: m) }
     guard m.amount != 0, m.transform == 0, !isVelocityToAttenuation(m),
         vibrato || !defaultSoundFontModulators.contains(where: { $0.isSame(as: m) }),
         case .reads(let source) = reading(m.source), var curve = soundFontCurve(m.source, count: source.valueCount)
@@ -169,12 +169,15 @@ public let soundFontControllerDefaults: [Int: Int] = {
 /// velocity and key (`noteModulators`), and the defaults whose work the engine does for every
 /// instrument (CC7, CC10, CC11 and CC91, the pitch wheel) or that do nothing for a struck bell
 /// at their default amounts. A live source's modulator (a controller, pressure, the wheel) is
-/// read as a note starts and again as the source moves.
+/// read as a note starts and again as the source moves, but for one to the envelopes' times or
+/// the sample's start, read only as the note starts (said: FluidSynth follows it).
 public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
     // FluidSynth plays no modulator with a transform (nor does bellkeys).
     if modulator.amount == 0 || modulator.transform != 0 { return nil }
     if isVelocityToAttenuation(modulator) { return nil }
-    if noteModulators(modulator) != nil { return nil }
+    let played = noteModulators(modulator)
+    let readOnce = played?.contains { $0.isLive && $0.destination.isReadOnce } ?? false
+    if played != nil, !readOnce { return nil }
     if defaultSoundFontModulators.contains(where: { $0 == modulator }) { return nil }
     let names: [Int: String] = [
         5: "the modulation LFO's pitch depth", 6: "vibrato depth", 7: "the modulation envelope's pitch depth",
@@ -198,6 +201,10 @@ public func modulatorLeftOut(_ modulator: SoundFontModulator) -> String? {
             16: "pitch wheel range",
         ][sourceIndex] ?? "source \(sourceIndex)")
     let destination = names[Int(modulator.destination)] ?? "generator \(modulator.destination)"
+    if readOnce {
+        return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is read as notes start: "
+            + "its source's later moves are left out"
+    }
     return "a modulator from \(source) to \(destination) (amount \(modulator.amount)) is left out"
 }
 

@@ -40,6 +40,10 @@ public let defaultSoundFontModulators: [SoundFontModulator] = [
     SoundFontModulator(source: 0x020E, destination: 52, amount: 12_700, amountSource: 0x0010, transform: 0),
 ]
 
+/// FluidSynth's defaults from channel pressure and CC1 to the vibrato's depth, which bellkeys
+/// plays as any other modulator (the others are the engine's own work).
+let defaultVibratoModulators = Array(defaultSoundFontModulators[2...3])
+
 /// The most pairs of zones a preset may make, and weigh (FluidR3's presets make at most a few
 /// hundred): a damaged file could pair tens of thousands of preset zones with as many
 /// instrument zones.
@@ -253,9 +257,16 @@ public func soundFontRegions(
         zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0 || zone[.modLfoToPitch] != 0
         || zone[.modLfoToFilterFc] != 0 || zone[.modLfoToVolume] != 0 || zone[.vibLfoToPitch] != 0
         || region.noteModulators?.modulators.contains { $0.destination.isDepth } ?? false
+    // (The modulation envelope's hold and decay by key split the keys only where it moves
+    // something: every zone has the default vibrato's modulators, so every zone is modulated.)
+    let envelopeMoves =
+        zone[.modEnvToPitch] != 0 || zone[.modEnvToFilterFc] != 0
+        || region.noteModulators?.modulators.contains {
+            $0.destination == .envelopeToPitchCents || $0.destination == .envelopeToCutoffCents
+        } ?? false
     let keyed =
         zone[.keynumToVolEnvHold] != 0 || zone[.keynumToVolEnvDecay] != 0
-        || modulated && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
+        || envelopeMoves && (zone[.keynumToModEnvHold] != 0 || zone[.keynumToModEnvDecay] != 0)
     var regions: [Region] = []
     for key in region.keyRange {
         let cents = pitch.centsCut(key)

@@ -85,6 +85,17 @@ public enum ModulatorDestination: UInt8, Sendable, Equatable, CaseIterable {
             .rawValue...ModulatorDestination.modulationEnvelopeReleaseCents.rawValue)
             .contains(rawValue)
     }
+
+    /// Whether it moves an LFO's depth (not the modulation envelope's).
+    public var isLFODepth: Bool {
+        isDepth && self != .envelopeToPitchCents && self != .envelopeToCutoffCents
+    }
+
+    /// Whether it is read only as a note starts, even from a live source: the envelopes' times
+    /// and where the sample starts.
+    public var isReadOnce: Bool {
+        isEnvelopeTime || isModulationEnvelopeTime || self == .startOffsetFrames || self == .startOffsetCoarseFrames
+    }
 }
 
 /// A modulator: `amount` × the source's value through `curve` × the amount source's value

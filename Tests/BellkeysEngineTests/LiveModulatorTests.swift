@@ -78,7 +78,8 @@ import Testing
         e.enqueue(.pitchBend(frame: 640, value: 16_383))
         _ = render(e, 128)
         let end = lowPassCoefficients(
-            cutoff: 4_000 * Glibc.exp2(-2_400 * 16_383.0 / 16_384 / 1_200), q: 0.707_106_781_186_547_5, sampleRate: 48_000)
+            cutoff: 4_000 * Glibc.exp2(-2_400 * 16_383.0 / 16_384 / 1_200), q: 0.707_106_781_186_547_5,
+            sampleRate: 48_000)
         let got = e.pool.pitchedVoices[slot(e)].filterCoefficients
         #expect((0..<5).allSatisfy { abs(got[$0] - end[$0]) < 1e-6 }, "\(got) against \(end)")
     }
@@ -130,6 +131,86 @@ import Testing
         e.enqueue(.control(frame: 192, controller: 121, value: 0))
         _ = render(e, 128)
         #expect(increments() == start)
+    }
+}
+
+/// Which moves read a voice's modulators again: not another channel's, not the pedal's
+/// (FluidSynth reads CC64 only as notes start); the wheel's range (RPN 0) does, in whole
+/// semitones as the data entry gives them.
+@Suite struct LiveSources {
+    func engine(_ modulator: Modulator) -> Engine {
+        var region = filteredSine()
+        region.filter = nil
+        region.noteModulators = NoteModulators(modulators: [modulator], cutoffRange: 20...20_000)
+        return sineEngine(region)
+    }
+
+    func increment(_ e: Engine) -> UInt64 { e.pool.pitchedVoices[Int(e.pool.active[0])].increment }
+
+    @Test func anotherChannelAndThePedalMoveNothing() {
+        let e = engine(
+            Modulator(source: .controller(2), curve: Modulator.linear, amount: 600, destination: .pitchCents))
+        e.enqueue(.noteOn(frame: 0, channel: 3, note: 60, velocity: 100))
+        _ = render(e, 64)
+        let start = increment(e)
+        e.enqueue(.control(frame: 64, channel: 4, controller: 2, value: 127))
+        _ = render(e, 128)
+        #expect(increment(e) == start)
+        e.enqueue(.control(frame: 192, channel: 3, controller: 2, value: 127))
+        _ = render(e, 128)
+        #expect(increment(e) == movedIncrement(start, cents: 600 * 127.0 / 128))
+        let pedal = engine(
+            Modulator(source: .controller(64), curve: Modulator.linear, amount: 600, destination: .pitchCents))
+        pedal.enqueue(.noteOn(frame: 0, note: 60, velocity: 100))
+        _ = render(pedal, 64)
+        let unpedalled = increment(pedal)
+        pedal.enqueue(.control(frame: 64, controller: 64, value: 127))
+        _ = render(pedal, 128)
+        #expect(increment(pedal) == unpedalled)
+    }
+
+    @Test func theWheelsRangeIsASource() {
+        let e = engine(
+            Modulator(source: .pitchWheelRange, curve: Modulator.linear, amount: 1_280, destination: .pitchCents))
+        var bare = filteredSine()
+        bare.filter = nil
+        let plain = sineEngine(bare)
+        for x in [e, plain] { x.enqueue(.noteOn(frame: 0, note: 60, velocity: 100)) }
+        _ = render(e, 64)
+        _ = render(plain, 64)
+        let base = plain.pool.pitchedVoices[Int(plain.pool.active[0])].baseIncrement
+        // 2 semitones at the start: 2/128 of 1,280 cents.
+        #expect(increment(e) == movedIncrement(base, cents: 20))
+        for event in [
+            EngineEvent.control(frame: 64, controller: 101, value: 0), .control(frame: 64, controller: 100, value: 0),
+            .control(frame: 64, controller: 6, value: 36),
+        ] {
+            e.enqueue(event)
+        }
+        _ = render(e, 128)
+        // 36 semitones, beyond the 24 the bend itself keeps to: 360 cents.
+        #expect(increment(e) == movedIncrement(base, cents: 360))
+    }
+
+    /// A region whose modulators move its filter by velocity (played as the note starts) and
+    /// its vibrato by the mod wheel idles until the wheel moves.
+    @Test func aStaticModulatorLetsAVoiceIdle() {
+        var region = filteredSine()
+        region.modulation = VoiceModulation(vibratoLFO: ModulationLFO(frequency: 5))
+        region.noteModulators = NoteModulators(
+            modulators: [
+                Modulator(source: .velocity, curve: Modulator.linear, amount: -1_200, destination: .cutoffCents),
+                Modulator(
+                    source: .controller(1), curve: Modulator.linear, amount: 50, destination: .vibratoLFOToPitchCents),
+            ], cutoffRange: 20...20_000)
+        let e = sineEngine(region)
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 100))
+        _ = render(e, 640)
+        let slot = Int(e.pool.active[0])
+        #expect(e.pool.modulatedVoices[slot].idle)
+        e.enqueue(.control(frame: 640, controller: 1, value: 64))
+        _ = render(e, 65)
+        #expect(!e.pool.modulatedVoices[slot].idle && e.pool.modulatedVoices[slot].depths[4] == 25)
     }
 }
 

@@ -76,6 +76,13 @@ import Testing
         #expect(noteModulators(mod(0x0102, 17, 300)) == nil) // pan: not yet
         #expect(modulatorLeftOut(mod(0x0102, 8, -3600)) == nil)
         #expect(modulatorLeftOut(mod(0x0102, 17, 300)) != nil)
+        // A live source to a time or the start is read as notes start, and said.
+        #expect(modulatorLeftOut(mod(0x0082, 52, 100)) == nil)
+        #expect(
+            modulatorLeftOut(mod(0x0082, 38, 1200))
+                == "a modulator from CC2 to the envelope's release (amount 1200) is read as notes start: "
+                + "its source's later moves are left out")
+        #expect(modulatorLeftOut(mod(0x0002, 38, 1200)) == nil) // velocity: read as the note starts anyway
         // A zone that fixes the velocity reads its own.
         let fixed = try #require(noteModulators(mod(0x0102, 8, -3600), fixedVelocity: 32))
         #expect(fixed[0].curve.allSatisfy { $0 == 1 - 32.0 / 128 })
@@ -100,6 +107,24 @@ import Testing
         #expect(region.filter == .lowPass2)
         #expect(soundFontControllerDefaults[7] == 100 && soundFontControllerDefaults[11] == 127)
         #expect(soundFontControllerDefaults[74] == 64 && soundFontControllerDefaults[1] == nil)
+    }
+
+    /// FluidSynth's default vibrato from CC1 and channel pressure: a zone's modulator of the
+    /// same identity replaces its amount, a preset zone's adds to it.
+    @Test func theDefaultVibratoIsReplacedAndAddedTo() throws {
+        var builder = testFont()
+        builder.instruments[0].zones[1].modulators = [
+            SoundFontModulator(source: 0x0081, destination: 6, amount: 100, amountSource: 0, transform: 0)
+        ]
+        builder.presets[0].zones[0].modulators = [
+            SoundFontModulator(source: 0x0081, destination: 6, amount: 20, amountSource: 0, transform: 0),
+            SoundFontModulator(source: 0x000D, destination: 6, amount: 30, amountSource: 0, transform: 0),
+        ]
+        let region = try firstZoneRegions(builder)[0]
+        let amounts = region.noteModulators?.modulators.map { ($0.source, $0.amount) } ?? []
+        #expect(amounts.count == 2)
+        #expect(amounts.contains { $0 == (.controller(1), 120) })
+        #expect(amounts.contains { $0 == (.channelPressure, 80) })
     }
 
     /// Generators 25 to 30 (the modulation envelope's times), 0 and 4 (the sample's start) as

@@ -73,6 +73,7 @@ extension Engine {
             let cents = midi.channels[channel].bendRangeCents
             let range = controller == 6 ? value * 100 + cents % 100 : cents / 100 * 100 + min(value, 99)
             midi.channels[channel].bendRangeCents = min(range, 2_400)
+            if controller == 6 { midi.channels[channel].bendRangeSemitones = value }
             if midi.channels[channel].bend != 8192 { bend(channel: channel, value: midi.channels[channel].bend) }
             sourceMoved(channel: channel, source: -7) // ModulatorTerm.pitchWheelRange
         case 121: // reset all controllers
@@ -98,8 +99,14 @@ extension Engine {
         default:
             break
         }
-        // Modulators reading it (after a reset, reading anything live) are read again.
-        sourceMoved(channel: channel, source: controller == 121 ? -3 : controller) // -3: ModulatorTerm.none
+        // Modulators reading it (after a reset, reading anything live) are read again; not those
+        // of the pedals (64 to 66, 68: FluidSynth reads them only as notes start), nor of the
+        // controllers no modulator reads (`reading` in BellkeysFormats' SoundFontModulators).
+        switch controller {
+        case 121: sourceMoved(channel: channel, source: -3) // ModulatorTerm.none: every source
+        case 0, 6, 32, 38, 64, 65, 66, 68, 98, 99, 100, 101, 120, 122, 123, 124, 125, 126, 127: break
+        default: sourceMoved(channel: channel, source: controller)
+        }
     }
 
     /// A program change on `channel`: the set the channel's next notes play, chosen by the sets'
@@ -220,7 +227,6 @@ extension Engine {
     @_noLocks
     func bend(channel: Int, value: Int) {
         midi.channels[channel].bend = value
-        sourceMoved(channel: channel, source: -6) // ModulatorTerm.pitchWheel
         let factor = bendFactor(channel: channel)
         for i in 0..<activeCount {
             let slot = Int(pool.active[i])
@@ -234,6 +240,8 @@ extension Engine {
                 retune(slot: slot, factor: factor)
             }
         }
+        // Modulators reading the wheel, after the retunes: what they move waits for the tick.
+        sourceMoved(channel: channel, source: -6) // ModulatorTerm.pitchWheel
     }
 
     /// The ratio of `channel`'s bend for a voice of `region`: by the region's own range if it

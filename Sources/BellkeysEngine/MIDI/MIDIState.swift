@@ -10,6 +10,9 @@ struct ChannelControls {
     /// parameter chosen by CC101/CC100 (127: none).
     var bend = 8192
     var bendRangeCents = 200
+    /// The range as RPN 0's data entry gave it, in semitones (0...127, unclamped: what a
+    /// modulator reading the range reads, as FluidSynth keeps it).
+    var bendRangeSemitones = 2
     var parameterHigh = 127
     var parameterLow = 127
     /// The set the channel plays (`RegionTable.sets`), and the bank select (CC0, CC32) a program

@@ -167,16 +167,7 @@ struct NoteModulatorTable: BitwiseCopyable {
 private func markLive(_ slot: inout RegionSlot, _ region: Region, sampleRate: Int) {
     let set = region.noteModulators
     slot.hasLiveModulators = set?.modulators.contains { $0.isLive } ?? false
-    let lfoDepths: [ModulatorDestination] = [
-        .modulationLFOToPitchCents, .modulationLFOToCutoffCents, .vibratoLFOToPitchCents,
-        .modulationLFOToVolumeDecibels,
-    ]
-    if let m = region.modulation, m.envelope.timecents == nil, m.envelopeToPitchCents == 0,
-        m.envelopeToCutoffCents == 0, m.modulationLFOToPitchCents == 0, m.modulationLFOToCutoffCents == 0,
-        m.vibratoLFOToPitchCents == 0, m.modulationLFOToVolumeDecibels == 0
-    {
-        slot.mayIdle = set?.modulators.allSatisfy { lfoDepths.contains($0.destination) } ?? true
-    }
+    slot.mayIdle = set?.modulators.allSatisfy { !$0.isLive || $0.destination.isLFODepth } ?? true
     if slot.hasLiveModulators, !slot.hasModulation {
         slot.hasModulation = true
         slot.modulation = ModulationTicks()

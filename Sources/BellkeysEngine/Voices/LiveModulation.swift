@@ -63,9 +63,8 @@ extension Engine {
         m.hasTremolo = m.hasTremolo || m.liveLevel != 1
         // The pitch: the region's increment for the note, moved by the new cents.
         let pitchNote = Int(table.soundsAs[128 * key.set + note])
-        let k = key.incrementBase + min(max(pitchNote, key.keyLow), key.keyHigh) - key.keyLow
-        let base = table.increments[k]
-        let increment = sums.pitchCents == 0 ? base : UInt64(Double(base) * exp2Fast(sums.pitchCents / 1200) + 0.5)
+        let base = table.increments[incrementIndex(key, pitchNote: pitchNote)]
+        let increment = sums.pitchCents == 0 ? base : movedIncrement(base, cents: sums.pitchCents)
         if increment != pool.pitchedVoices[slot].baseIncrement || sums.pitchFraction != m.pitchFraction {
             pool.pitchedVoices[slot].baseIncrement = increment
             m.pitchFraction = sums.pitchFraction

@@ -83,7 +83,7 @@ extension Engine {
 
     /// A source's value now, where its curve is read: the note's velocity or key, the channel's
     /// controller or pressure, the key's pressure (0...127 each), the wheel (0...16383) or its
-    /// range in whole semitones (FluidSynth's, which has no cents: 0...24). (`ModulatorTerm`'s
+    /// range in whole semitones (RPN 0's data entry, 0...127: FluidSynth's, which has no cents). (`ModulatorTerm`'s
     /// codes are written as literals on this path: read through their statics, they are calls
     /// the real-time check cannot see into.)
     @_noLocks
@@ -95,7 +95,7 @@ extension Engine {
         case -4: return midi.channels[channel].pressure // .channelPressure
         case -5: return Int(midi.keyPressures[128 * channel + note]) // .keyPressure
         case -6: return midi.channels[channel].bend // .pitchWheel
-        default: return midi.channels[channel].bendRangeCents / 100 // .pitchWheelRange
+        default: return midi.channels[channel].bendRangeSemitones // .pitchWheelRange
         }
     }
 
@@ -114,4 +114,10 @@ extension Engine {
         sums.levelFactor = Float(exp2Fast(decibels * (3.321_928_094_887_362_3 / 20)))
         return sums.levelFactor
     }
+}
+
+/// An increment moved by `cents` (its modulators'), rounded to the nearest. Thread: render.
+@_noLocks
+func movedIncrement(_ increment: UInt64, cents: Double) -> UInt64 {
+    UInt64(Double(increment) * exp2Fast(cents / 1200) + 0.5)
 }

@@ -124,6 +124,13 @@ extension Engine {
         }
     }
 
+    /// Where the increments of region `key`'s voices on `pitchNote` (the note it plays at) are:
+    /// its increment in `RegionTable.increments`, its kernel in `incrementKernels`. Thread: render.
+    @_noLocks
+    func incrementIndex(_ key: RegionSlot, pitchNote: Int) -> Int {
+        key.incrementBase + min(max(pitchNote, key.keyLow), key.keyHigh) - key.keyLow
+    }
+
     /// Starts a voice of region `r` for a note. Thread: render. Real-time safe.
     @_noLocks
     func startVoice(region r: Int, channel: Int, note: Int, velocity: Int, delay: Int) {
@@ -170,7 +177,7 @@ extension Engine {
         // The note it plays at: itself, or where the set folds it (its voice still answers to `note`).
         let pitchNote = Int(table.soundsAs[128 * key.set + note])
         if key.isPitched {
-            let k = key.incrementBase + min(max(pitchNote, key.keyLow), key.keyHigh) - key.keyLow
+            let k = incrementIndex(key, pitchNote: pitchNote)
             pool.voices[slot].isPitched = true
             var pitched = PitchedVoice()
             pitched.isStereo = key.isStereo
@@ -182,7 +189,7 @@ extension Engine {
             pitched.baseIncrement = table.increments[k]
             pitched.kernel = table.incrementKernels[k]
             if sums.pitchCents != 0 {
-                pitched.baseIncrement = UInt64(Double(pitched.baseIncrement) * exp2Fast(sums.pitchCents / 1200) + 0.5)
+                pitched.baseIncrement = movedIncrement(pitched.baseIncrement, cents: sums.pitchCents)
                 tune(&pitched, factor: 1)
             }
             pitched.loop = key.loop

@@ -71,9 +71,9 @@ struct RegionSlot {
     /// Whether any of them reads a live source (`ModulatorSource.isLive`): its voices are
     /// modulated, and follow those sources as they move (`Engine.remodulate`).
     var hasLiveModulators = false
-    /// Whether its voices may wait idle (`ModulatedVoice.idle`): it has no modulation envelope
-    /// of its own and no depth but what its modulators give the LFOs (a SoundFont zone's CC1
-    /// and channel pressure to its vibrato).
+    /// Whether its voices may wait idle (`ModulatedVoice.idle`, while their depths are all 0):
+    /// a live source of its modulators moves nothing but an LFO's depth (a SoundFont zone's CC1
+    /// and channel pressure to its vibrato), so nothing moves a voice until it has a depth.
     var mayIdle = false
     /// Whether its note-on modulators move its envelope's times (`Envelope.timecents`), and
     /// those times: delay, attack, hold, decay (timecents), sustain (centibels), release.
