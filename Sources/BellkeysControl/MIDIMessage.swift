@@ -19,8 +19,9 @@ public enum MIDIMessage: Hashable, Sendable {
     case channelPressure(channel: UInt8, value: UInt8)
 
     /// The message of a status byte and its data bytes (a program change and channel pressure
-    /// have one: `data2` is not read); nil for messages bellkeys does not play (system messages). A note-on with velocity 0
-    /// stays a note-on, as the bytes say (the engine releases the key for it, as MIDI asks).
+    /// have one: `data2` is not read); nil for messages bellkeys does not play (system
+    /// messages). A note-on with velocity 0 stays a note-on, as the bytes say (the engine
+    /// releases the key for it, as MIDI asks).
     public init?(status: UInt8, data1: UInt8, data2: UInt8) {
         let channel = status & 0x0F, data1 = data1 & 0x7F, data2 = data2 & 0x7F
         switch status & 0xF0 {

@@ -340,7 +340,8 @@ extension Engine {
     /// FluidSynth resets them (`fluid_channel_init_ctrl`, and MIDI's recommended practice): every
     /// controller below 120 to 0 but bank select, volume, balance, pan (each with its LSB), the
     /// sound controllers (70 to 79) and the effects depths (91 to 95); expression to 127; the
-    /// parameter numbers (98 to 101) to none (127); the channel's and its keys' pressure to 0. Thread: render. Real-time safe.
+    /// parameter numbers (98 to 101) to none (127); the channel's and its keys' pressure to 0.
+    /// Thread: render. Real-time safe.
     @_noLocks
     func resetControllerValues(channel: Int) {
         let values = midi.controllerValues + 128 * channel
