@@ -15,6 +15,10 @@
 //                                   through the filter; or (ready) unfiltered, with a vibrato
 //                                   of depth 0 that CC1 and channel pressure would deepen (a
 //                                   SoundFont voice's default modulators), neither moving
+//   ROOM=room|hall|church ...       the bells in that room (at its default mix)
+//   TRANSPOSED=good ROOM=hall SENT=0.5 ...
+//                                   each transposed region with a send of its own (a SoundFont
+//                                   zone's), added to CC91's
 //
 // Loads the bundled bells as Samples/examples/plain.json has them (centred, dry, one timbre),
 // keeps VOICES bells sounding (a new strike every (mean bell length) / VOICES, every bell rings
@@ -71,6 +75,7 @@ if transposed != nil {
         let shift = [-5, -3, -1, 1, 2, 4, 6, -4, -2, 3, 5, -5, 1][i % 13]
         region.pitchKeycenter = note - shift
         if let modulated { modulate(&region, modulated) }
+        region.reverbSend = environment("SENT").flatMap(Float.init) ?? 0
         regions.append(region)
     }
     instrument.regions = regions
@@ -106,6 +111,9 @@ func modulate(_ region: inout Region, _ kind: String) {
     region.modulation = modulation
 }
 
+if let room = environment("ROOM").flatMap(ReverbPreset.init(rawValue:)) {
+    instrument.reverb = ReverbSettings(preset: room)
+}
 var configuration = EngineConfiguration(sampleRate: rate, polyphony: voices * 2)
 configuration.interpolation = transposed ?? .standard
 configuration.eventCapacity = 1 << 16

@@ -37,8 +37,10 @@ public final class LivePlayer {
     private var held = HeldNotes()
     /// The sources whose notes are transposed (MIDI inputs), whose releases are too.
     private var transposedSources: Set<Int> = []
-    /// The last value of each replayed controller per channel.
-    private var controllers = [[UInt8]](repeating: LivePlayer.replayedControllers.map { $0.initial }, count: 16)
+    /// The last value of each replayed controller per channel (nil: not played, so where the
+    /// engine starts it: a SoundFont's channel starts CC91 at 0, a map's at 127).
+    private var controllers = [[UInt8?]](
+        repeating: LivePlayer.replayedControllers.map { _ in nil as UInt8? }, count: 16)
     /// The last program change per channel (nil: none), which a reloaded map's engine hears again.
     private var programs = [(program: UInt8, bank: (high: UInt8, low: UInt8))?](repeating: nil, count: 16)
     /// The set each channel plays, as the program changes sent so far choose it (the engine's
@@ -149,16 +151,15 @@ public final class LivePlayer {
     /// Keeps the last value of the controllers a reloaded map hears again.
     private func remember(_ message: MIDIMessage) {
         if case .controlChange(let channel, let number, let value) = message,
-            let index = Self.replayedControllers.firstIndex(where: { $0.number == number })
+            let index = Self.replayedControllers.firstIndex(of: number)
         {
             controllers[Int(channel)][index] = value
         }
-        // Reset all controllers: those it resets (the mod wheel, expression, the pedal) are at
-        // their starting values again (volume, pan, the send and the bank stay).
+        // Reset all controllers: those it resets (the mod wheel, expression, the pedal) start
+        // where the new engine starts them (volume, pan, the send and the bank stay).
         if case .controlChange(let channel, 121, _) = message {
-            for (index, controller) in Self.replayedControllers.enumerated()
-            where [1, 11, 64].contains(controller.number) {
-                controllers[Int(channel)][index] = controller.initial
+            for (index, number) in Self.replayedControllers.enumerated() where [1, 11, 64].contains(number) {
+                controllers[Int(channel)][index] = nil
             }
         }
         // A program change with the bank select it was read under (a later bank select alone
@@ -170,8 +171,8 @@ public final class LivePlayer {
 
     /// `channel`'s bank select as played so far (CC0, CC32).
     private func bankSelect(channel: Int) -> (high: UInt8, low: UInt8) {
-        let index = { (number: UInt8) in Self.replayedControllers.firstIndex { $0.number == number }! }
-        return (controllers[channel][index(0)], controllers[channel][index(32)])
+        let index = { (number: UInt8) in Self.replayedControllers.firstIndex(of: number)! }
+        return (controllers[channel][index(0)] ?? 0, controllers[channel][index(32)] ?? 0)
     }
 
     /// `source` went away (a keyboard unplugged): lets go of the keys and pedals it held, unless
@@ -325,10 +326,9 @@ public final class LivePlayer {
         // The new engine starts with the controllers as played so far, set before it runs (a
         // stamped event could land after one the render thread plays in its first cycles).
         for channel in 0..<16 {
-            for (index, controller) in Self.replayedControllers.enumerated()
-            where controllers[channel][index] != controller.initial {
-                newEngine.presetController(
-                    channel: channel, controller: Int(controller.number), value: Int(controllers[channel][index]))
+            for (index, number) in Self.replayedControllers.enumerated() {
+                guard let value = controllers[channel][index] else { continue }
+                newEngine.presetController(channel: channel, controller: Int(number), value: Int(value))
             }
             // The channel's set: its program under the bank select it was chosen with, then the
             // bank select as it stands now.

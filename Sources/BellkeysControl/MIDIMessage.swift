@@ -97,12 +97,11 @@ public enum MIDIMessage: Hashable, Sendable {
 }
 
 extension LivePlayer {
-    /// The controllers a reloaded map's engine hears again, and their values in a fresh engine.
-    public static let replayedControllers: [(number: UInt8, initial: UInt8)] = [
-        (MIDIMessage.Controller.volume, 100), (MIDIMessage.Controller.expression, 127),
-        (MIDIMessage.Controller.sustain, 0),
-        (MIDIMessage.Controller.pan, 64), (MIDIMessage.Controller.reverbSend, 127),
-        (0, 0), (32, 0), // bank select, for the program change replayed after them
-        (1, 0), // the mod wheel: a SoundFont's vibrato
+    /// The controllers a reloaded map's engine hears again, once played.
+    public static let replayedControllers: [UInt8] = [
+        MIDIMessage.Controller.volume, MIDIMessage.Controller.expression, MIDIMessage.Controller.sustain,
+        MIDIMessage.Controller.pan, MIDIMessage.Controller.reverbSend,
+        0, 32, // bank select, for the program change replayed after them
+        1, // the mod wheel: a SoundFont's vibrato
     ]
 }

@@ -151,6 +151,7 @@ public struct CompiledMap: Sendable {
             instrument.restrikeReleases = base.restrikeReleases
             instrument.chokesWithinChannel = base.chokesWithinChannel
             instrument.pitchBendReach = base.pitchBendReach
+            instrument.linearReverbSend = base.linearReverbSend
         }
         return instrument
     }

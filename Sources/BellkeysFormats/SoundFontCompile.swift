@@ -218,6 +218,7 @@ public func compileSoundFont(path: String, font: SoundFont, preset choice: Prese
             header: zone.sample,
             endOffset: compressed ? min(0, endOffset) : min(0, max(endOffset, 2 - (header.end - header.start))))
         playable.append((zone, stored))
+        if zone[.chorusEffectsSend] > 0 { warnOnce("its chorus send is left out: bellkeys has no chorus") }
         for modulator in zone.modulators { if let why = modulatorLeftOut(modulator) { warnOnce(why) } }
     }
     guard !playable.isEmpty else {
@@ -291,6 +292,9 @@ extension CompiledSoundFont {
         instrument.controllerDefaults = soundFontControllerDefaults
         // CC10 pans the channel, by the law FluidSynth's default pan modulator has.
         instrument.followsPanController = true
+        // CC91 by FluidSynth's default modulator: a straight line, from 0 (the zones' own sends
+        // sound without it).
+        instrument.linearReverbSend = true
         // A key struck again lets go of its ringing voice, and an exclusive class chokes on its own
         // channel only, as in FluidSynth.
         instrument.restrikeReleases = true

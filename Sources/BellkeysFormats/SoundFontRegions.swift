@@ -219,6 +219,10 @@ public func soundFontRegions(
     let attenuation = max(-45.6, min(1440, 0.4 * Double(zone[.initialAttenuation])))
     var gain = pow(10, -attenuation / 200)
     region.pan = max(-1, min(1, Double(zone[.pan]) / 500))
+    // The reverb send, in tenths of a percent: FluidSynth's send is clip((generator + 200 ×
+    // CC91 / 128) / 1000, 0, 1), so in the units of the CC91 part (1 at 128) the zone adds
+    // generator / 200, at most 5.
+    region.reverbSend = Float(max(0, min(1000, zone[.reverbEffectsSend]))) / 200
     region.velocityGains = soundFontVelocityGains(zone)
     region.noteModulators = soundFontNoteModulators(zone, attenuation: attenuation)
 

@@ -105,6 +105,11 @@ public struct Region: Sendable, Equatable {
     /// Position −1 (left) to 1 (right): a mono sample by the pan law (`panGains`), a stereo one
     /// as a balance (the far side turned down, the near side kept).
     public var pan = 0.0
+    /// Its own send into the room it rings in, added to the channel's CC91 send and in its units
+    /// (1: the send at CC91 127 by the law of the set's instrument, `Instrument.linearReverbSend`),
+    /// taken from the voice before its pan: a SoundFont zone's reverb send, as FluidSynth adds
+    /// it. 0: none.
+    public var reverbSend: Float = 0
     /// The left and right gains themselves, instead of `pan`'s (a mapped key's, already made
     /// by the pan law).
     public var sideGains: SIMD2<Float>?

@@ -156,13 +156,20 @@ func describeSets(_ loaded: LoadedInstrument) -> String {
     return lines.joined(separator: "\n")
 }
 
-/// What shapes the sound beyond the samples, in one line: the room and its mix, where the bells
-/// stand, velocity timbre, pitch bend and the pan controller.
+/// What shapes the sound beyond the samples, in one line: the room and its mix (and a
+/// SoundFont's sends into it), where the bells stand, velocity timbre, pitch bend and the pan
+/// controller.
 func soundText(_ instrument: Instrument) -> String {
     let reverb = instrument.reverb
-    let room =
+    var room =
         reverb.preset == .off || reverb.mix <= 0
         ? "room: off (dry)" : "room: \(reverb.preset.rawValue), mix \(formatNumber(reverb.mix))"
+    if instrument.linearReverbSend {
+        // In FluidSynth's percent: a region's send of 1 is its 20 %, CC91 128's.
+        let sends = instrument.regions.map { (200 * Double($0.reverbSend)).rounded() / 10 }
+        let low = formatNumber(sends.min() ?? 0), high = formatNumber(sends.max() ?? 0)
+        room += ", the zones sending \(low == high ? low : "\(low) to \(high)") % into it (CC91 adds up to 20 %)"
+    }
     let pans = instrument.regions.map { region in
         region.sideGains.map { panPosition(left: $0.x, right: $0.y) } ?? region.pan
     }

@@ -97,6 +97,31 @@ import Testing
         #expect(rig.player.previousEngine == nil && !rig.player.isReloading)
     }
 
+    /// A reloaded SoundFont's channel starts CC91 at 0: CC91 127 played before the reload is
+    /// heard again though a map starts there (its 100-frame bell then rings on in the hall).
+    @Test func aReloadedFontHearsTheSendPlayedAtAMapsStart() {
+        func font() -> Engine {
+            var region = Region(sampleIndex: 0)
+            region.envelope = Envelope(release: 0.001)
+            var instrument = Instrument(regions: [region], reverb: ReverbSettings(preset: .hall, mix: 0.5))
+            instrument.linearReverbSend = true
+            let bank = SampleBank(samples: [constant(0.5, 100)], sampleRate: 48_000)
+            return Engine(bank: bank, instrument: instrument, configuration: EngineConfiguration(sampleRate: 48_000))
+        }
+        for sent in [false, true] {
+            let rig = Rig(longBells([0.25]))
+            if sent {
+                rig.player.play(.controlChange(channel: 0, controller: 91, value: 127), from: 1, arrival: rig.at(100))
+            }
+            #expect(rig.player.install(font(), masterDecibels: nil, arrival: rig.at(1_000)))
+            rig.player.play(.noteOn(channel: 0, note: 60, velocity: 127), from: 1, arrival: rig.at(1_100))
+            _ = rig.at(4_000)
+            // The bell ends by frame 1,300; the room rings on only with the send.
+            let tail = rig.out[3_000..<4_000].contains { $0 != 0 }
+            #expect(tail == sent, "CC91 127 \(sent ? "played" : "not played")")
+        }
+    }
+
     /// Sets "a" (program 0), "b" (program 5, any bank), "c" (program 5, bank 1), in `order`.
     func setsEngine(_ order: [String] = ["a", "b", "c"]) -> Engine {
         let bank = SampleBank(samples: [constant(0.25, 30_000)], sampleRate: 48_000)

@@ -73,8 +73,9 @@ import Testing
     /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
     /// choice, keyswitches, controller ranges, release samples and choke groups, a third under a
     /// modulation envelope and LFOs on their pitch and filter, a third with modulators that
-    /// follow the controllers, pressure and the wheel as they move; thousands of
-    /// blocks at every quality: the render thread must not allocate once.
+    /// follow the controllers, pressure and the wheel as they move, half with sends of their own
+    /// into the hall (a SoundFont's, CC91 on its line moving); thousands of blocks at every
+    /// quality: the render thread must not allocate once.
     @Test(arguments: InterpolationQuality.allCases)
     func pitchedRegionsNeverAllocate(quality: InterpolationQuality) {
         let bank = SampleBank(sampleRate: 48_000)
@@ -102,6 +103,7 @@ import Testing
             r.keyswitch = k == 10 ? 24 : nil
             r.triggersOnRelease = k == 11
             r.pan = Double(k - 6) / 6
+            r.reverbSend = k % 2 == 0 ? Float(k + 1) / 10 : 0
             if k % 3 == 2 {
                 r.filter = .lowPass2
                 r.cutoff = 2_000
@@ -138,6 +140,8 @@ import Testing
         instrument.regions = regions
         instrument.keyswitchRange = 24...25
         instrument.followsPitchBend = true
+        instrument.reverb = ReverbSettings(preset: .hall, mix: 0.3)
+        instrument.linearReverbSend = true
         let e = Engine(bank: bank, instrument: instrument, configuration: config)
         let block = 64
         let output = UnsafeMutablePointer<Float>.allocate(capacity: block)
@@ -158,6 +162,7 @@ import Testing
             if b % 30 == 0 { e.enqueue(.pitchBend(frame: frame + 7, value: (b * 131) % 16_384)) }
             if b % 11 == 0 { e.enqueue(.channelPressure(frame: frame + 3, value: b % 128)) }
             if b % 13 == 0 { e.enqueue(.keyPressure(frame: frame + 9, note: note, value: b % 128)) }
+            if b % 40 == 0 { e.enqueue(.control(frame: frame + 2, controller: 91, value: (b * 3) % 128)) }
             if b % 2 == 0 {
                 e.render(into: output, frameCount: block)
             } else {

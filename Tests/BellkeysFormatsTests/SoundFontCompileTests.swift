@@ -69,3 +69,34 @@ import Testing
         #expect(try compile(slow, rate: 48_000).warnings.isEmpty)
     }
 }
+
+/// A zone's reverb send, as FluidSynth adds it to CC91's: in the units of CC91's part (1 at
+/// CC91 128, FluidSynth's 20 %), instrument and preset zones summed, at most FluidSynth's 100 %;
+/// a chorus send is said to be left out.
+@Suite struct SoundFontSends {
+    @Test func aZonesReverbSendIsItsRegionsAndTheChorusIsSaidLeftOut() throws {
+        for (instrumentSend, presetSend, expected) in [(150, 0, 0.75), (100, 50, 0.75), (1_200, 0, 5), (-100, 0, 0)]
+            as [(Int, Int, Float)]
+        {
+            var builder = testFont()
+            builder.instruments[0].zones[1].generators += [(.reverbEffectsSend, instrumentSend)]
+            if presetSend != 0 { builder.presets[0].zones[0].generators += [(.reverbEffectsSend, presetSend)] }
+            #expect(try firstZoneRegions(builder)[0].reverbSend == expected, "\(instrumentSend) + \(presetSend)")
+        }
+        #expect(try firstZoneRegions(testFont())[0].reverbSend == 0)
+
+        var chorus = testFont()
+        chorus.instruments[0].zones[1].generators += [(.chorusEffectsSend, 200)]
+        let font = try parseSoundFont(SoundFontBytes(chorus.bytes()), file: "/f/t.sf2")
+        let compiled = try compileSoundFont(path: "/f/t.sf2", font: font, preset: nil, sampleRate: nil)
+        #expect(
+            compiled.warnings == ["/f/t.sf2: preset 0:14 Bells: its chorus send is left out: bellkeys has no chorus"])
+        let instrument = compiled.instrument(
+            places: [
+                StoredPlace(index: 0, firstWord: 0, frameCount: 480),
+                StoredPlace(index: 1, firstWord: 480, frameCount: 480),
+            ], overriding: nil)
+        // CC91 by FluidSynth's straight line, from 0 (no controller default).
+        #expect(instrument.linearReverbSend && instrument.controllerDefaults[91] == nil)
+    }
+}

@@ -17,7 +17,7 @@ private func writeFont(_ path: String) throws {
 }
 
 /// A font of General MIDI's bells by name (bank 0): Celesta 8, Glockenspiel 9, Music Box 10,
-/// Tubular Bells 14, Tinkle Bell 112; and a Glockenspiel in bank 1.
+/// Tubular Bells 14, Tinkle Bell 112; and a Glockenspiel in bank 1. Each sends 10 % into a room.
 private func writeBellFont(_ path: String) throws {
     let sine = (0..<480).map { Int16((9_830 * sin(2 * Double.pi * 10 * Double($0) / 480)).rounded()) }
     let presets: [(String, Int, Int)] = [
@@ -26,7 +26,7 @@ private func writeBellFont(_ path: String) throws {
     ]
     let builder = SoundFontBuilder(
         samples: [.init(name: "sine", frames: sine, loop: 0..<480)],
-        instruments: [.init(name: "sine", zones: [.init([(.sampleModes, 1)], target: 0)])],
+        instruments: [.init(name: "sine", zones: [.init([(.sampleModes, 1), (.reverbEffectsSend, 100)], target: 0)])],
         presets: presets.map { .init(name: $0.0, bank: $0.1, program: $0.2, zones: [.init(target: 0)]) })
     try Data(builder.bytes()).write(to: URL(fileURLWithPath: path))
 }
@@ -40,6 +40,9 @@ private func writeBellFont(_ path: String) throws {
         for program in ["14", "tubular bells", "Tub", "  TUBULAR   BELLS "] {
             let run = try bellkeys(["check", "--map", "bells.sf2", "--program", program], in: folder)
             #expect(run.status == 0, "--program \(program): \(run.error)")
+            #expect(
+                run.output.contains("room: off (dry), the zones sending 10 % into it (CC91 adds up to 20 %) · "),
+                "\(run.output)")
             #expect(
                 run.output.contains("instrument: bells.sf2, preset 0:14 Tubular Bells (General MIDI's program 15)"),
                 "--program \(program): \(run.output)")

@@ -234,18 +234,43 @@ def run(cmd):
         raise SystemExit(f'failed ({r.returncode}): {" ".join(cmd)}\n{r.stderr.strip()}')
 
 
-def fluid_render(mid, wav, font, gain=GAIN):
-    run(['fluidsynth', '-ni', '-q', '-g', gain, '-R', '0', '-C', '0', '-r', str(RATE),
+def fluid_render(mid, wav, font, gain=GAIN, reverb=False):
+    run(['fluidsynth', '-ni', '-q', '-g', gain, '-R', '1' if reverb else '0', '-C', '0', '-r', str(RATE),
          '-O', 'float', '-T', 'wav', '-F', wav, font, mid])
 
 
-def bellkeys_render(binary, mid, wav, font, program):
+def bellkeys_render(binary, mid, wav, font, program, room=None):
     """The file through one preset (bank 0), or through the whole font (program None), 6 dB down
     (the candidate puts it back): a tour's kick drum at velocity 127 peaks near full scale, where
-    bellkeys' limiter would hold it down and FluidSynth's float output does not."""
+    bellkeys' limiter would hold it down and FluidSynth's float output does not. `room`: a
+    --reverb preset."""
     chosen = ['--volume', '-6'] if program is None else ['--program', str(program), '--bank', '0']
-    run([binary, 'render', mid, '-o', wav, '--map', font] + chosen
+    run([binary, 'render', mid, '-o', wav, '--map', font] + chosen + (['--reverb', room] if room else [])
         + ['--rate', str(RATE), '--format', 'f32', '--quiet'])
+
+
+def beside(doc, name, write_font, body):
+    """Runs a script beside this one that renders a font of its own with FluidSynth and
+    bellkeys: its command line (--bellkeys, --keep DIR), a work folder (removed after unless
+    kept), the font written there (`write_font(path)`), then `body(bellkeys, work, font)`, whose
+    exit status it returns; 2 (said) when it cannot run."""
+    ap = argparse.ArgumentParser(description=doc.split('\n')[0])
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument('--bellkeys', default=os.environ.get('BELLKEYS_BIN', os.path.join(repo, '.build/release/bellkeys')))
+    ap.add_argument('--keep', metavar='DIR', help='keep the font, the MIDI files and the renders in DIR')
+    args = ap.parse_args()
+    if not shutil.which('fluidsynth') or not os.access(args.bellkeys, os.X_OK):
+        print(f'{name}.py: needs fluidsynth and a release bellkeys (swift build -c release --product bellkeys)')
+        return 2
+    work = args.keep or tempfile.mkdtemp(prefix=f'bellkeys-{name}-')
+    os.makedirs(work, exist_ok=True)
+    try:
+        font = os.path.join(work, f'{name}.sf2')
+        write_font(font)
+        return body(args.bellkeys, work, font)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def seg(x, a, b):

@@ -36,7 +36,7 @@ And FluidSynth's own track must show each move (the vibrato's swing, the cents, 
 a render in which nothing moved cannot pass. Exit 0 when every block matches, 1 when any does
 not, 2 when it cannot run (no fluidsynth or bellkeys binary).
 """
-import argparse, os, shutil, sys, tempfile
+import os, sys
 import numpy as np
 
 import compare  # noqa: E402  (RATE, fluid_start, renders, the WAV reader; Tools/python on sys.path)
@@ -157,42 +157,30 @@ def judge(fs, bk, expected):
     return problems, offset
 
 
+def check(bellkeys, work, font):
+    failed = False
+    for key, hertz in KEYS.items():
+        mid = os.path.join(work, f'live-{key}.mid')
+        write_midi(mid, key)
+        fs_wav, bk_wav = os.path.join(work, f'fluidsynth-{key}.wav'), os.path.join(work, f'bellkeys-{key}.wav')
+        compare.fluid_render(mid, fs_wav, font)
+        compare.bellkeys_render(bellkeys, mid, bk_wav, font, 0)
+        print(f'key {key} ({"its own modulators" if key < 64 else "the defaults alone: idle until moved"}):')
+        fs = tracks(compare.read_wav(fs_wav)[:, 0], compare.fluid_start(N), hertz)
+        bk = tracks(compare.read_wav(bk_wav)[:, 0], N, hertz)
+        problems, offset = judge(fs, bk, EXPECTED[key])
+        print(f'  {len(fs[0])} blocks, bellkeys {offset:+.2f} dB against FluidSynth throughout')
+        for p in problems[:20]:
+            print('  FAIL ' + p)
+        if len(problems) > 20:
+            print(f'  ... and {len(problems) - 20} more')
+        failed = failed or bool(problems)
+    print('live modulators: ' + ('FAIL' if failed else 'every block of both notes matches FluidSynth'))
+    return 1 if failed else 0
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    ap.add_argument('--bellkeys', default=os.environ.get('BELLKEYS_BIN', os.path.join(repo, '.build/release/bellkeys')))
-    ap.add_argument('--keep', metavar='DIR', help='keep the font, the MIDI file and the renders in DIR')
-    args = ap.parse_args()
-    if not shutil.which('fluidsynth') or not os.access(args.bellkeys, os.X_OK):
-        print('live.py: needs fluidsynth and a release bellkeys (swift build -c release --product bellkeys)')
-        return 2
-    work = args.keep or tempfile.mkdtemp(prefix='bellkeys-live-')
-    os.makedirs(work, exist_ok=True)
-    try:
-        font = os.path.join(work, 'live.sf2')
-        write_font(font)
-        failed = False
-        for key, hertz in KEYS.items():
-            mid = os.path.join(work, f'live-{key}.mid')
-            write_midi(mid, key)
-            fs_wav, bk_wav = os.path.join(work, f'fluidsynth-{key}.wav'), os.path.join(work, f'bellkeys-{key}.wav')
-            compare.fluid_render(mid, fs_wav, font)
-            compare.bellkeys_render(args.bellkeys, mid, bk_wav, font, 0)
-            print(f'key {key} ({"its own modulators" if key < 64 else "the defaults alone: idle until moved"}):')
-            fs = tracks(compare.read_wav(fs_wav)[:, 0], compare.fluid_start(N), hertz)
-            bk = tracks(compare.read_wav(bk_wav)[:, 0], N, hertz)
-            problems, offset = judge(fs, bk, EXPECTED[key])
-            print(f'  {len(fs[0])} blocks, bellkeys {offset:+.2f} dB against FluidSynth throughout')
-            for p in problems[:20]:
-                print('  FAIL ' + p)
-            if len(problems) > 20:
-                print(f'  ... and {len(problems) - 20} more')
-            failed = failed or bool(problems)
-        print('live modulators: ' + ('FAIL' if failed else 'every block of both notes matches FluidSynth'))
-        return 1 if failed else 0
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+    return compare.beside(__doc__, 'live', write_font, check)
 
 
 if __name__ == '__main__':

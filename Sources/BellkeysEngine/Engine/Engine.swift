@@ -155,12 +155,18 @@ public final class Engine: @unchecked Sendable {
         freeCount = pool.slotCount
         let (distinct, setRooms, mixes) = Engine.roomTable(setList, roomsToChoose: configuration.roomsToChoose)
         (roomSettings, setMixes) = (distinct, mixes)
-        mixer = Mixer(rooms: distinct, setRooms: setRooms, configuration: configuration)
+        var linear: UInt16 = 0
+        for ch in 0..<16 where setList.sets[setList.startingSets[ch]].instrument.linearReverbSend { linear |= 1 << ch }
+        mixer = Mixer(rooms: distinct, setRooms: setRooms, linearSends: linear, configuration: configuration)
         let master = linearGain(decibels: instrument.masterVolumeDecibels)
         masterGain = master
         masterGainBits = Atomic(master.bitPattern)
         // Each channel's bus at its controls' gain (CC7 × CC11 × master).
         for ch in 0..<16 { mixer.channels[ch].bus = Ramp(busTarget(channel: ch)) }
+        // A straight-line send starts where its channel's CC91 does (a SoundFont's: 0).
+        for ch in 0..<16 where linear & (1 << ch) != 0 {
+            mixer.channels[ch].send = Ramp(sendGain(channel: ch, value: Int(midi.controllerValues[128 * ch + 91])))
+        }
         precondition(table.setCount <= Engine.maximumSetEvents, "at most 4,096 sets: a set event names no more")
         publishSets()
     }

@@ -54,7 +54,8 @@ extension Engine {
             pannedChannels |= 1 << UInt16(channel)
             settlePan(channel: channel)
         case 91: // reverb send
-            mixer.channels[channel].send.move(to: mixer.controllerGains[value], frames: rampFrames(channel: channel))
+            mixer.channels[channel].send.move(
+                to: sendGain(channel: channel, value: value), frames: rampFrames(channel: channel))
         case 64: // sustain pedal
             let down = value >= 64
             midi.channels[channel].sustain = down
@@ -326,6 +327,13 @@ extension Engine {
     @_noLocks
     func updateBus(channel: Int) {
         mixer.channels[channel].bus.move(to: busTarget(channel: channel), frames: rampFrames(channel: channel))
+    }
+
+    /// CC91 at `value` as `channel`'s send gain: by its law (`Mixer.linearSends`), FluidSynth's
+    /// straight line (value / 128) or the square law of CC7.
+    @_noLocks
+    func sendGain(channel: Int, value: Int) -> Float {
+        mixer.linearSends & (1 << UInt16(channel)) != 0 ? Float(value) / 128 : mixer.controllerGains[value]
     }
 
     /// Frames over which a gain of `channel` moves: the ramp, or at once while nothing sounds there.

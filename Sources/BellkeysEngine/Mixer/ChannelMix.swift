@@ -57,32 +57,44 @@ extension Engine {
     }
 
     /// `channel`'s send into each wet room its lanes ring in: the lane's mono (a panned voice's
-    /// two sides averaged) × the channel's gain × CC91, before its pan. Returns the rooms sent to.
+    /// two sides averaged) × the channel's gain × CC91, before its pan, and its voices' own
+    /// sends × the channel's gain. Returns the rooms sent to.
     @_noLocks
     @inline(__always)
     func sendChannel(_ channel: Int, _ used: UsedLanes, frameCount n: Int) -> UInt8 {
         let stride = configuration.maxBlockFrames
-        if mixer.channels[channel].send.framesLeft == 0, mixer.channels[channel].send.value == 0 {
-            mixer.channels[channel].send.advance(by: n) // CC91 at 0: nothing goes into the rooms
-            return 0
-        }
         let ramp = mixer.channels[channel].bus, send = mixer.channels[channel].send
-        var after = send
         var sending: UInt8 = 0
+        if used.sent != 0 {
+            for r in 0..<mixer.roomCount where used.sent & (1 << (channel + 16 * r)) != 0 {
+                _ = addBus(
+                    mixer.voiceSends + (channel + 16 * r) * stride, into: mixer.sendBuses + r * stride, ramp: ramp,
+                    frameCount: n)
+                sending |= 1 << r
+            }
+        }
+        if send.framesLeft == 0, send.value == 0 {
+            mixer.channels[channel].send.advance(by: n) // CC91 at 0: no more goes into the rooms
+            return sending
+        }
+        var after = send
+        var heard = false
         for r in 0..<mixer.roomCount where mixer.roomIsWet[r] {
             let lane = channel + 16 * r, sendBus = mixer.sendBuses + r * stride
             if used.centred & (1 << lane) != 0 {
                 after = addBus(mixer.buses + lane * stride, into: sendBus, ramp: ramp, pan: send, frameCount: n)
                 sending |= 1 << r
+                heard = true
             }
             if used.sides & (1 << lane) != 0 {
                 let sideLeft = mixer.sideBuses + 2 * lane * stride
                 after = addBus(sideLeft, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
                 _ = addBus(sideLeft + stride, into: sendBus, ramp: ramp, pan: send, scale: 0.5, frameCount: n)
                 sending |= 1 << r
+                heard = true
             }
         }
-        if sending == 0 { after.advance(by: n) } // (only dry lanes: the send moves on unheard)
+        if !heard { after.advance(by: n) } // (only dry lanes: the send moves on unheard)
         mixer.channels[channel].send = after
         return sending
     }

@@ -5,7 +5,7 @@ import BellkeysModel
 struct ChannelGains {
     var bus = Ramp(0)
     var panLeft = Ramp(1), panRight = Ramp(1)
-    /// The gain of CC91, the reverb send (the square law, as CC7's), ramped.
+    /// The gain of CC91, the reverb send (by the channel's law: `Mixer.linearSends`), ramped.
     var send = Ramp(1)
 }
 
@@ -29,6 +29,12 @@ struct Mixer: BitwiseCopyable {
     let roomCount: Int
     /// Each room's input for a segment (room r: from `r × maxBlockFrames`).
     let sendBuses: UnsafeMutablePointer<Float>
+    /// Per lane, the sends of its voices with a send of their own (`RegionSlot.reverbSend`),
+    /// taken before their pan; into the room through the channel's gain, not its CC91.
+    let voiceSends: UnsafeMutablePointer<Float>
+    /// The channels whose CC91 follows FluidSynth's straight line (bit c: channel c; their
+    /// starting set's `Instrument.linearReverbSend`), the others the square law.
+    let linearSends: UInt16
     /// Per set: the room its next voices ring in, which a room chosen live changes.
     let setRooms: UnsafeMutablePointer<Int>
     /// Whether any room is wet, and the lanes of the wet ones (bit c + 16 r).
@@ -45,7 +51,9 @@ struct Mixer: BitwiseCopyable {
 
     /// The buses and `rooms` (`Engine.roomTable`'s), each set in its room of `setRooms`, every
     /// channel's gains at rest (its bus gain is set once the controls are known). Thread: control.
-    init(rooms distinct: [ReverbSettings], setRooms: [Int], configuration: EngineConfiguration) {
+    init(
+        rooms distinct: [ReverbSettings], setRooms: [Int], linearSends: UInt16 = 0, configuration: EngineConfiguration
+    ) {
         let block = configuration.maxBlockFrames
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: ChannelGains(), count: 16)
@@ -64,6 +72,9 @@ struct Mixer: BitwiseCopyable {
         self.setRooms.initialize(from: setRooms, count: setRooms.count)
         sendBuses = .allocate(capacity: roomCount * block)
         sendBuses.initialize(repeating: 0, count: roomCount * block)
+        voiceSends = .allocate(capacity: 16 * roomCount * block)
+        voiceSends.initialize(repeating: 0, count: 16 * roomCount * block)
+        self.linearSends = linearSends
         buses = .allocate(capacity: 16 * roomCount * block)
         buses.initialize(repeating: 0, count: 16 * roomCount * block)
         sideBuses = .allocate(capacity: 32 * roomCount * block)
@@ -96,6 +107,7 @@ struct Mixer: BitwiseCopyable {
         rooms.deallocate()
         roomIsWet.deallocate()
         sendBuses.deallocate()
+        voiceSends.deallocate()
         setRooms.deallocate()
         buses.deallocate()
         sideBuses.deallocate()

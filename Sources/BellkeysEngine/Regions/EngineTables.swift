@@ -151,7 +151,7 @@ extension Engine {
             let pitched =
                 transposed || stereo || region.envelope != nil || looped || region.offset != 0
                 || setList.sets[setOfRegion[i]].instrument.followsPitchBend || region.filter != nil
-                || region.modulation != nil || region.noteModulators != nil
+                || region.modulation != nil || region.noteModulators != nil || region.reverbSend != 0
             anyPitched = anyPitched || pitched
             anyOffCentre = anyOffCentre || stereo || left != 1 || right != 1
             let loop: VoiceLoop =
@@ -193,6 +193,7 @@ extension Engine {
                     pitchKeycenter: region.pitchKeycenter, set: setOfRegion[i])
             slot.holdsInDelay = !(region.envelope?.readsInDelay ?? true)
             slot.pitchFraction = region.pitchCentsFraction
+            slot.reverbSend = region.reverbSend
             if let t = region.envelope?.timecents {
                 slot.hasTimedEnvelope = true
                 slot.envelopeTimecents = SIMD8(t.delay, t.attack, t.hold, t.decay, t.sustainCentibels, t.release, 0, 0)

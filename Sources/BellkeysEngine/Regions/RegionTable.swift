@@ -57,6 +57,9 @@ struct RegionTable: BitwiseCopyable {
     let hasTimbre: Bool
     /// Whether any region is off the centre (if not, no voice is checked for it).
     let hasPannedKeys: Bool
+    /// Whether any region has a send of its own (`RegionSlot.reverbSend`; if not, no voice is
+    /// checked for one).
+    let hasVoiceSends: Bool
     /// `Instrument.followsPanController` (of any set).
     let followsPanController: Bool
     /// The SoundFont convex curve at 128 points (`convexCurve()`), for the modulation envelope.
@@ -101,6 +104,7 @@ struct RegionTable: BitwiseCopyable {
         self.regions = UnsafePointer(regions)
         hasPitched = built.anyPitched
         hasPannedKeys = built.anyOffCentre
+        hasVoiceSends = slots.contains { $0.reverbSend != 0 }
         controllerRangeNumbers = storedCopy(built.rangeNumbers, padding: 0)
         controllerRangeLows = storedCopy(built.rangeLows, padding: 0)
         controllerRangeHighs = storedCopy(built.rangeHighs, padding: 127)

@@ -213,13 +213,14 @@ func readAcrossLoop(
 
 extension Engine {
     /// Mixes up to `n` frames of the pitched voice in `slot` into `left` (its channel's bus, or
-    /// the left side bus) and, if given, `right` (the right side bus: panned or stereo voices),
-    /// through its envelope and filter (and its modulation, tick by tick); returns true when the
-    /// voice has ended. Thread: render.
+    /// the left side bus) and, if given, `right` (the right side bus: panned or stereo voices)
+    /// and `send` (its own send, before its pan: `addSend`), through its envelope and filter
+    /// (and its modulation, tick by tick); returns true when the voice has ended. Thread: render.
     /// Real-time safe.
     @_noLocks
     func mixPitchedVoice(
-        slot: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frameCount n: Int
+        slot: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?,
+        send: UnsafeMutablePointer<Float>?, frameCount n: Int
     ) -> Bool {
         let scratchLeft = pool.pitchScratch, scratchRight = pool.pitchScratch + configuration.maxBlockFrames
         var voice = pool.voices[slot], pitched = pool.pitchedVoices[slot]
@@ -267,6 +268,11 @@ extension Engine {
             addVoice(
                 voice, stereo: pitched.isStereo, scratchLeft, scratchRight, left: left + done, right: rightFromDone,
                 frameCount: got)
+            if let send {
+                addSend(
+                    voice.gain, table.regions[region].reverbSend, stereo: pitched.isStereo, scratchLeft, scratchRight,
+                    into: send + done, frameCount: got)
+            }
             voice.gain.advance(by: got)
             if pitched.envelope.pieceLeft != Int.max { pitched.envelope.pieceLeft -= got }
             pitched.envelope.stageFrame += got
@@ -289,6 +295,43 @@ extension Engine {
     }
 }
 
+/// Adds `n` read frames × `ramp` × `send` into `bus`, before the voice's pan, as FluidSynth
+/// feeds its reverb from a voice's mono signal: a stereo voice's two sides (each a voice
+/// there, at full level on its side) summed at 1/√2, so that a centred mono voice and a stereo
+/// pair send in the proportion FluidSynth's do. A stereo voice's left frames become the sum
+/// (its frames are read no more). Not inlined: the voices that send are few, and inlined its
+/// loops cost every pitched voice's mix instructions.
+@_noLocks
+@inline(never)
+func addSend(
+    _ ramp: Ramp, _ send: Float, stereo: Bool, _ sourceLeft: UnsafeMutablePointer<Float>,
+    _ sourceRight: UnsafeMutablePointer<Float>, into bus: UnsafeMutablePointer<Float>, frameCount n: Int
+) {
+    if stereo { for j in 0..<n { sourceLeft[j] += sourceRight[j] } }
+    addScaled(sourceLeft, into: bus, ramp: ramp, scale: stereo ? send * 0.707_106_77 : send, frameCount: n)
+}
+
+/// Adds `n` frames of `source` × `ramp` × `scale` into `bus`. A moving gain is taken at each
+/// frame from where that frame lies in the move (`target - step × frames left`, as
+/// `Ramp.advance` does), not counted on from the segment's start, so it is the same however
+/// segments cut the move.
+@_noLocks
+@inline(__always)
+func addScaled(
+    _ source: UnsafeMutablePointer<Float>, into bus: UnsafeMutablePointer<Float>, ramp: Ramp, scale: Float,
+    frameCount n: Int
+) {
+    if ramp.framesLeft == 0 {
+        let g = ramp.value * scale
+        for j in 0..<n { bus[j] += source[j] * g }
+    } else {
+        let moving = min(n, ramp.framesLeft)
+        let target = ramp.target, step = ramp.step, framesLeft = ramp.framesLeft
+        for j in 0..<moving { bus[j] += source[j] * ((target - step * Float(framesLeft - j)) * scale) }
+        for j in moving..<n { bus[j] += source[j] * (target * scale) }
+    }
+}
+
 /// Adds `n` read frames of `voice` × its gain ramp into its buses: a mono voice into `left`
 /// alone, or into both sides with its pan gains; a stereo one side to side with its balance.
 @_noLocks
@@ -299,22 +342,15 @@ func addVoice(
 ) {
     let ramp = voice.gain
     let gl = voice.leftGain, gr = voice.rightGain
-    // A moving gain is taken at each frame from where that frame lies in the move (`target -
-    // step × frames left`, as `Ramp.advance` does), not counted on from the segment's start, so
-    // it is the same however segments cut the move.
+    guard let right else {
+        addScaled(sourceLeft, into: left, ramp: ramp, scale: 1, frameCount: n)
+        return
+    }
+    // A moving gain is taken at each frame from where that frame lies in the move (as in
+    // `addScaled`).
     let still = ramp.framesLeft == 0
     let moving = min(n, ramp.framesLeft)
     let target = ramp.target, step = ramp.step, framesLeft = ramp.framesLeft
-    guard let right else {
-        if still {
-            let g = ramp.value
-            for j in 0..<n { left[j] += sourceLeft[j] * g }
-        } else {
-            for j in 0..<moving { left[j] += sourceLeft[j] * (target - step * Float(framesLeft - j)) }
-            for j in moving..<n { left[j] += sourceLeft[j] * target }
-        }
-        return
-    }
     let otherSide = stereo ? sourceRight : sourceLeft
     if still {
         let hl = ramp.value * gl, hr = ramp.value * gr

@@ -9,6 +9,8 @@ import Synchronization
 struct UsedLanes {
     var centred: UInt128 = 0
     var sides: UInt128 = 0
+    /// The lanes whose voices' own sends (`Mixer.voiceSends`) hold something this segment.
+    var sent: UInt128 = 0
     /// The channels with such a lane in any room (bit c: channel c), of centred voices and of
     /// panned ones: folded once from the lanes when the voices are mixed (`foldChannels`).
     var centredChannels: UInt16 = 0
@@ -57,6 +59,7 @@ extension Engine {
         // Panned ones likewise, into their channel's left and right buses at once.
         var sides = StereoBatch(wide: wideMixing)
         let hasPanned = table.hasPannedKeys, hasFiltered = table.hasTimbre, hasPitchedRegions = table.hasPitched
+        let hasSends = table.hasVoiceSends
         var i = activeCount - 1
         while i >= 0 {
             // With hundreds of voices, each reading a short run of a different sample, the
@@ -101,8 +104,21 @@ extension Engine {
                         used.centred |= 1 << lane
                     }
                 }
+                // A voice with a send of its own (a pitched region's) in a wet room adds it to its
+                // lane's send bus.
+                var send: UnsafeMutablePointer<Float>?
+                if hasSends, ownPath == 1, table.regions[Int(pool.voices[slot].region)].reverbSend != 0,
+                    mixer.roomIsWet[Int(pool.voices[slot].room)]
+                {
+                    send = mixer.voiceSends + lane * stride
+                    if used.sent & (1 << lane) == 0 {
+                        send?.update(repeating: 0, count: n)
+                        used.sent |= 1 << lane
+                    }
+                }
                 mixOnItsOwnPath(
-                    slot: slot, activeIndex: i, pitched: ownPath == 1, left: left, right: right, frameCount: n)
+                    slot: slot, activeIndex: i, pitched: ownPath == 1, left: left, right: right, send: send,
+                    frameCount: n)
             } else if isPanned {
                 mixPanned(slot: slot, activeIndex: i, left: sideLeft, right: sideRight, batch: &sides, frameCount: n)
             } else {
@@ -121,22 +137,25 @@ extension Engine {
         return used
     }
 
-    /// A pitched or filtered voice, alone, into `left` (its lane's bus, or its left side bus)
-    /// and `right` (its right side bus, if panned), from its delay on.
+    /// A pitched or filtered voice, alone, into `left` (its lane's bus, or its left side bus),
+    /// `right` (its right side bus, if panned) and `send` (its lane's send bus, if it has a send
+    /// of its own), from its delay on.
     @_noLocks
     @_transparent
     func mixOnItsOwnPath(
         slot: Int, activeIndex i: Int, pitched: Bool, left: UnsafeMutablePointer<Float>,
-        right: UnsafeMutablePointer<Float>?, frameCount n: Int
+        right: UnsafeMutablePointer<Float>?, send: UnsafeMutablePointer<Float>?, frameCount n: Int
     ) {
         let delay = min(pool.voices[slot].delay, n)
         pool.voices[slot].delay -= delay
         if delay < n {
-            var rightFromDelay: UnsafeMutablePointer<Float>?
+            var rightFromDelay: UnsafeMutablePointer<Float>?, sendFromDelay: UnsafeMutablePointer<Float>?
             if let right { rightFromDelay = right + delay }
+            if let send { sendFromDelay = send + delay }
             let ended =
                 pitched
-                ? mixPitchedVoice(slot: slot, left: left + delay, right: rightFromDelay, frameCount: n - delay)
+                ? mixPitchedVoice(
+                    slot: slot, left: left + delay, right: rightFromDelay, send: sendFromDelay, frameCount: n - delay)
                 : mixFilteredVoice(&pool.voices[slot], left: left + delay, right: rightFromDelay, frameCount: n - delay)
             if ended { retire(activeIndex: i) }
         }

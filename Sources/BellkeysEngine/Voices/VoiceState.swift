@@ -87,6 +87,8 @@ struct RegionSlot {
     var holdsInDelay = false
     /// The fraction of a cent its whole-cent pitch leaves (`Region.pitchCentsFraction`).
     var pitchFraction = 0.0
+    /// Its own send into its room (`Region.reverbSend`; such a region is pitched).
+    var reverbSend: Float = 0
 }
 
 /// Where a voice is in its life.
