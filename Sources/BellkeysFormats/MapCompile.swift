@@ -151,7 +151,8 @@ public struct CompiledMap: Sendable {
             instrument.restrikeReleases = base.restrikeReleases
             instrument.chokesWithinChannel = base.chokesWithinChannel
             instrument.pitchBendReach = base.pitchBendReach
-            instrument.linearReverbSend = base.linearReverbSend
+            // A font's CC91 law, unless the map has keys of its own: those keep a map's (from 127).
+            instrument.linearReverbSend = base.linearReverbSend && map.keys.isEmpty
         }
         return instrument
     }

@@ -102,9 +102,10 @@ public struct Instrument: Sendable {
     /// with a pan), off otherwise, so that a map without pan renders any MIDI file (General
     /// MIDI files are full of CC10) as it did before pan existed.
     public var followsPanController = false
-    /// CC91's law for the channels that start on it: false, the square law of CC7 (value / 127,
-    /// squared: bells and SFZ); true, FluidSynth's straight line, value / 128 (SoundFont presets,
-    /// whose channels start CC91 at 0, as FluidSynth's do).
+    /// CC91's law for the channels that start on it (a channel keeps it through program
+    /// changes): false, the square law of CC7 (value / 127, squared: bells and SFZ); true,
+    /// FluidSynth's straight line, value / 128 (SoundFont presets, and maps of one with no keys of
+    /// their own, whose channels start CC91 at 0, as FluidSynth's do).
     public var linearReverbSend = false
     /// Whether MIDI pitch bend bends the voices of its channel (±2 semitones until RPN 0 sets
     /// another range, up to 24): on for SFZ instruments, off for maps unless they ask (a bell in

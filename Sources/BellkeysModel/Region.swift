@@ -106,9 +106,9 @@ public struct Region: Sendable, Equatable {
     /// as a balance (the far side turned down, the near side kept).
     public var pan = 0.0
     /// Its own send into the room it rings in, added to the channel's CC91 send and in its units
-    /// (1: the send at CC91 127 by the law of the set's instrument, `Instrument.linearReverbSend`),
-    /// taken from the voice before its pan: a SoundFont zone's reverb send, as FluidSynth adds
-    /// it. 0: none.
+    /// (1: CC91's full send, at 127 on the square law, 128 on FluidSynth's line:
+    /// `Instrument.linearReverbSend`), taken from the voice before its pan: a SoundFont zone's
+    /// reverb send, as FluidSynth adds it. 0: none.
     public var reverbSend: Float = 0
     /// The left and right gains themselves, instead of `pan`'s (a mapped key's, already made
     /// by the pan law).

@@ -11,11 +11,12 @@ import Testing
     /// A decaying wave, under an envelope (a SoundFont voice's path).
     static let wave: [Float] = (0..<4_800).map { i in Float((i * 7) % 100 - 50) / 400 * Float(4_800 - i) / 4_800 }
 
+    /// `stereo`: the wave on the left, `right` × the wave on the right.
     func engine(
-        send: Float, stereo: Bool = false, linear: Bool = true, room: ReverbPreset = .hall
+        send: Float, stereo: Bool = false, right: Float = 1, linear: Bool = true, room: ReverbPreset = .hall
     ) -> Engine {
         let bank = SampleBank(sampleRate: 48_000)
-        _ = stereo ? bank.append(left: Self.wave, right: Self.wave) : bank.append(Self.wave)
+        _ = stereo ? bank.append(left: Self.wave, right: Self.wave.map { $0 * right }) : bank.append(Self.wave)
         var region = Region(sampleIndex: 0)
         region.envelope = Envelope(release: 0.05)
         region.reverbSend = send
@@ -61,12 +62,22 @@ import Testing
 
     /// A stereo voice sends both its sides, each at 1/√2: a stereo sample of one wave on both
     /// sides sends as its mono wave at √2 × the send (FluidSynth's two voices, each the whole
-    /// mono signal, against one centred voice at 1/√2 a side). Its dry sound is the same.
+    /// mono signal, against one centred voice at 1/√2 a side). Its dry sound is the same. With
+    /// the right side at half the left, the room hears 1.5 × the wave at 1/√2.
     @Test func aStereoVoiceSendsBothSides() {
         let stereo = played(engine(send: 0.5, stereo: true))
         let mono = played(engine(send: 0.5 * Float(2.0.squareRoot())))
         expectClose(stereo, mono, within: 1e-6, "stereo at 0.5 against mono at 0.707")
         #expect(played(engine(send: 0, stereo: true, room: .off)) == played(engine(send: 0, room: .off)))
+        let uneven = zip(
+            played(engine(send: 0.5, stereo: true, right: 0.5)),
+            played(
+                engine(send: 0.5, stereo: true, right: 0.5, room: .off))
+        ).map { $0 - $1 }
+        let wave = zip(played(engine(send: 0.5 * 1.5 * Float(0.5.squareRoot()))), played(engine(send: 0, room: .off)))
+            .map { $0 - $1 }
+        expectClose(uneven, wave, within: 1e-6, "sides 1 and 0.5 against the wave at 1.5/√2")
+        #expect(uneven[9_000] != 0)
     }
 
     /// In a dry room a region's send does nothing: the render is the one with none, bit for bit.

@@ -274,7 +274,8 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         }
     }
 
-    /// A map that names a preset: its fields apply, the font's samples are found relative to it.
+    /// A map that names a preset: its fields apply, the font's samples are found relative to it;
+    /// its CC91 is the font's (FluidSynth's line) unless it has keys of its own (a map's).
     @Test func aMapNamesAPreset() throws {
         let folder = temporaryFolder()
         _ = try writeFont(folder)
@@ -283,6 +284,12 @@ private func writeFont(_ folder: String, lowBytes: [UInt8]? = nil, chorusOnRight
         #expect(loaded.preset == "0:1 Pair")
         #expect(loaded.instrument.regions.count == 1)
         #expect(!loaded.instrument.followsPitchBend)
+        #expect(loaded.instrument.linearReverbSend)
+        try writeWAV([Float](repeating: 0.25, count: 480), to: folder + "/bell.wav")
+        write(
+            #"{"soundfont": "test.sf2", "program": 1, "keys": [{"note": 30, "sample": "bell.wav"}]}"#,
+            to: folder + "/keys.json")
+        #expect(try !loadInstrument(path: folder + "/keys.json").instrument.linearReverbSend)
         write(#"{"soundfont": "test.sf2", "instrument": "x.sfz"}"#, to: folder + "/both.json")
         #expect(throws: InstrumentError.self) { try loadInstrument(path: folder + "/both.json") }
         write(#"{"program": 3, "keys": []}"#, to: folder + "/alone.json")

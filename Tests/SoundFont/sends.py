@@ -10,7 +10,10 @@ without it: FluidSynth with -R 1 less -R 0 (its dry path is the same in both), b
 both channels, and the rest (|wet - a x reference| / |wet|) must be under 1 % (the copy is a
 copy). FluidSynth's a must be the send its formula gives (clip((generator + 200 x CC91 / 128) /
 1000, 0, 1), the voice's mono signal before its pan: a stereo pair sends both sides), and
-bellkeys' a must be FluidSynth's within 0.05 dB.
+bellkeys' a must be FluidSynth's within 0.05 dB, but where a difference is known and kept: CC91's
+part of a voice panned hard, or of a stereo pair, is taken after the pan from its two sides
+averaged, 3.01 dB under FluidSynth's (docs/soundfonts.md). With no CC91 message at all, both
+start the channel at 0.
 
 The font (written here with Tools/python/sf2.py): a 0.1-s decaying noise burst (44.1 kHz, root
 key 60, quiet enough that bellkeys' limiter never acts), one zone per case on its own key, that key its root (no note is transposed).
@@ -25,18 +28,23 @@ import sf2  # noqa: E402
 import smf  # noqa: E402
 
 RATE, N = compare.RATE, compare.GRID
-# (name, key, the zone's reverb send generator, its pan, stereo, CC91, FluidSynth's send / the reference's)
+# (name, key, the zone's reverb send generator, its pan, stereo, CC91 (None: no message),
+# FluidSynth's send / the reference's, bellkeys against FluidSynth in dB where a difference is kept)
+KEPT = 20 * np.log10(0.5 ** 0.5)
 CASES = [
-    ('reference: send 200 (20 %)', 60, 200, None, False, 0, 1.0),
-    ('send 100', 61, 100, None, False, 0, 0.5),
-    ('send 500', 62, 500, None, False, 0, 2.5),
-    ('send 1000', 63, 1000, None, False, 0, 5.0),
-    ('send 1200 (clipped at 1000)', 64, 1200, None, False, 0, 5.0),
-    ('send 200, panned hard left', 65, 200, -500, False, 0, 1.0),
-    ('send 200, a stereo pair', 66, 200, None, True, 0, 2.0),
-    ('send 0, CC91 64', 67, 0, None, False, 64, 0.5),
-    ('send 0, CC91 127', 67, 0, None, False, 127, 127 / 128),
-    ('send 200, CC91 64', 60, 200, None, False, 64, 1.5),
+    ('reference: send 200 (20 %)', 60, 200, None, False, 0, 1.0, 0),
+    ('send 100', 61, 100, None, False, 0, 0.5, 0),
+    ('send 500', 62, 500, None, False, 0, 2.5, 0),
+    ('send 1000', 63, 1000, None, False, 0, 5.0, 0),
+    ('send 1200 (clipped at 1000)', 64, 1200, None, False, 0, 5.0, 0),
+    ('send 200, panned hard left', 65, 200, -500, False, 0, 1.0, 0),
+    ('send 200, a stereo pair', 66, 200, None, True, 0, 2.0, 0),
+    ('send 0, CC91 64', 67, 0, None, False, 64, 0.5, 0),
+    ('send 0, CC91 127', 67, 0, None, False, 127, 127 / 128, 0),
+    ('send 200, CC91 64', 60, 200, None, False, 64, 1.5, 0),
+    ('send 200, no CC91 at all', 60, 200, None, False, None, 1.0, 0),
+    ('send 0, CC91 64, hard left', 68, 0, -500, False, 64, 0.5, KEPT),
+    ('send 0, CC91 64, a stereo pair', 69, 0, None, True, 64, 1.0, KEPT),
 ]
 
 
@@ -49,7 +57,7 @@ def write_font(path):
                sf2.Sample('burst L', frames, RATE, root=60, kind='left', link=2),
                sf2.Sample('burst R', frames, RATE, root=60, kind='right', link=1)]
     zones, keys = [], set()
-    for _, key, send, pan, stereo, _, _ in CASES:
+    for _, key, send, pan, stereo, *_ in CASES:
         if key in keys:
             continue
         keys.add(key)
@@ -63,8 +71,9 @@ def write_font(path):
 
 
 def write_midi(path, key, cc91):
-    events = [(0, smf.message(0xC0, 0)), (0, smf.message(0xB0, 91, cc91)), (N, smf.message(0x90, key, 100)),
-              (N + RATE // 5, smf.message(0x80, key, 0)), (N + 3 * RATE, smf.message(0xB0, 7, 100))]
+    events = [(0, smf.message(0xC0, 0))] + ([(0, smf.message(0xB0, 91, cc91))] if cc91 is not None else [])
+    events += [(N, smf.message(0x90, key, 100)), (N + RATE // 5, smf.message(0x80, key, 0)),
+               (N + 3 * RATE, smf.message(0xB0, 7, 100))]
     smf.write(path, events, division=441, tempo=10000)
 
 
@@ -88,7 +97,7 @@ def scale(w, reference):
 
 def check(bellkeys, work, font):
     wets = []
-    for i, (_, key, _, _, _, cc91, _) in enumerate(CASES):
+    for i, (_, key, _, _, _, cc91, *_) in enumerate(CASES):
         mid = os.path.join(work, f'case-{i}.mid')
         write_midi(mid, key, cc91)
         fs, bk = [], []
@@ -104,14 +113,17 @@ def check(bellkeys, work, font):
             raise SystemExit(f'sends.py: case {i} peaks at {np.abs(bk[0]).max():.2f}, where the limiter acts')
         wets.append((wet(fs), wet(bk)))
     failed = False
-    for (name, *_, expected), (fs, bk) in zip(CASES, wets):
+    for (name, *_, expected, kept), (fs, bk) in zip(CASES, wets):
         (af, rf), (ab, rb) = scale(fs, wets[0][0]), scale(bk, wets[0][1])
         db = 20 * np.log10(max(ab, 1e-9) / max(af, 1e-9))
-        ok = abs(af - expected) <= 0.01 * expected and rf < 0.01 and rb < 0.01 and abs(db) <= 0.05
+        ok = abs(af - expected) <= 0.01 * expected and rf < 0.01 and rb < 0.01 and abs(db - kept) <= 0.05
         failed = failed or not ok
-        print(f'{"ok  " if ok else "FAIL"}  {name:30} FluidSynth {af:6.3f} (its formula {expected:6.3f}, '
-              f'rest {rf:.1e}), bellkeys {ab:6.3f} (rest {rb:.1e}): {db:+.3f} dB')
-    print('reverb sends: ' + ('FAIL' if failed else f'all {len(CASES)} cases send as FluidSynth does'))
+        print(f'{"ok  " if ok else "FAIL"}  {name:32} FluidSynth {af:6.3f} (its formula {expected:6.3f}, '
+              f'rest {rf:.1e}), bellkeys {ab:6.3f} (rest {rb:.1e}): {db:+.3f} dB'
+              + (f' (kept: {kept:+.2f} dB, CC91 after the pan)' if kept else ''))
+    kept = sum(1 for case in CASES if case[-1])
+    print('reverb sends: ' + ('FAIL' if failed else f'all {len(CASES)} cases send as FluidSynth does '
+                                                      f'({kept} with the difference kept)'))
     return 1 if failed else 0
 
 
