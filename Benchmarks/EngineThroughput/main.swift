@@ -15,6 +15,10 @@
 //                                   through the filter; or (ready) unfiltered, with a vibrato
 //                                   of depth 0 that CC1 and channel pressure would deepen (a
 //                                   SoundFont voice's default modulators), neither moving
+//   TRANSPOSED=good MODULATED=filter|pitch|volume|all RULES=sfz ...
+//                                   the same modulation by sfizz's rules, as an SFZ region's
+//                                   pitcheg, fileg and LFOs have it (16-frame ticks, the
+//                                   envelope stepped frame by frame, the LFOs sines)
 //   ROOM=room|hall|church ...       the bells in that room (at its default mix)
 //   TRANSPOSED=good ROOM=hall SENT=0.5 ...
 //                                   each transposed region with a send of its own (a SoundFont
@@ -107,6 +111,11 @@ func modulate(_ region: inout Region, _ kind: String) {
     if kind == "volume" || kind == "all" {
         modulation.modulationLFO = ModulationLFO(frequency: 5.6)
         modulation.modulationLFOToVolumeDecibels = 3
+    }
+    if environment("RULES") == "sfz" {
+        modulation.rules = .sfz
+        modulation.vibratoLFO.wave = .sine
+        modulation.modulationLFO.wave = .sine
     }
     region.modulation = modulation
 }

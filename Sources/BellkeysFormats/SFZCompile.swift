@@ -117,7 +117,7 @@ extension CompiledSFZ {
                 warnOnce(sfz.location, "a region with an empty key or velocity range never sounds")
                 continue
             }
-            regions.append(region(sfz, sample: sample, overriding: map))
+            regions.append(region(sfz, sample: sample, overriding: map) { warnOnce(sfz.location, $0) })
             if let last = sfz.swLast { switches.append(last) }
             if let low = sfz.swLoKey { switchLow = min(switchLow ?? low, low) }
             if let high = sfz.swHiKey { switchHigh = max(switchHigh ?? high, high) }
@@ -145,7 +145,9 @@ extension CompiledSFZ {
     }
 
     /// One region of the model from one of the file's, its sample stored as `sample` says.
-    private func region(_ sfz: SFZRegion, sample: SampleFacts, overriding map: MapFile?) -> Region {
+    private func region(
+        _ sfz: SFZRegion, sample: SampleFacts, overriding map: MapFile?, warn: (String) -> Void
+    ) -> Region {
         var region = Region(sampleIndex: sample.index)
         region.keyRange = sfz.loKey...sfz.hiKey
         region.velocityRange = max(1, sfz.loVel)...max(1, sfz.hiVel)
@@ -201,9 +203,18 @@ extension CompiledSFZ {
         if let cutoff = sfz.cutoff {
             region.filter = sfz.filterType
             region.cutoff = cutoff
-            region.resonance = sfz.resonance
+            // sfizz's lpf_2p has Q = 10^(resonance / 20), 1 at 0 dB, where the model's 0 dB is
+            // a Butterworth's 1/√2: 3.01 dB more.
+            region.resonance = sfz.resonance + 3.010_299_956_639_812
             region.filterVelocityCents = sfz.filVeltrack
             region.filterKeytrackCents = sfz.filKeytrack
+        }
+        let (modulation, modulators) = self.modulation(sfz, warn: warn)
+        region.modulation = modulation
+        if !modulators.isEmpty {
+            // (Bounds that hold nothing back: they move only the envelopes' depths.)
+            region.noteModulators = NoteModulators(
+                modulators: modulators, cutoffRange: 0...Double.infinity, resonanceRange: 0...Double.infinity)
         }
         return region
     }

@@ -99,7 +99,7 @@ extension SFZInstrumentBuilder {
         case "bend_down": return assignOptional(\.region.bendDown, number(op, -12_000...12_000, unit: "cents"))
         case "ampeg_dynamic": return integer(op, 0...1, unit: "") == nil ? .invalid : .noEffect
         case "default_path", "note_offset", "octave_offset": return .controlOnly
-        default: return numberedOpcode(op)
+        default: return modulationOpcode(op) ?? numberedOpcode(op)
         }
     }
 

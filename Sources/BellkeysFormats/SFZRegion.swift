@@ -13,6 +13,31 @@ public enum SFZOffMode: String, Sendable, CaseIterable { case fast, normal, time
 /// `xf_velcurve`: equal power (square roots) or equal gain (straight lines).
 public enum SFZCrossfadeCurve: String, Sendable, CaseIterable { case power, gain }
 
+/// An SFZ 1 envelope of pitch or cutoff (`pitcheg_*`, `fileg_*`), as sfizz reads it: times in
+/// seconds, `start` and `sustain` in percent, `depth` in cents at full level, plus
+/// `velToDepth` × velocity / 127 (`*_vel2depth`).
+public struct SFZEnvelopeOpcodes: Sendable, Equatable {
+    public var delay = 0.0, start = 0.0, attack = 0.0, hold = 0.0, decay = 0.0
+    public var sustain = 100.0
+    public var release = 0.0
+    public var depth = 0.0, velToDepth = 0.0
+
+    public init() {}
+
+    /// Whether it moves anything.
+    public var isUsed: Bool { depth != 0 || velToDepth != 0 }
+}
+
+/// An SFZ 1 LFO (`amplfo_*`, `pitchlfo_*`, `fillfo_*`), as sfizz reads it: `frequency` in Hz,
+/// `delay` and `fade` in seconds, `depth` in dB (amplfo) or cents, `wave` by sfizz's numbers
+/// (its default for these, 1, a sine).
+public struct SFZLFOOpcodes: Sendable, Equatable {
+    public var frequency = 0.0, delay = 0.0, fade = 0.0, depth = 0.0
+    public var wave = 1
+
+    public init() {}
+}
+
 /// One <region> with every opcode resolved through <global> → <master> → <group> → <region>
 /// (later overrides earlier), defaults as the SFZ spec and sfizz give them.
 ///
@@ -97,6 +122,10 @@ public struct SFZRegion: Sendable, Equatable {
     public var offTime = 0.006
     /// `bend_up`, `bend_down`, cents (-12000...12000); nil where the file gives none.
     public var bendUp: Double? = nil, bendDown: Double? = nil
+    /// `pitcheg_*`, `fileg_*`.
+    public var pitchEG = SFZEnvelopeOpcodes(), filterEG = SFZEnvelopeOpcodes()
+    /// `amplfo_*`, `pitchlfo_*`, `fillfo_*`.
+    public var amplitudeLFO = SFZLFOOpcodes(), pitchLFO = SFZLFOOpcodes(), filterLFO = SFZLFOOpcodes()
 
     public init(location: SFZLocation, sample: String, sampleLocation: SFZLocation) {
         self.location = location
@@ -123,7 +152,9 @@ public struct SFZRegion: Sendable, Equatable {
             && a.swLoKey == b.swLoKey && a.swHiKey == b.swHiKey && a.swLast == b.swLast
             && a.swDefault == b.swDefault && a.ccRanges == b.ccRanges && a.trigger == b.trigger
             && a.group == b.group && a.offBy == b.offBy && a.offMode == b.offMode && a.offTime == b.offTime
-            && a.bendUp == b.bendUp && a.bendDown == b.bendDown
+            && a.bendUp == b.bendUp && a.bendDown == b.bendDown && a.pitchEG == b.pitchEG
+            && a.filterEG == b.filterEG && a.amplitudeLFO == b.amplitudeLFO && a.pitchLFO == b.pitchLFO
+            && a.filterLFO == b.filterLFO
     }
 }
 

@@ -155,15 +155,18 @@ import Testing
 
     /// A 4 kHz sine (at its own pitch) through a low-pass at 500 Hz that the envelope opens 3
     /// octaves: held at the top for half a second, then down to nothing over 0.2 s.
-    func filteredEngine(frequency: Int = 4_000) -> Engine {
+    func filteredEngine(
+        frequency: Int = 4_000,
+        modulation: VoiceModulation = VoiceModulation(
+            envelope: ModulationEnvelope(hold: 0.5, decay: 0.2, sustain: 0), envelopeToCutoffCents: 3_600)
+    ) -> Engine {
         let bank = SampleBank(samples: [loopedSine(cycles: frequency, frames: 44_100)], sampleRate: Self.rate)
         var region = Region(sampleIndex: 0)
         region.loopMode = .continuous
         region.loopEnd = 44_099
         region.filter = .lowPass2
         region.cutoff = 500
-        region.modulation = VoiceModulation(
-            envelope: ModulationEnvelope(hold: 0.5, decay: 0.2, sustain: 0), envelopeToCutoffCents: 3_600)
+        region.modulation = modulation
         var config = EngineConfiguration(sampleRate: Self.rate)
         config.limiterThreshold = 100
         var instrument = Instrument(keys: [])
@@ -210,6 +213,24 @@ import Testing
         _ = render(e, 63)
         #expect(e.pool.pitchedVoices[slot].filterCoefficients == target)
         #expect(e.pool.modulatedVoices[slot].filterStepsLeft == 0)
+    }
+
+    /// In the attack the cutoff follows the level through the convex curve, as the pitch does
+    /// (FluidSynth's `modenv_val` moves both): an attack of 3 ticks opens 500 Hz three octaves,
+    /// its second tick (the level at two thirds) at 2^(3 × convex(127 × 2/3)), not 2^(3 × 2/3).
+    @Test func theCutoffFollowsTheConvexCurveInTheAttack() {
+        let e = filteredEngine(
+            modulation: VoiceModulation(
+                envelope: ModulationEnvelope(attack: Self.seconds(2.5), sustain: 1), envelopeToCutoffCents: 3_600))
+        e.enqueue(.noteOn(frame: 0, note: 60, velocity: 127))
+        _ = render(e, 64 + 1) // the second tick's first frame: the coefficients move toward its cutoff
+        let slot = Int(e.pool.active[0])
+        let third = Self.step(3)
+        let level = Self.convexAt(127 * (third + third))
+        let target = lowPassCoefficients(
+            cutoff: 500 * exp2Fast(level * 3_600 / 1_200), q: 0.707_106_781_186_547_5, sampleRate: 44_100)
+        #expect(e.pool.modulatedVoices[slot].filterTarget == target)
+        #expect(level > 0.9 && level < 0.95) // (a straight attack's would be two thirds)
     }
 
     /// What comes out: while the envelope holds, the sine at the 4 kHz cutoff's gain (−3 dB);

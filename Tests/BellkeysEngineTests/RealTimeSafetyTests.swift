@@ -72,7 +72,8 @@ import Testing
     /// up and down (stretched kernels too), stereo and mono, looped (continuous and sustain) and
     /// one-shot, under envelopes, in velocity layers with crossfade gains, round robin, random
     /// choice, keyswitches, controller ranges, release samples and choke groups, a third under a
-    /// modulation envelope and LFOs on their pitch and filter, a third with modulators that
+    /// modulation envelope and LFOs on their pitch and filter (half of those by sfizz's rules,
+    /// as an SFZ file's `pitcheg`, `fileg` and LFOs), a third with modulators that
     /// follow the controllers, pressure and the wheel as they move, half with sends of their own
     /// into the hall (a SoundFont's, CC91 on its line moving); thousands of blocks at every
     /// quality: the render thread must not allocate once.
@@ -112,6 +113,17 @@ import Testing
                     envelopeToPitchCents: k % 2 == 0 ? 700 : -1_200, envelopeToCutoffCents: 2_400,
                     modulationLFOToCutoffCents: 600, modulationLFOToVolumeDecibels: 3,
                     vibratoLFO: ModulationLFO(frequency: 5), vibratoLFOToPitchCents: 50)
+                if k % 2 == 1 {
+                    // By sfizz's rules, as an SFZ file's: an envelope of the cutoff's own, waves,
+                    // a fade and the filter LFO.
+                    r.modulation!.rules = .sfz
+                    r.modulation!.envelope.start = 0.2
+                    r.modulation!.cutoffEnvelope = ModulationEnvelope(attack: 0.02, decay: 0.05, sustain: 0)
+                    r.modulation!.vibratoLFO.wave = .sine
+                    r.modulation!.vibratoLFO.fade = 0.1
+                    r.modulation!.filterLFO = ModulationLFO(delay: 0.01, frequency: 3)
+                    r.modulation!.filterLFOToCutoffCents = 300
+                }
             }
             if k % 4 == 1 {
                 r.filter = .lowPass2

@@ -58,6 +58,11 @@ import Testing
         ("amp_velcurve_64=2", "2 is out of range", "use a number from 0 to 1"),
         ("locc1=128", "128 is out of range", "use a whole number from 0 to 127"),
         ("ampeg_dynamic=2", "2 is out of range", "use a whole number from 0 to 1"),
+        ("pitcheg_depth=12001", "12001 is out of range", "use a number from -12000 to 12000 (cents)"),
+        ("fileg_sustain=101", "101 is out of range", "use a number from 0 to 100 (percent)"),
+        ("amplfo_freq=-1", "-1 is out of range", "use a number from 0 to 100 (Hz)"),
+        ("amplfo_depth=97", "97 is out of range", "use a number from -96 to 96 (dB)"),
+        ("fillfo_wave=13", "13 is out of range", "use a whole number from 0 to 12"),
         (
             "loop_mode=loop", "\"loop\" is not one of no_loop, one_shot, loop_continuous, loop_sustain",
             "use one of no_loop, one_shot, loop_continuous, loop_sustain (the values bellkeys plays)"

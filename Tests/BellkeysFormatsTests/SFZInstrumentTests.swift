@@ -255,7 +255,7 @@ import Testing
     /// must compare every stored property, so adding one means updating it and this count.
     @Test func equalityComparesEveryField() {
         let r = region(at(1, 1), "a.wav", at(1, 17))
-        #expect(Mirror(reflecting: r).children.count == 51)
+        #expect(Mirror(reflecting: r).children.count == 56)
         var other = r
         other.ampVelcurve = [(velocity: 1, gain: 0.5)]
         #expect(r != other)

@@ -163,11 +163,15 @@ struct NoteModulatorTable: BitwiseCopyable {
 /// Marks a region's slot whose modulators read live sources (`RegionSlot.hasLiveModulators`):
 /// modulated, so that its voices have ticks to take them at (with no envelope or LFO of its own
 /// when it had none: its modulators' bounds are its), and whether its voices may wait idle
-/// (`RegionSlot.mayIdle`). Thread: control.
+/// (`RegionSlot.mayIdle`; never a region by sfizz's rules). Thread: control.
 private func markLive(_ slot: inout RegionSlot, _ region: Region, sampleRate: Int) {
     let set = region.noteModulators
     slot.hasLiveModulators = set?.modulators.contains { $0.isLive } ?? false
-    slot.mayIdle = set?.modulators.allSatisfy { !$0.isLive || $0.destination.isLFODepth } ?? true
+    // (A voice by sfizz's rules never idles: its LFOs are computed from its age, and its filter
+    // LFO's depth is not among its region's `ModulationTicks`.)
+    slot.mayIdle =
+        (set?.modulators.allSatisfy { !$0.isLive || $0.destination.isLFODepth } ?? true)
+        && region.modulation?.rules != .sfz
     if slot.hasLiveModulators, !slot.hasModulation {
         slot.hasModulation = true
         slot.modulation = ModulationTicks()

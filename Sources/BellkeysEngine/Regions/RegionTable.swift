@@ -66,6 +66,9 @@ struct RegionTable: BitwiseCopyable {
     let convexCurve: UnsafePointer<Double>
     /// The regions' note-on modulators (`RegionSlot.modulatorStart`).
     let noteModulators: NoteModulatorTable
+    /// Per region: its modulation's envelopes and LFOs by sfizz's rules (an SFZ region's;
+    /// `ModulationTicks.sfz`), unread for any other.
+    let sfzModulations: UnsafePointer<SFZModulationRates>
 
     /// The table of `setList`'s regions as `layout` lists them, read through `kernels`, at the
     /// output's `sampleRate`. Thread: control.
@@ -124,6 +127,11 @@ struct RegionTable: BitwiseCopyable {
         let curve = UnsafeMutablePointer<Double>.allocate(capacity: 128)
         curve.initialize(from: BellkeysEngine.convexCurve(), count: 128)
         convexCurve = UnsafePointer(curve)
+        sfzModulations = storedCopy(
+            layout.regions.map { region in
+                guard let m = region.modulation, m.rules == .sfz else { return SFZModulationRates() }
+                return SFZModulationRates(m, sampleRate: sampleRate)
+            }, padding: SFZModulationRates())
     }
 
     /// Per region r and velocity v, at 128r + v: the strike's gain (the region's own velocity
@@ -160,6 +168,7 @@ struct RegionTable: BitwiseCopyable {
     /// Frees what `init` allocated (the kernels' levels are the kernels'). Thread: control.
     func deallocate() {
         regions.deallocate()
+        sfzModulations.deallocate()
         sets.deallocate()
         fontPrograms.deallocate()
         candidateStarts.deallocate()

@@ -82,9 +82,10 @@ extension Engine {
         if m.ticks == 0 {
             m.depths = sums.depths // the region's are added at the first tick
         } else {
-            m.depths = heldDepths(t, sums.depths)
+            m.depths = heldDepths(
+                t, sums.depths, filterLFOCents: t.sfz ? table.sfzModulations[r].filterLFOToCutoffCents : 0)
             m.movesPitch = m.movesPitch || m.depths[0] != 0 || m.depths[2] != 0 || m.depths[4] != 0
-            m.movesCutoff = m.movesCutoff || m.depths[1] != 0 || m.depths[3] != 0
+            m.movesCutoff = m.movesCutoff || m.depths[1] != 0 || m.depths[3] != 0 || m.depths[6] != 0
             m.hasTremolo = m.hasTremolo || m.depths[5] != 0
         }
         // Coefficients made once at note-on are moved from over a tick, not replaced at once.

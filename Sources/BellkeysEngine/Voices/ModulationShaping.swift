@@ -108,14 +108,15 @@ func applyTremolo(
     }
 }
 
-/// A voice's modulation sources' depths, by `ModulatedDepth` lane: its region's (`t`) and what
-/// its modulators add, held within FluidSynth's bounds (12,000 cents, 960 centibels). Thread:
+/// A voice's modulation sources' depths, by `ModulatedDepth` lane: its region's (`t`, and
+/// `filterLFOCents`, an SFZ region's `SFZModulationRates.filterLFOToCutoffCents`) and what its
+/// modulators add, held within FluidSynth's bounds (12,000 cents, 960 centibels). Thread:
 /// render.
 @_noLocks
-func heldDepths(_ t: ModulationTicks, _ added: SIMD8<Double>) -> SIMD8<Double> {
+func heldDepths(_ t: ModulationTicks, _ added: SIMD8<Double>, filterLFOCents: Double = 0) -> SIMD8<Double> {
     let base = SIMD8<Double>(
         t.toPitchCents, t.toCutoffCents, t.modulationLFOToPitchCents, t.modulationLFOToCutoffCents,
-        t.vibratoLFOToPitchCents, t.modulationLFOToVolumeCentibels, 0, 0)
-    let bound = SIMD8<Double>(12_000, 12_000, 12_000, 12_000, 12_000, 960, 0, 0)
+        t.vibratoLFOToPitchCents, t.modulationLFOToVolumeCentibels, filterLFOCents, 0)
+    let bound = SIMD8<Double>(12_000, 12_000, 12_000, 12_000, 12_000, 960, 12_000, 0)
     return (base + added).clamped(lowerBound: -bound, upperBound: bound)
 }

@@ -10,8 +10,11 @@ import BellkeysModel
 
 /// A region's modulation in ticks, as the render thread reads it (`RegionSlot.modulation`).
 struct ModulationTicks {
-    /// Frames in a tick.
+    /// Frames in a tick: FluidSynth's block.
     static let frames = 64
+    /// Frames in an SFZ region's tick (`ModulationRules.sfz`): sfizz moves a filter's cutoff
+    /// every 16 frames.
+    static let sfzFrames = 16
 
     /// Ticks of each stage; the steps of the attack (up), decay and release (down), as the
     /// change in level per tick; the sustain level.
@@ -39,6 +42,15 @@ struct ModulationTicks {
     var modulationLFOToVolumeCentibels = 0.0
     /// Whether the pitch's cents are cut down to a whole cent (`VoiceModulation.pitchInWholeCents`).
     var wholeCents = false
+    /// Whether it follows sfizz (`ModulationRules.sfz`: its envelopes, its LFOs and the filter
+    /// LFO's depth are `RegionTable.sfzModulations`', kept apart so that this stays as small as
+    /// a SoundFont's needs: it is copied at every tick).
+    var sfz = false
+
+    /// Its frames a tick.
+    var tickFrames: Int {
+        @_noLocks get { sfz ? Self.sfzFrames : Self.frames }
+    }
 
     init() {}
 
@@ -72,6 +84,7 @@ struct ModulationTicks {
         vibratoLFOToPitchCents = modulation.vibratoLFOToPitchCents
         modulationLFOToVolumeCentibels = 10 * modulation.modulationLFOToVolumeDecibels
         wholeCents = modulation.pitchInWholeCents
+        sfz = modulation.rules == .sfz
     }
 }
 
@@ -139,6 +152,8 @@ func stepLFO(_ value: inout Double, _ step: inout Double, age: Int, delay: Int) 
 /// Where a modulation envelope is.
 enum ModulationStage: UInt8 {
     case delay, attack, hold, decay, sustain, release, finished
+    /// sfizz's closing line after a release (`SFZEnvelopeProgress`).
+    case fadeout
 
     /// Whether this is `stage` (not `==`: see `VoicePhase.is`).
     @_noLocks
@@ -147,8 +162,8 @@ enum ModulationStage: UInt8 {
 
 /// The lanes of a modulated voice's depths (`ModulatedVoice.depths`): cents of pitch and cutoff
 /// at the envelope's full level, at the modulation LFO's peak, cents of pitch at the vibrato
-/// LFO's, centibels of level at the modulation LFO's. (The render thread writes them as
-/// literals.)
+/// LFO's, centibels of level at the modulation LFO's, cents of cutoff at the filter LFO's. (The
+/// render thread writes them as literals.)
 enum ModulatedDepth {
     static let envelopeToPitch: UInt8 = 0
     static let envelopeToCutoff: UInt8 = 1
@@ -156,6 +171,7 @@ enum ModulatedDepth {
     static let modulationLFOToCutoff: UInt8 = 3
     static let vibratoLFOToPitch: UInt8 = 4
     static let modulationLFOToVolume: UInt8 = 5
+    static let filterLFOToCutoff: UInt8 = 6
 }
 
 /// What a modulated voice adds to a pitched one (`VoicePool.modulatedVoices`, slot for slot):
@@ -191,6 +207,7 @@ struct ModulatedVoice {
     var modulationLFOStep = 0.0
     var vibratoLFO = 0.0
     var vibratoLFOStep = 0.0
+
     /// The tremolo's factor on the level as the tick under way ends, and its step a frame: it
     /// moves in a line from the last tick's factor to this one's over the tick, as FluidSynth
     /// ramps its amplitude over a block.
@@ -303,7 +320,7 @@ private func ticks(of stage: ModulationStage, _ t: ModulationTicks) -> Int {
     case .attack: t.attack
     case .hold: t.hold
     case .decay: t.decay
-    case .sustain, .finished: Int.max
+    case .sustain, .finished, .fadeout: Int.max
     case .release: t.release
     }
 }
@@ -312,89 +329,10 @@ private func ticks(of stage: ModulationStage, _ t: ModulationTicks) -> Int {
 @_noLocks
 private func bounds(of stage: ModulationStage, _ t: ModulationTicks) -> (step: Double, low: Double, high: Double) {
     switch stage {
-    case .delay, .finished: (0, -1, 1)
+    case .delay, .finished, .fadeout: (0, -1, 1)
     case .attack: (t.attackStep, -1, 1)
     case .hold, .sustain: (0, -1, 2)
     case .decay: (t.decayStep, t.sustain, 2)
     case .release: (t.releaseStep, 0, 2)
-    }
-}
-
-extension Engine {
-    /// A modulated voice's tick: its envelope and LFOs one step on, its pitch to their cents (with
-    /// the wheel's), its filter toward their cutoff and its tremolo toward their level, for the
-    /// next `ModulationTicks.frames` frames; `gain` is where the voice's volume envelope is
-    /// heading at the tick's first frame (its piece's end, as FluidSynth's amplitude for a block
-    /// is its end's). Thread: render.
-    @_noLocks
-    func tickModulation(slot: Int, region: Int, _ pitched: inout PitchedVoice, gain: Float) {
-        if pool.modulatedVoices[slot].idle {
-            pool.modulatedVoices[slot].ticks += 1
-            pool.modulatedVoices[slot].tickLeft = ModulationTicks.frames
-            return
-        }
-        var modulated = pool.modulatedVoices[slot]
-        let ticks = modulated.ownsTicks ? pool.voiceModulations[slot] : table.regions[region].modulation
-        stepModulation(&modulated, ticks, curve: table.convexCurve)
-        if modulated.ticks == 0 {
-            // The LFOs start at 0, rising; the depths are the region's and the note-on
-            // modulators' (FluidSynth's bounds: 12,000 cents, 960 centibels).
-            modulated.modulationLFOStep = ticks.modulationLFO.step
-            modulated.vibratoLFOStep = ticks.vibratoLFO.step
-            let d = heldDepths(ticks, modulated.depths)
-            modulated.depths = d
-            // (Or moved already by live sources: `remodulate`.)
-            modulated.movesPitch = modulated.movesPitch || d[0] != 0 || d[2] != 0 || d[4] != 0
-            modulated.movesCutoff = modulated.movesCutoff || d[1] != 0 || d[3] != 0
-            modulated.hasTremolo = modulated.hasTremolo || d[5] != 0
-        }
-        let age = modulated.ticks * ModulationTicks.frames
-        stepLFO(&modulated.modulationLFO, &modulated.modulationLFOStep, age: age, delay: ticks.modulationLFO.delay)
-        stepLFO(&modulated.vibratoLFO, &modulated.vibratoLFOStep, age: age, delay: ticks.vibratoLFO.delay)
-        modulated.ticks += 1
-        modulated.tickLeft = ModulationTicks.frames
-        let level = heardLevel(modulated, curve: table.convexCurve)
-        let d = modulated.depths
-        if modulated.movesPitch {
-            var cents = level * d[0] + modulated.modulationLFO * d[2] + modulated.vibratoLFO * d[4]
-            // FluidSynth cuts its voice's whole pitch down to a whole cent (`fluid_ct2hz_real`):
-            // the modulation's cents with the fraction the voice's pitch leaves above its own.
-            if ticks.wholeCents {
-                let x = modulated.pitchFraction + cents
-                var whole = Double(Int(x)) // (within ±36,000: the depths are held within 12,000)
-                if whole > x { whole -= 1 }
-                cents = whole
-            }
-            modulated.pitchFactor = exp2Fast(cents / 1200)
-            tune(&pitched, factor: modulated.bend * modulated.pitchFactor)
-        }
-        if modulated.movesCutoff, pitched.filterKind == 2 {
-            // FluidSynth's `fluid_iir_filter_calc`: new coefficients when the cutoff moved by more
-            // than 0.01 Hz, reached over one tick (at once the first time).
-            let cents = level * d[1] + modulated.modulationLFO * d[3]
-            let moved = modulated.cutoff * exp2Fast(cents / 1200)
-            let cutoff = max(ticks.lowestCutoff, min(ticks.highestCutoff, moved))
-            if abs(cutoff - modulated.lastCutoff) > 0.01 || modulated.filterMoved {
-                modulated.filterMoved = false
-                let target = lowPassCoefficients(
-                    cutoff: cutoff, q: modulated.filterQ, sampleRate: Double(configuration.sampleRate))
-                if modulated.lastCutoff < 0 {
-                    pitched.filterCoefficients = target
-                } else {
-                    modulated.filterTarget = target
-                    modulated.filterSteps = (target - pitched.filterCoefficients) / Float(ModulationTicks.frames)
-                    modulated.filterStepsLeft = ModulationTicks.frames
-                }
-                modulated.lastCutoff = cutoff
-            }
-        }
-        if modulated.hasTremolo {
-            let factor =
-                tremolo(lfoCentibels: modulated.modulationLFO * d[5], gain: gain, pitched.envelope)
-                * modulated.liveLevel
-            modulated.tremoloStep = (factor - modulated.tremoloTarget) / Float(ModulationTicks.frames)
-            modulated.tremoloTarget = factor
-        }
-        pool.modulatedVoices[slot] = modulated
     }
 }

@@ -112,6 +112,11 @@ extension Engine {
         pool.modulatedVoices[slot].startLevel = sums.levelFactor
         let key = table.regions[r]
         pool.modulatedVoices[slot].pitchFraction = key.modulatorCount > 0 ? sums.pitchFraction : key.pitchFraction
+        if key.modulation.sfz {
+            pool.sfzVoices[slot] = SFZVoice()
+            pool.sfzVoices[slot].pitchEnvelope = SFZEnvelopeProgress(table.sfzModulations[r].pitchEnvelope)
+            pool.sfzVoices[slot].cutoffEnvelope = SFZEnvelopeProgress(table.sfzModulations[r].cutoffEnvelope)
+        }
         if key.mayIdle {
             let depths = heldDepths(key.modulation, sums.depths)
             pool.modulatedVoices[slot].idle = depths == SIMD8()
@@ -261,6 +266,13 @@ extension Engine {
         if pool.voices[slot].phase.is(.fading) { return }
         pool.voices[slot].phase = .fading
         soundingCount -= 1
+        // sfizz releases every envelope of a voice it turns off (`Voice::Impl::off`): an SFZ
+        // voice choked, stolen or faded over `off_time` glides back as it fades.
+        if pool.voices[slot].isPitched, pool.pitchedVoices[slot].isModulated,
+            table.regions[Int(pool.voices[slot].region)].modulation.sfz
+        {
+            pool.modulatedVoices[slot].releaseAsked = true
+        }
         if pool.voices[slot].isPitched, !pool.pitchedVoices[slot].envelope.stage.is(.none) {
             // An envelope gives way to the fade: no more pieces, the fade is the last.
             pool.pitchedVoices[slot].envelope.stage = .none

@@ -13,6 +13,8 @@ struct VoicePool: BitwiseCopyable {
     let pitchedVoices: UnsafeMutablePointer<PitchedVoice>
     /// The modulated voices' own state, slot for slot with `voices`.
     let modulatedVoices: UnsafeMutablePointer<ModulatedVoice>
+    /// What a modulated voice by sfizz's rules adds, slot for slot.
+    let sfzVoices: UnsafeMutablePointer<SFZVoice>
     /// Per slot: the envelope of a voice whose note-on modulators moved its times
     /// (`PitchedVoice.ownsEnvelope`).
     let voiceEnvelopes: UnsafeMutablePointer<EnvelopeFrames>
@@ -52,6 +54,8 @@ struct VoicePool: BitwiseCopyable {
         pitchedVoices.initialize(repeating: PitchedVoice(), count: slotCount)
         modulatedVoices = .allocate(capacity: slotCount)
         modulatedVoices.initialize(repeating: ModulatedVoice(), count: slotCount)
+        sfzVoices = .allocate(capacity: slotCount)
+        sfzVoices.initialize(repeating: SFZVoice(), count: slotCount)
         voiceEnvelopes = .allocate(capacity: slotCount)
         voiceEnvelopes.initialize(repeating: EnvelopeFrames(), count: slotCount)
         voiceModulations = .allocate(capacity: slotCount)
@@ -79,6 +83,7 @@ struct VoicePool: BitwiseCopyable {
         voices.deallocate()
         pitchedVoices.deallocate()
         modulatedVoices.deallocate()
+        sfzVoices.deallocate()
         voiceEnvelopes.deallocate()
         voiceModulations.deallocate()
         silence.deallocate()
