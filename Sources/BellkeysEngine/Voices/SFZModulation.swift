@@ -9,9 +9,10 @@ import BellkeysModel
 // in a line to it over the tick).
 
 /// A region's sources by sfizz's rules (`RegionTable.sfzModulations`, region for region; its
-/// depths are in `ModulationTicks`, all but the filter LFO's, which is here): the envelopes the pitch and the cutoff follow (the same but
-/// for a `cutoffEnvelope` of its own), the LFOs, and the share of the way to its cutoff's
-/// coefficients a filter goes in a tick (sfizz's smoother: 1 − e^(−frames / (1 ms × rate))).
+/// depths are in `ModulationTicks`, all but the filter LFO's, which is here): the envelope the
+/// pitch follows (and the cutoff, unless `separateCutoffEnvelope`: then `cutoffEnvelope`), the
+/// LFOs, and the share of the way to its cutoff's coefficients a filter goes in a tick (sfizz's
+/// smoother: 1 − e^(−frames / (1 ms × rate))).
 struct SFZModulationRates {
     var pitchEnvelope = SFZEnvelopeRates()
     var cutoffEnvelope = SFZEnvelopeRates()
@@ -26,8 +27,10 @@ struct SFZModulationRates {
 
     init(_ m: VoiceModulation, sampleRate: Int) {
         pitchEnvelope = SFZEnvelopeRates(m.envelope, sampleRate: sampleRate)
-        cutoffEnvelope = SFZEnvelopeRates(m.cutoffEnvelope ?? m.envelope, sampleRate: sampleRate)
-        separateCutoffEnvelope = m.cutoffEnvelope != nil
+        if let own = m.cutoffEnvelope {
+            cutoffEnvelope = SFZEnvelopeRates(own, sampleRate: sampleRate)
+            separateCutoffEnvelope = true
+        }
         modulationLFO = SFZLFORates(m.modulationLFO, sampleRate: sampleRate)
         vibratoLFO = SFZLFORates(m.vibratoLFO, sampleRate: sampleRate)
         filterLFO = SFZLFORates(m.filterLFO, sampleRate: sampleRate)
@@ -48,6 +51,13 @@ struct SFZVoice {
 
     @_noLocks
     init() {}
+
+    /// A voice starting on region rates `r`: its envelopes in their delay.
+    @_noLocks
+    init(_ r: SFZModulationRates) {
+        pitchEnvelope = SFZEnvelopeProgress(r.pitchEnvelope)
+        cutoffEnvelope = SFZEnvelopeProgress(r.cutoffEnvelope)
+    }
 }
 
 /// An SFZ LFO as the render thread computes it (sfizz's `LFO` settings): `wave` (an `LFOWave`

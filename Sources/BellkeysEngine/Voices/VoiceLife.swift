@@ -112,11 +112,7 @@ extension Engine {
         pool.modulatedVoices[slot].startLevel = sums.levelFactor
         let key = table.regions[r]
         pool.modulatedVoices[slot].pitchFraction = key.modulatorCount > 0 ? sums.pitchFraction : key.pitchFraction
-        if key.modulation.sfz {
-            pool.sfzVoices[slot] = SFZVoice()
-            pool.sfzVoices[slot].pitchEnvelope = SFZEnvelopeProgress(table.sfzModulations[r].pitchEnvelope)
-            pool.sfzVoices[slot].cutoffEnvelope = SFZEnvelopeProgress(table.sfzModulations[r].cutoffEnvelope)
-        }
+        if key.modulation.sfz { pool.sfzVoices[slot] = SFZVoice(table.sfzModulations[r]) }
         if key.mayIdle {
             let depths = heldDepths(key.modulation, sums.depths)
             pool.modulatedVoices[slot].idle = depths == SIMD8()
